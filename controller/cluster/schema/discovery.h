@@ -1,0 +1,19 @@
+#pragma once
+
+#include "controller/cluster/resourcetype.h"
+
+#include <nlohmann/json.hpp>
+
+namespace reconscope::controller::cluster {
+
+// APIGroupDiscoveryList (apidiscovery.k8s.io/v2) for /api (coreGroup) or /apis. Only served
+// versions appear; groups and versions keep the order of `types`, the first version of a group
+// being the preferred one.
+nlohmann::json aggregatedDiscovery(const QList<ResourceType> &types, bool coreGroup);
+nlohmann::json apiVersions(); // legacy GET /api
+nlohmann::json apiGroupList(const QList<ResourceType> &types); // legacy GET /apis
+nlohmann::json apiGroup(const QString &group, const QList<ResourceType> &types); // GET /apis/G
+// GET /apis/G/V or /api/v1
+nlohmann::json apiResourceList(const QString &groupVersion, const QList<ResourceType> &types);
+
+} // namespace reconscope::controller::cluster

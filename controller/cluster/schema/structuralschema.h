@@ -1,0 +1,42 @@
+#pragma once
+
+#include "controller/cluster/schema/fielderror.h"
+#include "models/result.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QStringList>
+
+#include <memory>
+
+namespace reconscope::controller::cluster {
+
+struct SchemaNode;
+
+// A CRD version's structural schema (apiextensions-apiserver pkg/apiserver/schema): what pruning,
+// defaulting and validation of custom resources work on. Cheap to copy (the tree is shared and
+// immutable).
+class StructuralSchema
+{
+public:
+    StructuralSchema(); // accepts anything (x-kubernetes-preserve-unknown-fields everywhere)
+    static models::Result<StructuralSchema> fromJson(const nlohmann::json &openAPIV3Schema);
+
+    // Removes undeclared fields (never root apiVersion/kind/metadata); returns their paths, e.g.
+    // "spec.foo", in document order.
+    QStringList prune(nlohmann::json &object) const;
+    // Applies the schema's `default`s as upstream does (defaults inside absent parents are not
+    // created; a null value of a non-nullable field with a default is replaced).
+    void applyDefaults(nlohmann::json &object) const;
+    // type/required/enum/min/max/minLength/maxLength/pattern/minItems/maxItems/format/
+    // int-or-string/list-type map keys unique
+    QList<FieldError> validate(const nlohmann::json &object) const;
+    bool declaresStatus() const;
+
+private:
+    explicit StructuralSchema(std::shared_ptr<const SchemaNode> root);
+
+    std::shared_ptr<const SchemaNode> m_root; // null: accepts anything
+};
+
+} // namespace reconscope::controller::cluster
