@@ -1,0 +1,202 @@
+#include "controller/kube/jsonscan.h"
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <cstring>
+
+namespace reconscope::controller::kube::jsonscan {
+
+namespace {
+
+constexpr int MaxDepth = 512;
+
+bool isHex(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+} // namespace
+
+bool Scanner::string(QByteArrayView *out)
+{
+    const char *start = m_p;
+    if (m_p == m_end || *m_p != '"')
+        return false;
+    ++m_p;
+    while (m_p != m_end) {
+        const auto c = static_cast<unsigned char>(*m_p);
+        if (c == '"') {
+            ++m_p;
+            if (out)
+                *out = QByteArrayView(start, m_p - start);
+            return true;
+        }
+        if (c < 0x20)
+            return false;
+        if (c == '\\') {
+            ++m_p;
+            if (m_p == m_end)
+                return false;
+            switch (*m_p) {
+            case '"':
+            case '\\':
+            case '/':
+            case 'b':
+            case 'f':
+            case 'n':
+            case 'r':
+            case 't':
+                ++m_p;
+                break;
+            case 'u':
+                if (m_end - m_p < 5 || !isHex(m_p[1]) || !isHex(m_p[2]) || !isHex(m_p[3])
+                    || !isHex(m_p[4]))
+                    return false;
+                m_p += 5;
+                break;
+            default:
+                return false;
+            }
+            continue;
+        }
+        ++m_p;
+    }
+    return false;
+}
+
+bool Scanner::number()
+{
+    if (m_p != m_end && *m_p == '-')
+        ++m_p;
+    if (m_p == m_end)
+        return false;
+    if (*m_p == '0') {
+        ++m_p;
+    } else if (*m_p >= '1' && *m_p <= '9') {
+        while (m_p != m_end && *m_p >= '0' && *m_p <= '9')
+            ++m_p;
+    } else {
+        return false;
+    }
+    if (m_p != m_end && *m_p == '.') {
+        ++m_p;
+        if (m_p == m_end || *m_p < '0' || *m_p > '9')
+            return false;
+        while (m_p != m_end && *m_p >= '0' && *m_p <= '9')
+            ++m_p;
+    }
+    if (m_p != m_end && (*m_p == 'e' || *m_p == 'E')) {
+        ++m_p;
+        if (m_p != m_end && (*m_p == '+' || *m_p == '-'))
+            ++m_p;
+        if (m_p == m_end || *m_p < '0' || *m_p > '9')
+            return false;
+        while (m_p != m_end && *m_p >= '0' && *m_p <= '9')
+            ++m_p;
+    }
+    return true;
+}
+
+bool Scanner::literal(const char *word, qsizetype length)
+{
+    if (m_end - m_p < length || std::memcmp(m_p, word, length) != 0)
+        return false;
+    m_p += length;
+    return true;
+}
+
+bool Scanner::value(QByteArrayView *out, int depth)
+{
+    if (depth > MaxDepth)
+        return false;
+    skipWhitespace();
+    if (m_p == m_end)
+        return false;
+    const char *start = m_p;
+    bool ok = false;
+    switch (*m_p) {
+    case '"':
+        ok = string(nullptr);
+        break;
+    case '{':
+        ++m_p;
+        if (consume('}')) {
+            ok = true;
+            break;
+        }
+        for (;;) {
+            skipWhitespace();
+            if (!string(nullptr) || !consume(':') || !value(nullptr, depth + 1))
+                return false;
+            if (consume(','))
+                continue;
+            ok = consume('}');
+            break;
+        }
+        break;
+    case '[':
+        ++m_p;
+        if (consume(']')) {
+            ok = true;
+            break;
+        }
+        for (;;) {
+            if (!value(nullptr, depth + 1))
+                return false;
+            if (consume(','))
+                continue;
+            ok = consume(']');
+            break;
+        }
+        break;
+    case 't':
+        ok = literal("true", 4);
+        break;
+    case 'f':
+        ok = literal("false", 5);
+        break;
+    case 'n':
+        ok = literal("null", 4);
+        break;
+    default:
+        ok = number();
+        break;
+    }
+    if (ok && out)
+        *out = QByteArrayView(start, m_p - start);
+    return ok;
+}
+
+bool isValid(QByteArrayView text)
+{
+    Scanner scanner(text);
+    if (!scanner.value(nullptr))
+        return false;
+    scanner.skipWhitespace();
+    return scanner.atEnd();
+}
+
+std::optional<QString> toString(QByteArrayView token)
+{
+    if (token.size() < 2 || token.front() != '"' || token.back() != '"')
+        return std::nullopt;
+    const auto inner = token.sliced(1, token.size() - 2);
+    if (!inner.contains('\\'))
+        return QString::fromUtf8(inner);
+    const auto json = nlohmann::json::parse(token.begin(), token.end(), nullptr, false);
+    if (json.is_discarded() || !json.is_string())
+        return std::nullopt;
+    return QString::fromStdString(json.get<std::string>());
+}
+
+std::optional<std::int64_t> toInt64(QByteArrayView token)
+{
+    std::int64_t value = 0;
+    const auto [end, error] = std::from_chars(token.data(), token.data() + token.size(), value);
+    if (error != std::errc() || end != token.data() + token.size())
+        return std::nullopt;
+    return value;
+}
+
+} // namespace reconscope::controller::kube::jsonscan

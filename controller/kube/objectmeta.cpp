@@ -1,0 +1,43 @@
+#include "controller/kube/objectmeta.h"
+
+#include "controller/kube/jsonscan.h"
+
+namespace reconscope::controller::kube {
+
+bool ObjectMeta::peek(QByteArrayView object, ObjectMeta *out)
+{
+    QByteArrayView metadata;
+    const bool valid
+        = jsonscan::forEachMember(object, [&](QByteArrayView key, QByteArrayView value) {
+              if (key == "metadata")
+                  metadata = value;
+              return true;
+          });
+    if (!valid)
+        return false;
+    ObjectMeta meta;
+    if (!metadata.isEmpty()) {
+        const bool metaValid
+            = jsonscan::forEachMember(metadata, [&](QByteArrayView key, QByteArrayView value) {
+                  if (key == "name")
+                      meta.name = jsonscan::toString(value).value_or(QString());
+                  else if (key == "namespace")
+                      meta.namespace_ = jsonscan::toString(value).value_or(QString());
+                  else if (key == "uid")
+                      meta.uid = jsonscan::toString(value).value_or(QString());
+                  else if (key == "resourceVersion")
+                      meta.resourceVersion = jsonscan::toString(value).value_or(QString());
+                  else if (key == "generation")
+                      meta.generation = jsonscan::toInt64(value).value_or(0);
+                  else if (key == "deletionTimestamp")
+                      meta.deleting = value != "null";
+                  return true;
+              });
+        if (!metaValid)
+            return false;
+    }
+    *out = std::move(meta);
+    return true;
+}
+
+} // namespace reconscope::controller::kube

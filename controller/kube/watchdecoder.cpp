@@ -1,0 +1,203 @@
+#include "controller/kube/watchdecoder.h"
+
+#include "controller/kube/jsonscan.h"
+
+#include <nlohmann/json.hpp>
+
+using namespace Qt::StringLiterals;
+
+namespace reconscope::controller::kube {
+
+namespace {
+
+bool typeFromToken(QByteArrayView token, WatchEvent::Type *type)
+{
+    if (token == "\"ADDED\"")
+        *type = WatchEvent::Type::Added;
+    else if (token == "\"MODIFIED\"")
+        *type = WatchEvent::Type::Modified;
+    else if (token == "\"DELETED\"")
+        *type = WatchEvent::Type::Deleted;
+    else if (token == "\"BOOKMARK\"")
+        *type = WatchEvent::Type::Bookmark;
+    else if (token == "\"ERROR\"")
+        *type = WatchEvent::Type::Error;
+    else
+        return false;
+    return true;
+}
+
+QString excerpt(QByteArrayView line)
+{
+    constexpr qsizetype Max = 120;
+    QString text = QString::fromUtf8(line.first(std::min(line.size(), Max)));
+    if (line.size() > Max)
+        text += u"..."_s;
+    return text;
+}
+
+} // namespace
+
+QString WatchEvent::typeName(Type type)
+{
+    switch (type) {
+    case Type::Added:
+        return u"ADDED"_s;
+    case Type::Modified:
+        return u"MODIFIED"_s;
+    case Type::Deleted:
+        return u"DELETED"_s;
+    case Type::Bookmark:
+        return u"BOOKMARK"_s;
+    case Type::Error:
+        return u"ERROR"_s;
+    }
+    return {};
+}
+
+bool WatchDecoder::decodeLine(QByteArrayView line, WatchEvent *event, QString *error)
+{
+    QByteArrayView typeToken;
+    QByteArrayView object;
+    const bool valid = jsonscan::forEachMember(line, [&](QByteArrayView key, QByteArrayView value) {
+        if (key == "type")
+            typeToken = value;
+        else if (key == "object")
+            object = value;
+        return true;
+    });
+    if (!valid) {
+        *error = u"malformed watch event: %1"_s.arg(excerpt(line));
+        return false;
+    }
+    WatchEvent decoded;
+    if (!typeFromToken(typeToken, &decoded.type)) {
+        *error = typeToken.isEmpty()
+            ? u"watch event without a type: %1"_s.arg(excerpt(line))
+            : u"unknown watch event type %1"_s.arg(QString::fromUtf8(typeToken));
+        return false;
+    }
+    if (object.isEmpty() || object.front() != '{') {
+        *error = u"watch event %1 without an object"_s.arg(WatchEvent::typeName(decoded.type));
+        return false;
+    }
+    if (decoded.type == WatchEvent::Type::Error) {
+        const auto json = nlohmann::json::parse(object.begin(), object.end(), nullptr, false);
+        if (json.is_discarded() || !ApiError::fromStatusJson(json, &decoded.status)) {
+            decoded.status
+                = ApiError::make(ApiError::Category::Decode,
+                                 u"watch ERROR event without a Status: %1"_s.arg(excerpt(object)));
+        }
+    }
+    decoded.object = object.toByteArray();
+    *event = std::move(decoded);
+    return true;
+}
+
+void WatchDecoder::decode(QByteArrayView line)
+{
+    // Tolerate CRLF and blank keep-alive lines.
+    while (!line.isEmpty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t'))
+        line.chop(1);
+    while (!line.isEmpty() && (line.front() == ' ' || line.front() == '\t'))
+        line = line.sliced(1);
+    if (line.isEmpty())
+        return;
+    WatchEvent event;
+    if (!decodeLine(line, &event, &m_error))
+        return;
+    m_events.append(std::move(event));
+}
+
+void WatchDecoder::feed(QByteArrayView chunk)
+{
+    if (hasError())
+        return;
+    qsizetype from = 0;
+    if (!m_pending.isEmpty()) {
+        const auto newline = chunk.indexOf('\n');
+        if (newline < 0) {
+            m_pending.append(chunk);
+            return;
+        }
+        m_pending.append(chunk.first(newline));
+        decode(m_pending);
+        m_pending.clear();
+        from = newline + 1;
+    }
+    while (!hasError()) {
+        const auto newline = chunk.indexOf('\n', from);
+        if (newline < 0) {
+            m_pending.append(chunk.sliced(from));
+            return;
+        }
+        decode(chunk.sliced(from, newline - from));
+        from = newline + 1;
+    }
+}
+
+void WatchDecoder::finish()
+{
+    if (hasError() || m_pending.isEmpty())
+        return;
+    decode(m_pending);
+    m_pending.clear();
+}
+
+QList<WatchEvent> WatchDecoder::takeEvents()
+{
+    return std::exchange(m_events, {});
+}
+
+void WatchDecoder::reset()
+{
+    m_pending.clear();
+    m_events.clear();
+    m_error.clear();
+}
+
+bool decodeListPage(QByteArrayView body, ListPage *page, QString *error)
+{
+    QByteArrayView items;
+    QByteArrayView metadata;
+    QByteArrayView kind;
+    const bool valid = jsonscan::forEachMember(body, [&](QByteArrayView key, QByteArrayView value) {
+        if (key == "items")
+            items = value;
+        else if (key == "metadata")
+            metadata = value;
+        else if (key == "kind")
+            kind = value;
+        return true;
+    });
+    if (!valid) {
+        *error = u"malformed list response: %1"_s.arg(excerpt(body));
+        return false;
+    }
+    ListPage decoded;
+    decoded.kind = jsonscan::toString(kind).value_or(QString());
+    if (!items.isEmpty() && items != "null") {
+        const bool itemsValid = jsonscan::forEachElement(items, [&](QByteArrayView item) {
+            decoded.items.append(item.toByteArray());
+            return true;
+        });
+        if (!itemsValid) {
+            *error = u"list response: items is not an array"_s;
+            return false;
+        }
+    }
+    if (!metadata.isEmpty()) {
+        std::ignore
+            = jsonscan::forEachMember(metadata, [&](QByteArrayView key, QByteArrayView value) {
+                  if (key == "resourceVersion")
+                      decoded.resourceVersion = jsonscan::toString(value).value_or(QString());
+                  else if (key == "continue")
+                      decoded.continueToken = jsonscan::toString(value).value_or(QString());
+                  return true;
+              });
+    }
+    *page = std::move(decoded);
+    return true;
+}
+
+} // namespace reconscope::controller::kube
