@@ -1,11 +1,751 @@
 #include "controller/cluster/schema/structuralschema.h"
 
+#include "controller/cluster/schema/formats.h"
+#include "controller/cluster/schema/gofmt.h"
+
+#include <QRegularExpression>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <set>
+#include <vector>
+
+using namespace Qt::StringLiterals;
+using json = nlohmann::json;
+
 namespace reconscope::controller::cluster {
 
+// One node of a structural schema, with the value validations that may hang off it.
 struct SchemaNode
 {
-    nlohmann::json raw;
+    std::string type; // "", object, array, string, integer, number, boolean
+    bool nullable = false;
+    bool preserveUnknownFields = false;
+    bool embeddedResource = false;
+    bool intOrString = false;
+
+    std::map<std::string, std::shared_ptr<const SchemaNode>> properties;
+    bool hasAdditionalProperties = false;
+    std::shared_ptr<const SchemaNode> additionalProperties; // null with the flag set: `true`
+    std::shared_ptr<const SchemaNode> items;
+
+    bool hasDefault = false;
+    json defaultValue;
+
+    std::vector<std::string> required;
+    std::optional<json> enumValues;
+    std::optional<json> minimum;
+    std::optional<json> maximum;
+    bool exclusiveMinimum = false;
+    bool exclusiveMaximum = false;
+    std::optional<json> multipleOf;
+    std::optional<std::int64_t> minLength, maxLength, minItems, maxItems, minProperties,
+        maxProperties;
+    std::string pattern;
+    QRegularExpression regex;
+    std::string format;
+    std::string listType;
+    std::vector<std::string> listMapKeys;
+
+    std::vector<std::shared_ptr<const SchemaNode>> allOf, anyOf, oneOf;
+    std::shared_ptr<const SchemaNode> notSchema;
 };
+
+namespace {
+
+using NodePtr = std::shared_ptr<const SchemaNode>;
+
+std::optional<std::int64_t> intField(const json &schema, const char *key)
+{
+    auto it = schema.find(key);
+    if (it == schema.end() || !it->is_number())
+        return std::nullopt;
+    if (it->is_number_float())
+        return static_cast<std::int64_t>(it->get<double>());
+    return it->get<std::int64_t>();
+}
+
+bool boolField(const json &schema, const char *key)
+{
+    auto it = schema.find(key);
+    return it != schema.end() && it->is_boolean() && it->get<bool>();
+}
+
+std::string stringField(const json &schema, const char *key)
+{
+    auto it = schema.find(key);
+    return it != schema.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+models::Result<NodePtr> parseNode(const json &schema, const QString &path)
+{
+    using R = models::Result<NodePtr>;
+    if (!schema.is_object())
+        return R::failure(path + u": must be an object"_s);
+    auto node = std::make_shared<SchemaNode>();
+    if (auto it = schema.find("type"); it != schema.end()) {
+        if (!it->is_string())
+            return R::failure(path + u".type: must be a string"_s);
+        node->type = it->get<std::string>();
+        static const std::set<std::string> known
+            = { "", "object", "array", "string", "integer", "number", "boolean" };
+        if (!known.contains(node->type))
+            return R::failure(path + u".type: Unsupported value: "_s + gofmt::quote(node->type));
+    }
+    node->nullable = boolField(schema, "nullable");
+    node->preserveUnknownFields = boolField(schema, "x-kubernetes-preserve-unknown-fields");
+    node->embeddedResource = boolField(schema, "x-kubernetes-embedded-resource");
+    node->intOrString = boolField(schema, "x-kubernetes-int-or-string");
+
+    if (auto it = schema.find("properties"); it != schema.end() && it->is_object()) {
+        for (auto p = it->begin(); p != it->end(); ++p) {
+            auto child = parseNode(
+                p.value(), path + u".properties["_s + QString::fromStdString(p.key()) + u']');
+            if (!child)
+                return R(child.error());
+            node->properties.emplace(p.key(), std::move(child).value());
+        }
+    }
+    if (auto it = schema.find("additionalProperties"); it != schema.end()) {
+        if (it->is_boolean()) {
+            node->hasAdditionalProperties = it->get<bool>();
+        } else {
+            auto child = parseNode(*it, path + u".additionalProperties"_s);
+            if (!child)
+                return R(child.error());
+            node->hasAdditionalProperties = true;
+            node->additionalProperties = std::move(child).value();
+        }
+    }
+    if (auto it = schema.find("items"); it != schema.end() && !it->is_null()) {
+        auto child
+            = parseNode(it->is_array() && !it->empty() ? it->front() : *it, path + u".items"_s);
+        if (!child)
+            return R(child.error());
+        node->items = std::move(child).value();
+    }
+    if (auto it = schema.find("default"); it != schema.end()) {
+        node->hasDefault = true;
+        node->defaultValue = *it;
+    }
+    if (auto it = schema.find("required"); it != schema.end() && it->is_array()) {
+        for (const json &name : *it) {
+            if (name.is_string())
+                node->required.push_back(name.get<std::string>());
+        }
+    }
+    if (auto it = schema.find("enum"); it != schema.end() && it->is_array())
+        node->enumValues = *it;
+    if (auto it = schema.find("minimum"); it != schema.end() && it->is_number())
+        node->minimum = *it;
+    if (auto it = schema.find("maximum"); it != schema.end() && it->is_number())
+        node->maximum = *it;
+    if (auto it = schema.find("multipleOf"); it != schema.end() && it->is_number())
+        node->multipleOf = *it;
+    node->exclusiveMinimum = boolField(schema, "exclusiveMinimum");
+    node->exclusiveMaximum = boolField(schema, "exclusiveMaximum");
+    node->minLength = intField(schema, "minLength");
+    node->maxLength = intField(schema, "maxLength");
+    node->minItems = intField(schema, "minItems");
+    node->maxItems = intField(schema, "maxItems");
+    node->minProperties = intField(schema, "minProperties");
+    node->maxProperties = intField(schema, "maxProperties");
+    node->pattern = stringField(schema, "pattern");
+    if (!node->pattern.empty()) {
+        node->regex = QRegularExpression(QString::fromStdString(node->pattern));
+        if (!node->regex.isValid())
+            return R::failure(path + u".pattern: Invalid value: "_s + gofmt::quote(node->pattern)
+                              + u": must be a valid regular expression, but isn't: "_s
+                              + node->regex.errorString());
+    }
+    node->format = stringField(schema, "format");
+    node->listType = stringField(schema, "x-kubernetes-list-type");
+    if (auto it = schema.find("x-kubernetes-list-map-keys"); it != schema.end() && it->is_array()) {
+        for (const json &key : *it) {
+            if (key.is_string())
+                node->listMapKeys.push_back(key.get<std::string>());
+        }
+    }
+    const auto parseList
+        = [&](const char *key, std::vector<NodePtr> &out) -> std::optional<models::Error> {
+        auto it = schema.find(key);
+        if (it == schema.end() || !it->is_array())
+            return std::nullopt;
+        for (std::size_t i = 0; i < it->size(); ++i) {
+            auto child = parseNode((*it)[i],
+                                   path + u'.' + QString::fromLatin1(key) + u'['
+                                       + QString::number(i) + u']');
+            if (!child)
+                return child.error();
+            out.push_back(std::move(child).value());
+        }
+        return std::nullopt;
+    };
+    if (auto error = parseList("allOf", node->allOf))
+        return R(*error);
+    if (auto error = parseList("anyOf", node->anyOf))
+        return R(*error);
+    if (auto error = parseList("oneOf", node->oneOf))
+        return R(*error);
+    if (auto it = schema.find("not"); it != schema.end()) {
+        auto child = parseNode(*it, path + u".not"_s);
+        if (!child)
+            return R(child.error());
+        node->notSchema = std::move(child).value();
+    }
+    return NodePtr(std::move(node));
+}
+
+// ---- pruning ----------------------------------------------------------------------------------
+
+bool isMetaField(const std::string &key)
+{
+    return key == "apiVersion" || key == "kind" || key == "metadata";
+}
+
+std::string childPath(const std::string &parent, const std::string &key)
+{
+    return parent.empty() ? key : parent + '.' + key;
+}
+
+std::string indexPath(const std::string &parent, std::size_t index)
+{
+    return parent + '[' + std::to_string(index) + ']';
+}
+
+void pruneValue(json &x,
+                const SchemaNode *s,
+                bool embedded,
+                const std::string &path,
+                std::vector<std::string> &pruned);
+
+void skipPrune(json &x,
+               const SchemaNode *s,
+               const std::string &path,
+               std::vector<std::string> &pruned)
+{
+    if (!s)
+        return;
+    if (x.is_object()) {
+        for (auto it = x.begin(); it != x.end(); ++it) {
+            if (s->embeddedResource && isMetaField(it.key()))
+                continue;
+            const std::string child = childPath(path, it.key());
+            if (auto p = s->properties.find(it.key()); p != s->properties.end())
+                pruneValue(it.value(), p->second.get(), false, child, pruned);
+            else if (s->hasAdditionalProperties)
+                pruneValue(it.value(), s->additionalProperties.get(), false, child, pruned);
+        }
+    } else if (x.is_array()) {
+        for (std::size_t i = 0; i < x.size(); ++i)
+            skipPrune(x[i], s->items.get(), indexPath(path, i), pruned);
+    }
+}
+
+void pruneValue(json &x,
+                const SchemaNode *s,
+                bool embedded,
+                const std::string &path,
+                std::vector<std::string> &pruned)
+{
+    if (s && s->preserveUnknownFields) {
+        if (embedded && !s->embeddedResource) {
+            SchemaNode clone = *s;
+            clone.embeddedResource = true;
+            skipPrune(x, &clone, path, pruned);
+        } else {
+            skipPrune(x, s, path, pruned);
+        }
+        return;
+    }
+    if (x.is_object()) {
+        if (!s) {
+            for (auto it = x.begin(); it != x.end(); ++it)
+                pruned.push_back(childPath(path, it.key()));
+            x = json::object();
+            return;
+        }
+        const bool keepMeta = embedded || s->embeddedResource;
+        for (auto it = x.begin(); it != x.end();) {
+            const std::string child = childPath(path, it.key());
+            if (keepMeta && isMetaField(it.key())) {
+                ++it;
+            } else if (auto p = s->properties.find(it.key()); p != s->properties.end()) {
+                pruneValue(it.value(), p->second.get(), false, child, pruned);
+                ++it;
+            } else if (s->hasAdditionalProperties) {
+                pruneValue(it.value(), s->additionalProperties.get(), false, child, pruned);
+                ++it;
+            } else {
+                pruned.push_back(child);
+                it = x.erase(it);
+            }
+        }
+    } else if (x.is_array()) {
+        for (std::size_t i = 0; i < x.size(); ++i)
+            pruneValue(x[i], s ? s->items.get() : nullptr, false, indexPath(path, i), pruned);
+    }
+}
+
+// ---- defaulting -------------------------------------------------------------------------------
+
+bool isNonNullableNull(const json &x, const SchemaNode *s)
+{
+    return x.is_null() && s && !s->nullable;
+}
+
+const SchemaNode *schemaForField(const std::string &key, const SchemaNode *s)
+{
+    if (!s)
+        return nullptr;
+    if (auto p = s->properties.find(key); p != s->properties.end())
+        return p->second.get();
+    return s->hasAdditionalProperties ? s->additionalProperties.get() : nullptr;
+}
+
+void pruneNonNullableNullsWithoutDefaults(json &x, const SchemaNode *s)
+{
+    if (x.is_object()) {
+        for (auto it = x.begin(); it != x.end();) {
+            const SchemaNode *child = schemaForField(it.key(), s);
+            if (isNonNullableNull(it.value(), child) && !child->hasDefault) {
+                it = x.erase(it);
+            } else {
+                pruneNonNullableNullsWithoutDefaults(it.value(), child);
+                ++it;
+            }
+        }
+    } else if (x.is_array()) {
+        for (json &item : x)
+            pruneNonNullableNullsWithoutDefaults(item, s ? s->items.get() : nullptr);
+    }
+}
+
+void defaultValue(json &x, const SchemaNode *s)
+{
+    if (!s)
+        return;
+    if (x.is_object()) {
+        for (const auto &[key, prop] : s->properties) {
+            if (!prop->hasDefault)
+                continue;
+            auto it = x.find(key);
+            if (it == x.end() || isNonNullableNull(*it, prop.get()))
+                x[key] = prop->defaultValue;
+        }
+        for (auto it = x.begin(); it != x.end(); ++it) {
+            if (auto p = s->properties.find(it.key()); p != s->properties.end()) {
+                defaultValue(it.value(), p->second.get());
+            } else if (s->hasAdditionalProperties && s->additionalProperties) {
+                const SchemaNode *additional = s->additionalProperties.get();
+                if (isNonNullableNull(it.value(), additional) && additional->hasDefault)
+                    it.value() = additional->defaultValue;
+                defaultValue(it.value(), additional);
+            }
+        }
+    } else if (x.is_array()) {
+        for (json &item : x) {
+            if (s->items && isNonNullableNull(item, s->items.get()) && s->items->hasDefault)
+                item = s->items->defaultValue;
+            defaultValue(item, s->items.get());
+        }
+    }
+}
+
+// ---- validation -------------------------------------------------------------------------------
+
+QString fieldOf(const std::string &path)
+{
+    return QString::fromStdString(path);
+}
+
+// The name kube-openapi puts into its messages ("spec.replicas in body ...").
+QString nameOf(const std::string &path)
+{
+    return QString::fromStdString(path);
+}
+
+FieldError invalid(const std::string &path, const QString &value, const QString &detail)
+{
+    return { u"FieldValueInvalid"_s,
+             fieldOf(path),
+             u"Invalid value: "_s + value + u": "_s + detail };
+}
+
+FieldError typeInvalid(const std::string &path, const QString &value, const QString &detail)
+{
+    return { u"FieldValueTypeInvalid"_s,
+             fieldOf(path),
+             u"Invalid value: "_s + value + u": "_s + detail };
+}
+
+// The JSON type of a decoded value as kube-openapi names it.
+std::string jsonType(const json &x)
+{
+    switch (x.type()) {
+    case json::value_t::object:
+        return "object";
+    case json::value_t::array:
+        return "array";
+    case json::value_t::string:
+        return "string";
+    case json::value_t::boolean:
+        return "boolean";
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+        return "integer";
+    case json::value_t::number_float:
+        return "number";
+    default:
+        return "null";
+    }
+}
+
+bool isIntegral(const json &x)
+{
+    if (x.is_number_integer())
+        return true;
+    if (!x.is_number_float())
+        return false;
+    const double d = x.get<double>();
+    return std::isfinite(d) && d == std::floor(d);
+}
+
+// -1, 0, 1; exact for integers, through double only when a float is involved.
+int compareNumbers(const json &a, const json &b)
+{
+    if (a.is_number_integer() && b.is_number_integer()) {
+        if (a.is_number_unsigned() || b.is_number_unsigned()) {
+            if (a.is_number_unsigned() && b.is_number_unsigned()) {
+                const auto x = a.get<std::uint64_t>(), y = b.get<std::uint64_t>();
+                return x < y ? -1 : (x > y ? 1 : 0);
+            }
+            if (a.is_number_unsigned()) // b is a signed integer
+                return b.get<std::int64_t>() < 0 ? 1
+                                                 : compareNumbers(a, json(b.get<std::uint64_t>()));
+            return a.get<std::int64_t>() < 0 ? -1 : compareNumbers(json(a.get<std::uint64_t>()), b);
+        }
+        const auto x = a.get<std::int64_t>(), y = b.get<std::int64_t>();
+        return x < y ? -1 : (x > y ? 1 : 0);
+    }
+    const double x = a.get<double>(), y = b.get<double>();
+    return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+QString typeNames(const SchemaNode &s)
+{
+    return s.intOrString ? u"integer,string"_s : QString::fromStdString(s.type);
+}
+
+class Validator
+{
+public:
+    QList<FieldError> errors;
+
+    void validate(const SchemaNode &s, const json &x, const std::string &path)
+    {
+        const QString name = nameOf(path);
+        if (x.is_null()) {
+            if ((!s.type.empty() || s.intOrString) && !s.nullable)
+                errors.append(typeInvalid(path,
+                                          u"\"null\""_s,
+                                          name + u" in body must be of type "_s + typeNames(s)
+                                              + u": \"null\""_s));
+            return;
+        }
+        const std::string actual = jsonType(x);
+        bool typeOk = true;
+        if (s.intOrString)
+            typeOk = actual == "string" || actual == "integer"
+                || (actual == "number" && isIntegral(x));
+        else if (!s.type.empty())
+            typeOk = s.type == actual || (s.type == "number" && actual == "integer")
+                || (s.type == "integer" && actual == "number" && isIntegral(x));
+        if (!typeOk) {
+            errors.append(typeInvalid(path,
+                                      gofmt::quote(actual),
+                                      name + u" in body must be of type "_s + typeNames(s) + u": "_s
+                                          + gofmt::quote(actual)));
+            validateEnum(s, x, path);
+            return;
+        }
+
+        validateCombinators(s, x, path);
+        if (x.is_string())
+            validateString(s, x, path);
+        if (x.is_number())
+            validateNumber(s, x, path);
+        if (x.is_array())
+            validateArray(s, x, path);
+        validateEnum(s, x, path);
+        if (x.is_object())
+            validateObject(s, x, path);
+    }
+
+private:
+    static QList<FieldError>
+    validateOnly(const SchemaNode &s, const json &x, const std::string &path)
+    {
+        Validator v;
+        v.validate(s, x, path);
+        return v.errors;
+    }
+
+    void validateCombinators(const SchemaNode &s, const json &x, const std::string &path)
+    {
+        const QString name = nameOf(path);
+        for (const NodePtr &branch : s.allOf) {
+            const QList<FieldError> branchErrors = validateOnly(*branch, x, path);
+            if (!branchErrors.isEmpty()) {
+                errors.append(invalid(
+                    path, u"\"\""_s, name + u" in body must validate all the schemas (allOf)"_s));
+                errors.append(branchErrors);
+            }
+        }
+        if (!s.anyOf.empty()) {
+            QList<FieldError> best;
+            bool matched = false;
+            for (const NodePtr &branch : s.anyOf) {
+                const QList<FieldError> branchErrors = validateOnly(*branch, x, path);
+                if (branchErrors.isEmpty()) {
+                    matched = true;
+                    break;
+                }
+                if (best.isEmpty() || branchErrors.size() < best.size())
+                    best = branchErrors;
+            }
+            if (!matched) {
+                errors.append(
+                    invalid(path,
+                            u"\"\""_s,
+                            name + u" in body must validate at least one schema (anyOf)"_s));
+                errors.append(best);
+            }
+        }
+        if (!s.oneOf.empty()) {
+            int matches = 0;
+            for (const NodePtr &branch : s.oneOf) {
+                if (validateOnly(*branch, x, path).isEmpty())
+                    ++matches;
+            }
+            if (matches == 0)
+                errors.append(
+                    invalid(path,
+                            u"\"\""_s,
+                            name + u" in body must validate one and only one schema (oneOf)"_s));
+            else if (matches > 1)
+                errors.append(invalid(
+                    path,
+                    u"\"\""_s,
+                    name + u" in body must validate one and only one schema (oneOf). Found "_s
+                        + QString::number(matches) + u" valid alternatives"_s));
+        }
+        if (s.notSchema && validateOnly(*s.notSchema, x, path).isEmpty())
+            errors.append(
+                invalid(path, u"\"\""_s, name + u" in body should not validate the schema"_s));
+    }
+
+    void validateString(const SchemaNode &s, const json &x, const std::string &path)
+    {
+        const QString name = nameOf(path);
+        const std::string &text = x.get_ref<const std::string &>();
+        const QString qtext = QString::fromStdString(text);
+        const auto runes = static_cast<std::int64_t>(qtext.toUcs4().size());
+        if (s.maxLength && runes > *s.maxLength) {
+            errors.append({ u"FieldValueTooLong"_s,
+                            fieldOf(path),
+                            u"Too long: may not be more than "_s + QString::number(*s.maxLength)
+                                + (*s.maxLength == 1 ? u" byte"_s : u" bytes"_s) });
+        }
+        if (s.minLength && runes < *s.minLength)
+            errors.append(invalid(path,
+                                  gofmt::quote(text),
+                                  name + u" in body should be at least "_s
+                                      + QString::number(*s.minLength) + u" chars long"_s));
+        if (!s.pattern.empty() && !s.regex.match(qtext).hasMatch())
+            errors.append(invalid(path,
+                                  gofmt::quote(text),
+                                  name + u" in body should match '"_s
+                                      + QString::fromStdString(s.pattern) + u'\''));
+        if (!s.format.empty() && !formats::isValid(s.format, text))
+            errors.append(typeInvalid(path,
+                                      gofmt::quote(text),
+                                      name + u" in body must be of type "_s
+                                          + QString::fromStdString(s.format) + u": "_s
+                                          + gofmt::quote(text)));
+    }
+
+    void validateNumber(const SchemaNode &s, const json &x, const std::string &path)
+    {
+        const QString name = nameOf(path);
+        const QString value = gofmt::plain(x);
+        if (s.multipleOf) {
+            const double factor = s.multipleOf->get<double>();
+            bool multiple;
+            if (x.is_number_integer() && s.multipleOf->is_number_integer()
+                && s.multipleOf->get<std::int64_t>() != 0)
+                multiple = x.get<std::int64_t>() % s.multipleOf->get<std::int64_t>() == 0;
+            else {
+                const double q = x.get<double>() / factor;
+                multiple = factor != 0 && std::fabs(q - std::round(q)) < 1e-9;
+            }
+            if (!multiple)
+                errors.append(invalid(path,
+                                      value,
+                                      name + u" in body should be a multiple of "_s
+                                          + gofmt::plain(*s.multipleOf)));
+        }
+        if (s.maximum) {
+            const int c = compareNumbers(x, *s.maximum);
+            if (c > 0 || (s.exclusiveMaximum && c == 0))
+                errors.append(invalid(path,
+                                      value,
+                                      name
+                                          + (s.exclusiveMaximum
+                                                 ? u" in body should be less than "_s
+                                                 : u" in body should be less than or equal to "_s)
+                                          + gofmt::plain(*s.maximum)));
+        }
+        if (s.minimum) {
+            const int c = compareNumbers(x, *s.minimum);
+            if (c < 0 || (s.exclusiveMinimum && c == 0))
+                errors.append(invalid(
+                    path,
+                    value,
+                    name
+                        + (s.exclusiveMinimum ? u" in body should be greater than "_s
+                                              : u" in body should be greater than or equal to "_s)
+                        + gofmt::plain(*s.minimum)));
+        }
+    }
+
+    void validateArray(const SchemaNode &s, const json &x, const std::string &path)
+    {
+        const QString name = nameOf(path);
+        const auto size = static_cast<std::int64_t>(x.size());
+        if (s.minItems && size < *s.minItems)
+            errors.append(invalid(path,
+                                  QString::number(size),
+                                  name + u" in body should have at least "_s
+                                      + QString::number(*s.minItems) + u" items"_s));
+        if (s.maxItems && size > *s.maxItems)
+            errors.append({ u"FieldValueTooMany"_s,
+                            fieldOf(path),
+                            u"Too many: "_s + QString::number(size) + u": must have at most "_s
+                                + QString::number(*s.maxItems) + u" items"_s });
+        if (s.items) {
+            for (std::size_t i = 0; i < x.size(); ++i)
+                validate(*s.items, x[i], indexPath(path, i));
+        }
+        if (s.listType == "set")
+            validateSet(x, path);
+        else if (s.listType == "map")
+            validateListMap(s, x, path);
+    }
+
+    void duplicates(const std::vector<json> &keys,
+                    const std::string &path,
+                    const std::function<json(std::size_t)> &shown)
+    {
+        std::map<std::string, int> seen;
+        for (std::size_t i = 0; i < keys.size(); ++i) {
+            if (++seen[keys[i].dump()] == 2)
+                errors.append({ u"FieldValueDuplicate"_s,
+                                fieldOf(indexPath(path, i)),
+                                u"Duplicate value: "_s + gofmt::badValue(shown(i)) });
+        }
+    }
+
+    void validateSet(const json &x, const std::string &path)
+    {
+        std::vector<json> keys(x.begin(), x.end());
+        duplicates(keys, path, [&](std::size_t i) { return x[i]; });
+    }
+
+    void validateListMap(const SchemaNode &s, const json &x, const std::string &path)
+    {
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            if (!x[i].is_null() && !x[i].is_object()) {
+                errors.append(invalid(indexPath(path, i),
+                                      gofmt::badValue(x[i]),
+                                      u"must be an object for an array of list-type map"_s));
+                return;
+            }
+        }
+        std::vector<json> keys;
+        for (const json &item : x) {
+            json key = json::object();
+            for (const std::string &field : s.listMapKeys) {
+                if (item.is_object()) {
+                    if (auto it = item.find(field); it != item.end())
+                        key[field] = *it;
+                }
+            }
+            keys.push_back(key);
+        }
+        duplicates(keys, path, [&](std::size_t i) { return keys[i]; });
+    }
+
+    void validateEnum(const SchemaNode &s, const json &x, const std::string &path)
+    {
+        if (!s.enumValues)
+            return;
+        for (const json &allowed : *s.enumValues) {
+            if (allowed == x
+                || (allowed.is_number() && x.is_number() && compareNumbers(allowed, x) == 0))
+                return;
+        }
+        QStringList supported;
+        for (const json &allowed : *s.enumValues)
+            supported.append(
+                gofmt::quote(allowed.is_string() ? allowed.get<std::string>() : allowed.dump()));
+        errors.append(
+            { u"FieldValueNotSupported"_s,
+              fieldOf(path),
+              u"Unsupported value: "_s + gofmt::badValue(x)
+                  + (supported.isEmpty() ? QString()
+                                         : u": supported values: "_s + supported.join(u", "_s)) });
+    }
+
+    void validateObject(const SchemaNode &s, const json &x, const std::string &path)
+    {
+        const QString name = nameOf(path);
+        const auto count = static_cast<std::int64_t>(x.size());
+        if (s.minProperties && count < *s.minProperties) {
+            errors.append(invalid(path,
+                                  QString::number(*s.minProperties),
+                                  name + u" in body should have at least "_s
+                                      + QString::number(*s.minProperties) + u" properties"_s));
+            return;
+        }
+        if (s.maxProperties && count > *s.maxProperties) {
+            errors.append({ u"FieldValueTooMany"_s,
+                            fieldOf(path),
+                            u"Too many: "_s + QString::number(count) + u": must have at most "_s
+                                + QString::number(*s.maxProperties) + u" items"_s });
+            return;
+        }
+        for (auto it = x.begin(); it != x.end(); ++it) {
+            if (s.embeddedResource && isMetaField(it.key()) && !s.properties.contains(it.key()))
+                continue;
+            const std::string child = childPath(path, it.key());
+            if (auto p = s.properties.find(it.key()); p != s.properties.end())
+                validate(*p->second, it.value(), child);
+            else if (s.hasAdditionalProperties && s.additionalProperties)
+                validate(*s.additionalProperties, it.value(), child);
+        }
+        for (const std::string &key : s.required) {
+            if (!x.contains(key))
+                errors.append({ u"FieldValueRequired"_s,
+                                fieldOf(childPath(path, key)),
+                                u"Required value"_s });
+        }
+    }
+};
+
+} // namespace
 
 StructuralSchema::StructuralSchema() = default;
 
@@ -13,29 +753,51 @@ StructuralSchema::StructuralSchema(std::shared_ptr<const SchemaNode> root)
     : m_root(std::move(root))
 { }
 
-models::Result<StructuralSchema> StructuralSchema::fromJson(const nlohmann::json &openAPIV3Schema)
+models::Result<StructuralSchema> StructuralSchema::fromJson(const json &openAPIV3Schema)
 {
     if (openAPIV3Schema.is_null())
         return StructuralSchema();
-    return StructuralSchema(std::make_shared<const SchemaNode>(SchemaNode{ openAPIV3Schema }));
+    auto root = parseNode(openAPIV3Schema, u"openAPIV3Schema"_s);
+    if (!root)
+        return models::Result<StructuralSchema>(root.error());
+    return StructuralSchema(std::move(root).value());
 }
 
-QStringList StructuralSchema::prune(nlohmann::json &) const
+QStringList StructuralSchema::prune(json &object) const
 {
-    return {};
+    if (!m_root)
+        return {};
+    std::vector<std::string> pruned;
+    pruneValue(object, m_root.get(), true, std::string(), pruned);
+    std::sort(pruned.begin(), pruned.end());
+    QStringList paths;
+    paths.reserve(qsizetype(pruned.size()));
+    for (const std::string &path : pruned)
+        paths.append(QString::fromStdString(path));
+    return paths;
 }
 
-void StructuralSchema::applyDefaults(nlohmann::json &) const { }
-
-QList<FieldError> StructuralSchema::validate(const nlohmann::json &) const
+void StructuralSchema::applyDefaults(json &object) const
 {
-    return {};
+    if (!m_root)
+        return;
+    pruneNonNullableNullsWithoutDefaults(object, m_root.get());
+    defaultValue(object, m_root.get());
+}
+
+QList<FieldError> StructuralSchema::validate(const json &object) const
+{
+    if (!m_root)
+        return {};
+    Validator validator;
+    // The root's metadata is ObjectMeta: its schema only constrains name/generateName.
+    validator.validate(*m_root, object, std::string());
+    return validator.errors;
 }
 
 bool StructuralSchema::declaresStatus() const
 {
-    return m_root && m_root->raw.contains("properties")
-        && m_root->raw["properties"].contains("status");
+    return m_root && m_root->properties.contains("status");
 }
 
 } // namespace reconscope::controller::cluster
