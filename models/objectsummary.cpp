@@ -1,0 +1,418 @@
+#include "models/objectsummary.h"
+
+#include "models/rfc3339.h"
+
+#include <nlohmann/json.hpp>
+
+#include <limits>
+#include <string>
+#include <vector>
+
+using namespace Qt::StringLiterals;
+
+namespace reconscope::models {
+
+namespace {
+
+using Json = nlohmann::json;
+using Path = std::vector<std::string>;
+
+QString typeName(const Json &json)
+{
+    return QString::fromUtf8(json.type_name());
+}
+
+QString qs(const std::string &text)
+{
+    return QString::fromStdString(text);
+}
+
+const Json *member(const Json &object, const char *key)
+{
+    if (!object.is_object())
+        return nullptr;
+    const auto it = object.find(key);
+    return it == object.end() ? nullptr : &*it;
+}
+
+// An integer that fits int64 exactly; never goes through double.
+std::optional<qint64> exactInt64(const Json &value)
+{
+    if (value.is_number_unsigned()) {
+        const auto unsignedValue = value.get<std::uint64_t>();
+        if (unsignedValue > std::uint64_t(std::numeric_limits<qint64>::max()))
+            return std::nullopt;
+        return qint64(unsignedValue);
+    }
+    if (value.is_number_integer())
+        return qint64(value.get<std::int64_t>());
+    return std::nullopt;
+}
+
+// Reads an optional integer field; a null counts as absent, a wrong type is noted.
+std::optional<qint64>
+readInt64(const Json &object, const char *key, const QString &field, ObjectSummary &summary)
+{
+    const Json *value = member(object, key);
+    if (!value || value->is_null())
+        return std::nullopt;
+    const auto result = exactInt64(*value);
+    if (!result) {
+        summary.readProblems << u"%1: expected a 64-bit integer, got %2 %3"_s.arg(
+            field, typeName(*value), qs(value->dump()).left(40));
+        summary.kstatusUnreadable = true;
+    }
+    return result;
+}
+
+QString
+readString(const Json &object, const char *key, const QString &field, ObjectSummary &summary)
+{
+    const Json *value = member(object, key);
+    if (!value || value->is_null())
+        return {};
+    if (!value->is_string()) {
+        summary.readProblems << u"%1: expected a string, got %2"_s.arg(field, typeName(*value));
+        return {};
+    }
+    return qs(value->get<std::string>());
+}
+
+QDateTime
+readTime(const Json &object, const char *key, const QString &field, ObjectSummary &summary)
+{
+    const QString text = readString(object, key, field, summary);
+    if (text.isEmpty())
+        return {};
+    const auto time = parseRfc3339(text);
+    if (!time) {
+        summary.readProblems << u"%1: not an RFC 3339 time: %2"_s.arg(field, text.left(40));
+        return {};
+    }
+    return *time;
+}
+
+Path splitPath(const QString &dotted)
+{
+    Path path;
+    QStringView view(dotted);
+    if (view.startsWith(u'.'))
+        view = view.mid(1);
+    for (const QStringView part : view.split(u'.'))
+        path.push_back(part.toString().toStdString());
+    return path;
+}
+
+QString valueText(const Json &value)
+{
+    if (value.is_string())
+        return qs(value.get<std::string>());
+    return qs(value.dump());
+}
+
+// Keeps of a streamed object only the paths a summary needs (SAX; the skipped parts are never
+// materialised). Arrays are kept or skipped whole.
+class SummarySax
+{
+public:
+    explicit SummarySax(std::vector<Path> wanted)
+        : m_wanted(std::move(wanted))
+    { }
+
+    Json root;
+    int statusKeys = 0;
+    bool sawStatusObject = false;
+    QString error;
+
+    bool null() { return scalar(Json(nullptr)); }
+    bool boolean(bool value) { return scalar(Json(value)); }
+    bool number_integer(Json::number_integer_t value) { return scalar(Json(value)); }
+    bool number_unsigned(Json::number_unsigned_t value) { return scalar(Json(value)); }
+    bool number_float(Json::number_float_t value, const Json::string_t &)
+    {
+        return scalar(Json(value));
+    }
+    bool string(Json::string_t &value) { return scalar(Json(std::move(value))); }
+    bool binary(Json::binary_t &) { return scalar(Json(nullptr)); }
+    bool start_object(std::size_t) { return startContainer(true); }
+    bool end_object() { return endContainer(); }
+    bool start_array(std::size_t) { return startContainer(false); }
+    bool end_array() { return endContainer(); }
+    bool key(Json::string_t &key)
+    {
+        if (m_skipDepth > 0)
+            return true;
+        m_pendingKey = std::move(key);
+        if (m_frames.size() == 2 && m_path.size() == 1 && m_path.front() == "status")
+            ++statusKeys;
+        return true;
+    }
+    bool
+    parse_error(std::size_t position, const std::string &, const nlohmann::detail::exception &e)
+    {
+        error = u"invalid JSON at byte %1: %2"_s.arg(position).arg(QString::fromUtf8(e.what()));
+        return false;
+    }
+
+private:
+    enum class Decision { Keep, Descend, Skip };
+    struct Frame
+    {
+        Json *target;
+        bool keepAll;
+        bool isObject;
+        bool pushedPath;
+    };
+
+    Decision classify(const Path &path) const
+    {
+        bool prefix = false;
+        for (const Path &wanted : m_wanted) {
+            if (path.size() > wanted.size())
+                continue;
+            if (!std::equal(path.begin(), path.end(), wanted.begin()))
+                continue;
+            if (path.size() == wanted.size())
+                return Decision::Keep;
+            prefix = true;
+        }
+        return prefix ? Decision::Descend : Decision::Skip;
+    }
+
+    Decision decide()
+    {
+        const Frame &frame = m_frames.back();
+        if (frame.keepAll)
+            return Decision::Keep;
+        if (!frame.isObject)
+            return Decision::Skip;
+        m_path.push_back(m_pendingKey);
+        const Decision decision = classify(m_path);
+        m_path.pop_back();
+        return decision;
+    }
+
+    Json *insert(Json &&value)
+    {
+        Frame &frame = m_frames.back();
+        if (frame.isObject) {
+            Json &slot = (*frame.target)[m_pendingKey];
+            slot = std::move(value);
+            return &slot;
+        }
+        frame.target->push_back(std::move(value));
+        return &frame.target->back();
+    }
+
+    bool scalar(Json &&value)
+    {
+        if (m_skipDepth > 0)
+            return true;
+        if (m_frames.empty()) {
+            error = u"expected a JSON object, got %1"_s.arg(typeName(value));
+            return false;
+        }
+        // Scalars on the way to a wanted path are small: keep them, so that a status that is a
+        // string still reads as "not an object".
+        if (decide() != Decision::Skip)
+            insert(std::move(value));
+        return true;
+    }
+
+    bool startContainer(bool isObject)
+    {
+        if (m_skipDepth > 0) {
+            ++m_skipDepth;
+            return true;
+        }
+        if (m_frames.empty()) {
+            if (!isObject) {
+                error = u"expected a JSON object, got array"_s;
+                return false;
+            }
+            root = Json::object();
+            m_frames.push_back({ &root, false, true, false });
+            return true;
+        }
+        const Decision decision = decide();
+        if (decision == Decision::Skip || (decision == Decision::Descend && !isObject)) {
+            ++m_skipDepth;
+            return true;
+        }
+        const bool parentIsObject = m_frames.back().isObject;
+        Json *slot = insert(isObject ? Json::object() : Json::array());
+        if (parentIsObject)
+            m_path.push_back(m_pendingKey);
+        if (isObject && m_frames.size() == 1 && m_pendingKey == "status")
+            sawStatusObject = true;
+        m_frames.push_back({ slot, decision == Decision::Keep, isObject, parentIsObject });
+        return true;
+    }
+
+    bool endContainer()
+    {
+        if (m_skipDepth > 0) {
+            --m_skipDepth;
+            return true;
+        }
+        const Frame frame = m_frames.back();
+        m_frames.pop_back();
+        if (frame.pushedPath)
+            m_path.pop_back();
+        return true;
+    }
+
+    std::vector<Path> m_wanted;
+    std::vector<Frame> m_frames;
+    Path m_path;
+    std::string m_pendingKey;
+    int m_skipDepth = 0;
+};
+
+std::vector<Path> wantedPaths(const LifecycleMapping &mapping)
+{
+    std::vector<Path> wanted = {
+        { "apiVersion" },
+        { "kind" },
+        { "metadata", "name" },
+        { "metadata", "namespace" },
+        { "metadata", "uid" },
+        { "metadata", "resourceVersion" },
+        { "metadata", "generation" },
+        { "metadata", "creationTimestamp" },
+        { "metadata", "deletionTimestamp" },
+        { "metadata", "finalizers" },
+        { "metadata", "labels" },
+        { "status", "observedGeneration" },
+        { "status", "conditions" },
+    };
+    for (const QString &dotted : mapping.projectedPaths())
+        wanted.push_back(splitPath(dotted));
+    return wanted;
+}
+
+} // namespace
+
+QString objectKey(const QString &namespaceName, const QString &name)
+{
+    return namespaceName.isEmpty() ? name : namespaceName + u'/' + name;
+}
+
+Result<ObjectSummary> ObjectSummary::fromJson(const nlohmann::json &object,
+                                              const LifecycleMapping &mapping)
+{
+    if (!object.is_object())
+        return Result<ObjectSummary>::failure(
+            u"expected a JSON object, got %1"_s.arg(typeName(object)));
+    ObjectSummary summary;
+    summary.apiVersion = readString(object, "apiVersion", u"apiVersion"_s, summary);
+    summary.kind = readString(object, "kind", u"kind"_s, summary);
+
+    static const Json emptyObject = Json::object();
+    const Json *metadataValue = member(object, "metadata");
+    if (metadataValue && !metadataValue->is_object() && !metadataValue->is_null())
+        summary.readProblems << u"metadata: expected an object, got %1"_s.arg(
+            typeName(*metadataValue));
+    const Json &metadata
+        = metadataValue && metadataValue->is_object() ? *metadataValue : emptyObject;
+    summary.name = readString(metadata, "name", u"metadata.name"_s, summary);
+    if (summary.name.isEmpty())
+        return Result<ObjectSummary>::failure(
+            u"metadata.name: Required value: the object has no name"_s);
+    summary.namespaceName = readString(metadata, "namespace", u"metadata.namespace"_s, summary);
+    summary.key = objectKey(summary.namespaceName, summary.name);
+    summary.uid = readString(metadata, "uid", u"metadata.uid"_s, summary);
+    summary.resourceVersion
+        = readString(metadata, "resourceVersion", u"metadata.resourceVersion"_s, summary);
+    summary.generation = readInt64(metadata, "generation", u"metadata.generation"_s, summary);
+    summary.creationTimestamp
+        = readTime(metadata, "creationTimestamp", u"metadata.creationTimestamp"_s, summary);
+    if (const Json *deletion = member(metadata, "deletionTimestamp")) {
+        if (deletion->is_string()) {
+            summary.markedForDeletion = !deletion->get<std::string>().empty();
+            summary.deletionTimestamp
+                = readTime(metadata, "deletionTimestamp", u"metadata.deletionTimestamp"_s, summary);
+        } else if (!deletion->is_null()) {
+            summary.readProblems << u"metadata.deletionTimestamp: expected a string, got %1"_s.arg(
+                typeName(*deletion));
+            summary.kstatusUnreadable = true;
+        }
+    }
+    if (const Json *finalizers = member(metadata, "finalizers");
+        finalizers && finalizers->is_array()) {
+        for (const Json &finalizer : *finalizers) {
+            if (finalizer.is_string())
+                summary.finalizers << qs(finalizer.get<std::string>());
+        }
+    }
+    if (const Json *labels = member(metadata, "labels"); labels && labels->is_object()) {
+        for (const auto &[labelKey, value] : labels->items()) {
+            if (value.is_string())
+                summary.labels.insert(qs(labelKey), qs(value.get<std::string>()));
+            else
+                summary.readProblems << u"metadata.labels.%1: expected a string, got %2"_s.arg(
+                    qs(labelKey), typeName(value));
+        }
+    }
+
+    const Json *status = member(object, "status");
+    if (status && status->is_object()) {
+        summary.hasStatus = true;
+        summary.statusFieldCount = int(status->size());
+        summary.observedGeneration
+            = readInt64(*status, "observedGeneration", u"status.observedGeneration"_s, summary);
+        if (const Json *conditions = member(*status, "conditions")) {
+            if (conditions->is_array()) {
+                summary.conditions = conditionsFromJsonLenient(*conditions);
+                for (const Json &entry : *conditions) {
+                    const Json *type = member(entry, "type");
+                    const Json *conditionStatus = member(entry, "status");
+                    if (!entry.is_object() || (type && !type->is_string() && !type->is_null())
+                        || (conditionStatus && !conditionStatus->is_string()
+                            && !conditionStatus->is_null())) {
+                        summary.readProblems
+                            << u"status.conditions: an entry is not a condition: %1"_s.arg(
+                                   qs(entry.dump()).left(60));
+                        summary.kstatusUnreadable = true;
+                    }
+                }
+            } else if (!conditions->is_null()) {
+                summary.readProblems
+                    << u"status.conditions: expected an array, got %1"_s.arg(typeName(*conditions));
+                summary.kstatusUnreadable = true;
+            }
+        }
+    } else if (status && !status->is_null()) {
+        summary.readProblems << u"status: expected an object, got %1"_s.arg(typeName(*status));
+    }
+
+    for (const QString &dotted : mapping.projectedPaths()) {
+        const Json *value = &object;
+        for (const std::string &part : splitPath(dotted)) {
+            value = member(*value, part.c_str());
+            if (!value)
+                break;
+        }
+        if (value && !value->is_null())
+            summary.fields.insert(dotted, valueText(*value));
+    }
+    return summary;
+}
+
+Result<ObjectSummary> ObjectSummary::fromBytes(QByteArrayView json, const LifecycleMapping &mapping)
+{
+    SummarySax sax(wantedPaths(mapping));
+    const char *begin = json.data();
+    const char *end = begin + json.size();
+    const bool parsed
+        = Json::sax_parse(begin, end, &sax, nlohmann::detail::input_format_t::json, true);
+    if (!parsed) {
+        return Result<ObjectSummary>::failure(sax.error.isEmpty() ? u"invalid JSON"_s : sax.error);
+    }
+    auto summary = fromJson(sax.root, mapping);
+    if (summary && sax.sawStatusObject)
+        summary->statusFieldCount = sax.statusKeys;
+    return summary;
+}
+
+} // namespace reconscope::models

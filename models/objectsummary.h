@@ -1,0 +1,63 @@
+#pragma once
+
+#include "models/condition.h"
+#include "models/lifecyclemapping.h"
+#include "models/result.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <QByteArrayView>
+#include <QDateTime>
+#include <QMap>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+namespace reconscope::models {
+
+// What the console keeps of one custom resource: identity, generations, deletion, labels,
+// conditions and the few plain status fields its CRD's mapping asks for. The object's JSON tree is
+// not kept. Read leniently: a field of the wrong type is treated as absent (and noted in
+// readProblems), never an error, except a missing metadata.name.
+struct ObjectSummary
+{
+    QString key; // "namespace/name", or "name" for a cluster-scoped object
+    QString namespaceName;
+    QString name;
+    QString apiVersion;
+    QString kind;
+    QString uid;
+    QString resourceVersion;
+    std::optional<qint64> generation; // metadata.generation
+    std::optional<qint64> observedGeneration; // status.observedGeneration (may be -1)
+    QDateTime creationTimestamp; // invalid when absent
+    bool markedForDeletion = false; // metadata.deletionTimestamp is a non-empty string
+    QDateTime deletionTimestamp; // invalid when absent or unparsable
+    QStringList finalizers;
+    QMap<QString, QString> labels;
+    ConditionList conditions; // status.conditions, leniently read
+    bool hasStatus = false; // status is an object
+    int statusFieldCount = 0; // number of keys in the status object
+    // Values of the mapping's projected paths that are present, as text: strings as they are,
+    // numbers and booleans as JSON, objects/arrays as compact JSON.
+    QMap<QString, QString> fields;
+    // Fields read leniently because they had the wrong type ("metadata.generation: expected an
+    // integer, got string"). kstatus treats some of them as errors.
+    QStringList readProblems;
+    // kstatus could not read generation, observedGeneration or conditions (a type error upstream).
+    bool kstatusUnreadable = false;
+
+    bool statusEmpty() const { return hasStatus && statusFieldCount == 0; }
+
+    static Result<ObjectSummary> fromJson(const nlohmann::json &object,
+                                          const LifecycleMapping &mapping);
+    // Parses the object's JSON without building its whole tree: a SAX pass keeps only metadata
+    // identity fields, status.observedGeneration, status.conditions and the mapping's paths.
+    static Result<ObjectSummary> fromBytes(QByteArrayView json, const LifecycleMapping &mapping);
+};
+
+// The namespace/name key client-go's MetaNamespaceKeyFunc would give.
+QString objectKey(const QString &namespaceName, const QString &name);
+
+} // namespace reconscope::models

@@ -1,0 +1,82 @@
+#pragma once
+
+#include "models/lifecyclestate.h"
+#include "models/stategraphstats.h"
+
+#include <QDateTime>
+#include <QHash>
+#include <QList>
+#include <QString>
+
+#include <deque>
+#include <optional>
+
+namespace reconscope::models {
+
+// One observed move of an object in the state graph.
+struct Transition
+{
+    QString key;
+    QDateTime time;
+    StateNode from; // nullopt = [*] (first seen)
+    StateNode to; // nullopt = [*] (deleted)
+    QString reason;
+    std::optional<qint64> generation;
+    std::optional<qint64> observedGeneration;
+    bool onDesign = false; // an edge of the designed graph (reconciler.md section 4)
+
+    friend bool operator==(const Transition &, const Transition &) = default;
+};
+
+// Whether from -> to is an edge of the designed graph: [*]->Pending, Pending->Reconciling,
+// Reconciling->Ready, Reconciling->Degraded, Degraded->Reconciling, Ready->Reconciling,
+// Ready->Terminating, Terminating->[*].
+bool isDesignedTransition(StateNode from, StateNode to);
+
+// Per object, the transitions observed between derived lifecycle states, with bounded history,
+// feeding StateGraphStats.
+class TransitionLog
+{
+public:
+    static constexpr int DefaultHistoryLimit = 200;
+    explicit TransitionLog(int historyLimit = DefaultHistoryLimit);
+
+    // The object now is in newState. Returns the transition when its state changed (or it is new:
+    // [*] -> newState); nothing when the state is unchanged.
+    std::optional<Transition> observe(const QString &key,
+                                      LifecycleState newState,
+                                      const QString &reason,
+                                      std::optional<qint64> generation,
+                                      std::optional<qint64> observedGeneration,
+                                      const QDateTime &time);
+    // The object is gone: its state -> [*]. Nothing for an unknown key.
+    std::optional<Transition>
+    remove(const QString &key, const QDateTime &time, const QString &reason = QString());
+    void clear();
+
+    // The retained transitions of the object, oldest first (the [*] -> first-state edge is among
+    // them until the history limit drops it). Empty for an unknown key.
+    QList<Transition> history(const QString &key) const;
+    std::optional<LifecycleState> state(const QString &key) const;
+    // When the object entered its current state; invalid for an unknown key.
+    QDateTime stateSince(const QString &key) const;
+    qsizetype objectCount() const { return m_objects.size(); }
+    int historyLimit() const { return m_historyLimit; }
+
+    const StateGraphStats &stats() const { return m_stats; }
+
+private:
+    struct Track
+    {
+        LifecycleState state;
+        QDateTime since;
+        std::deque<Transition> history;
+    };
+    void append(Track &track, Transition transition);
+
+    int m_historyLimit;
+    QHash<QString, Track> m_objects;
+    StateGraphStats m_stats;
+};
+
+} // namespace reconscope::models
