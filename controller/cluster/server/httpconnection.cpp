@@ -1,0 +1,609 @@
+#include "httpconnection.h"
+
+#include "apiserver.h"
+
+#include <QDateTime>
+#include <QLocale>
+#include <QMetaObject>
+#include <QPointer>
+#include <QSslSocket>
+#include <QTimer>
+#include <QUuid>
+
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <exception>
+
+using namespace Qt::StringLiterals;
+
+namespace reconscope::controller::cluster {
+
+namespace {
+
+constexpr qsizetype maxHeadBytes = 1024 * 1024;
+constexpr qint64 bodySliceBytes = 1024 * 1024;
+constexpr qint64 writeHighWaterBytes = 4 * 1024 * 1024;
+constexpr qsizetype inlineBodyBytes = 256 * 1024;
+
+std::uint64_t nextWatchId()
+{
+    static std::atomic<std::uint64_t> counter{ 0 };
+    return ++counter;
+}
+
+QByteArray reasonPhrase(int status)
+{
+    switch (status) {
+    case 100:
+        return "Continue";
+    case 200:
+        return "OK";
+    case 201:
+        return "Created";
+    case 202:
+        return "Accepted";
+    case 204:
+        return "No Content";
+    case 400:
+        return "Bad Request";
+    case 401:
+        return "Unauthorized";
+    case 403:
+        return "Forbidden";
+    case 404:
+        return "Not Found";
+    case 405:
+        return "Method Not Allowed";
+    case 406:
+        return "Not Acceptable";
+    case 409:
+        return "Conflict";
+    case 410:
+        return "Gone";
+    case 413:
+        return "Request Entity Too Large";
+    case 415:
+        return "Unsupported Media Type";
+    case 422:
+        return "Unprocessable Entity";
+    case 429:
+        return "Too Many Requests";
+    case 431:
+        return "Request Header Fields Too Large";
+    case 500:
+        return "Internal Server Error";
+    case 501:
+        return "Not Implemented";
+    case 503:
+        return "Service Unavailable";
+    case 504:
+        return "Gateway Timeout";
+    case 505:
+        return "HTTP Version Not Supported";
+    default:
+        return "Unknown";
+    }
+}
+
+QByteArray httpDate()
+{
+    return QLocale::c()
+        .toString(QDateTime::currentDateTimeUtc(), u"ddd, dd MMM yyyy hh:mm:ss 'GMT'"_s)
+        .toLatin1();
+}
+
+// The comma-separated tokens of a header such as Connection, lower-case.
+QByteArrayList headerTokens(const QByteArray &value)
+{
+    QByteArrayList tokens;
+    for (const QByteArray &token : value.split(','))
+        tokens.append(token.trimmed().toLower());
+    return tokens;
+}
+
+class ConnectionWatchSink final : public WatchSink
+{
+public:
+    ConnectionWatchSink(HttpConnection *connection, std::uint64_t watchId)
+        : m_connection(connection)
+        , m_watchId(watchId)
+    { }
+
+    void send(const QByteArray &line) override
+    {
+        if (!m_connection)
+            return;
+        if (line.endsWith('\n'))
+            m_connection->sendWatchEvent(m_watchId, line);
+        else
+            m_connection->sendWatchEvent(m_watchId, line + '\n');
+    }
+
+    void finish() override
+    {
+        if (m_connection)
+            m_connection->finishWatch(m_watchId);
+    }
+
+private:
+    QPointer<HttpConnection> m_connection;
+    std::uint64_t m_watchId;
+};
+
+} // namespace
+
+HttpConnection::HttpConnection(QSslSocket *socket, HttpsApiServer *server)
+    : QObject(server)
+    , m_socket(socket)
+    , m_server(server)
+{
+    m_socket->setParent(this);
+    connect(m_socket, &QSslSocket::readyRead, this, &HttpConnection::handleReadyRead);
+    connect(m_socket, &QSslSocket::bytesWritten, this, &HttpConnection::handleBytesWritten);
+    connect(
+        m_socket, &QSslSocket::encryptedBytesWritten, this, &HttpConnection::handleBytesWritten);
+    connect(m_socket, &QSslSocket::disconnected, this, &HttpConnection::handleDisconnected);
+    connect(m_socket, &QSslSocket::errorOccurred, this, [this](QAbstractSocket::SocketError error) {
+        if (error != QAbstractSocket::RemoteHostClosedError)
+            spdlog::debug("embedded cluster: connection error {}", static_cast<int>(error));
+        if (m_socket->state() == QAbstractSocket::UnconnectedState)
+            handleDisconnected();
+    });
+    // The client may have sent its request together with the end of the handshake.
+    QMetaObject::invokeMethod(this, &HttpConnection::handleReadyRead, Qt::QueuedConnection);
+}
+
+HttpConnection::~HttpConnection()
+{
+    if (m_watch) {
+        auto watch = std::move(m_watch);
+        m_watchId = 0;
+        watch->cancel();
+    }
+}
+
+void HttpConnection::shutdown()
+{
+    cancelWatch();
+    closeConnection(true);
+}
+
+void HttpConnection::handleReadyRead()
+{
+    if (m_state == State::Closed)
+        return;
+    m_input.append(m_socket->readAll());
+    processInput();
+}
+
+void HttpConnection::processInput()
+{
+    while (m_state != State::Closed) {
+        switch (m_state) {
+        case State::ReadingHead:
+            if (!parseHead())
+                return;
+            break;
+        case State::ReadingBody:
+            if (!readBody())
+                return;
+            break;
+        case State::ReadingChunkedBody:
+            if (!readChunkedBody())
+                return;
+            break;
+        default: // busy with a response; pipelined input waits
+            return;
+        }
+    }
+}
+
+bool HttpConnection::parseHead()
+{
+    // Tolerate empty lines before a request line (RFC 9112 2.2).
+    while (m_input.startsWith("\r\n"))
+        m_input.remove(0, 2);
+    const qsizetype end = m_input.indexOf("\r\n\r\n");
+    if (end < 0) {
+        if (m_input.size() > maxHeadBytes) {
+            m_keepAlive = false;
+            failRequest(431, "RequestHeaderFieldsTooLarge", u"request header too large"_s);
+        }
+        return false;
+    }
+    const QByteArray head = m_input.left(end);
+    m_input.remove(0, end + 4);
+
+    m_request = ApiRequest();
+    m_continueSent = false;
+    const QByteArrayList lines = head.split('\n');
+    const QByteArrayList requestLine = lines.first().trimmed().split(' ');
+    if (requestLine.size() != 3 || !requestLine.at(2).startsWith("HTTP/1.")) {
+        m_keepAlive = false;
+        failRequest(400, "BadRequest", u"malformed request line"_s);
+        return false;
+    }
+    m_request.method = requestLine.at(0);
+    m_httpVersion = requestLine.at(2);
+    for (qsizetype i = 1; i < lines.size(); ++i) {
+        const QByteArray line = lines.at(i).endsWith('\r') ? lines.at(i).chopped(1) : lines.at(i);
+        const qsizetype colon = line.indexOf(':');
+        if (colon <= 0)
+            continue;
+        m_request.headers.append(
+            { line.left(colon).trimmed().toLower(), line.mid(colon + 1).trimmed() });
+    }
+
+    // The target: origin form (/path?query) or absolute form (https://host/path?query).
+    QByteArray target = requestLine.at(1);
+    if (!target.startsWith('/')) {
+        const QUrl url = QUrl::fromEncoded(target);
+        target = url.path(QUrl::FullyEncoded).toLatin1();
+        if (url.hasQuery())
+            target += '?' + url.query(QUrl::FullyEncoded).toLatin1();
+    }
+    const qsizetype hash = target.indexOf('#');
+    if (hash >= 0)
+        target.truncate(hash);
+    const qsizetype question = target.indexOf('?');
+    m_request.path = QUrl::fromPercentEncoding(question < 0 ? target : target.left(question));
+    if (question >= 0) {
+        // Form encoding: Go's url.Values encodes a space as '+', a literal '+' as %2B.
+        QByteArray query = target.mid(question + 1);
+        query.replace('+', "%20");
+        m_request.query.setQuery(QString::fromLatin1(query));
+    }
+
+    const QByteArrayList connection = headerTokens(m_request.header("connection"));
+    m_keepAlive = m_httpVersion == "HTTP/1.0" ? connection.contains("keep-alive")
+                                              : !connection.contains("close");
+
+    const QByteArray transferEncoding = m_request.header("transfer-encoding");
+    if (!transferEncoding.isEmpty()) {
+        if (!headerTokens(transferEncoding).contains("chunked")) {
+            m_keepAlive = false;
+            failRequest(501, "NotImplemented", u"unsupported transfer encoding"_s);
+            return false;
+        }
+        m_state = State::ReadingChunkedBody;
+        m_bodyRemaining = -1; // the next chunk-size line
+    } else {
+        const QByteArray contentLength = m_request.header("content-length");
+        bool ok = true;
+        const qint64 length = contentLength.isEmpty() ? 0 : contentLength.toLongLong(&ok);
+        if (!ok || length < 0) {
+            m_keepAlive = false;
+            failRequest(400, "BadRequest", u"invalid Content-Length"_s);
+            return false;
+        }
+        if (length > m_server->m_maxRequestBodyBytes) {
+            m_keepAlive = false;
+            failRequest(
+                413,
+                "RequestEntityTooLarge",
+                u"Request entity too large: limit is %1"_s.arg(m_server->m_maxRequestBodyBytes));
+            return false;
+        }
+        m_bodyRemaining = length;
+        m_state = State::ReadingBody;
+    }
+    if (m_request.header("expect").toLower() == "100-continue" && m_input.isEmpty()) {
+        m_socket->write("HTTP/1.1 100 Continue\r\n\r\n");
+        m_continueSent = true;
+    }
+    return true;
+}
+
+bool HttpConnection::readBody()
+{
+    const qint64 take = qMin<qint64>(m_bodyRemaining, m_input.size());
+    if (take > 0) {
+        if (m_request.body.isEmpty() && take == m_bodyRemaining && take == m_input.size())
+            m_request.body = std::exchange(m_input, QByteArray());
+        else {
+            m_request.body.append(m_input.constData(), take);
+            m_input.remove(0, take);
+        }
+        m_bodyRemaining -= take;
+    }
+    if (m_bodyRemaining > 0)
+        return false;
+    dispatch();
+    return true;
+}
+
+bool HttpConnection::readChunkedBody()
+{
+    forever {
+        if (m_bodyRemaining < 0) { // expecting "<hex size>[;ext]\r\n"
+            const qsizetype lineEnd = m_input.indexOf("\r\n");
+            if (lineEnd < 0)
+                return false;
+            QByteArray sizeField = m_input.left(lineEnd);
+            const qsizetype semicolon = sizeField.indexOf(';');
+            if (semicolon >= 0)
+                sizeField.truncate(semicolon);
+            bool ok = false;
+            const qint64 size = sizeField.trimmed().toLongLong(&ok, 16);
+            if (!ok || size < 0) {
+                m_keepAlive = false;
+                failRequest(400, "BadRequest", u"malformed chunked body"_s);
+                return false;
+            }
+            if (m_request.body.size() + size > m_server->m_maxRequestBodyBytes) {
+                m_keepAlive = false;
+                failRequest(413,
+                            "RequestEntityTooLarge",
+                            u"Request entity too large: limit is %1"_s.arg(
+                                m_server->m_maxRequestBodyBytes));
+                return false;
+            }
+            if (size == 0) {
+                // Last chunk: skip trailers up to the empty line.
+                const qsizetype trailerEnd = m_input.indexOf("\r\n\r\n", lineEnd);
+                if (trailerEnd == lineEnd) {
+                    m_input.remove(0, lineEnd + 4);
+                } else {
+                    if (trailerEnd < 0)
+                        return false;
+                    m_input.remove(0, trailerEnd + 4);
+                }
+                dispatch();
+                return true;
+            }
+            m_input.remove(0, lineEnd + 2);
+            m_bodyRemaining = size;
+        }
+        if (m_input.size() < m_bodyRemaining + 2)
+            return false;
+        m_request.body.append(m_input.constData(), m_bodyRemaining);
+        m_input.remove(0, m_bodyRemaining + 2);
+        m_bodyRemaining = -1;
+    }
+}
+
+void HttpConnection::dispatch()
+{
+    m_state = State::Handling;
+    const auto latency
+        = m_server->m_faults ? m_server->m_faults->nextLatency() : std::chrono::milliseconds(0);
+    if (latency.count() > 0)
+        QTimer::singleShot(latency, this, &HttpConnection::handleRequest);
+    else
+        handleRequest();
+}
+
+void HttpConnection::handleRequest()
+{
+    if (m_state != State::Handling)
+        return;
+    if (!m_certificateUser) {
+        QList<QSslCertificate> chain;
+        const QSslCertificate peer = m_socket->peerCertificate();
+        if (!peer.isNull()) {
+            chain.append(peer);
+            for (const QSslCertificate &certificate : m_socket->peerCertificateChain()) {
+                if (certificate != peer)
+                    chain.append(certificate);
+            }
+        }
+        m_certificateUser = m_server->m_authenticator.authenticateCertificate(chain);
+    }
+    std::optional<UserInfo> user = *m_certificateUser;
+    if (!user)
+        user = m_server->m_authenticator.authenticateBearer(m_request.header("authorization"));
+    if (!user) {
+        ApiResponse unauthorized;
+        unauthorized.status = 401;
+        unauthorized.body = Authenticator::unauthorizedBody();
+        writeResponse(unauthorized);
+        return;
+    }
+    m_request.user = *user;
+
+    if (m_server->m_faults) {
+        if (auto injected = m_server->m_faults->nextInjectedError()) {
+            writeResponse(*injected);
+            return;
+        }
+    }
+
+    ApiResponse response;
+    try {
+        response = m_server->m_handler(m_request);
+    } catch (const std::exception &e) {
+        // A broken handler must not take the server down with it.
+        spdlog::error("embedded cluster: handler failed on {} {}: {}",
+                      m_request.method.toStdString(),
+                      m_request.path.toStdString(),
+                      e.what());
+        response = FaultInjector::statusResponse(
+            500,
+            "InternalError",
+            u"Internal error occurred: %1"_s.arg(QString::fromUtf8(e.what())));
+    }
+    if (response.watch)
+        startWatch(response);
+    else
+        writeResponse(response);
+}
+
+QByteArray HttpConnection::responseHead(int status,
+                                        const QByteArray &contentType,
+                                        const QList<QPair<QByteArray, QByteArray>> &headers,
+                                        std::optional<qint64> contentLength) const
+{
+    QByteArray head;
+    head.reserve(256);
+    head += "HTTP/1.1 " + QByteArray::number(status) + ' ' + reasonPhrase(status) + "\r\n";
+    head += "Audit-Id: " + QUuid::createUuid().toByteArray(QUuid::WithoutBraces) + "\r\n";
+    head += "Cache-Control: no-cache, private\r\n";
+    if (!contentType.isEmpty())
+        head += "Content-Type: " + contentType + "\r\n";
+    for (const auto &[name, value] : headers)
+        head += name + ": " + value + "\r\n";
+    head += "Date: " + httpDate() + "\r\n";
+    if (contentLength)
+        head += "Content-Length: " + QByteArray::number(*contentLength) + "\r\n";
+    else
+        head += "Transfer-Encoding: chunked\r\n";
+    if (!m_keepAlive)
+        head += "Connection: close\r\n";
+    head += "\r\n";
+    return head;
+}
+
+void HttpConnection::writeResponse(const ApiResponse &response)
+{
+    // A client that waited for 100 Continue and was answered before sending its body cannot keep
+    // the connection: the body would arrive as the next request.
+    if (m_state == State::ReadingBody || m_state == State::ReadingChunkedBody)
+        m_keepAlive = false;
+    m_responseStatus = response.status;
+    const bool headOnly = m_request.method == "HEAD";
+    QByteArray out = responseHead(
+        response.status, response.contentType, response.headers, response.body.size());
+    if (headOnly || response.body.size() <= inlineBodyBytes) {
+        if (!headOnly)
+            out += response.body;
+        m_socket->write(out);
+        finishResponse();
+        return;
+    }
+    m_socket->write(out);
+    m_pendingBody = response.body;
+    m_pendingOffset = 0;
+    m_state = State::Writing;
+    pumpBody();
+}
+
+void HttpConnection::pumpBody()
+{
+    if (m_state != State::Writing)
+        return;
+    const qint64 size = m_pendingBody.size();
+    while (m_pendingOffset < size
+           && m_socket->bytesToWrite() + m_socket->encryptedBytesToWrite() < writeHighWaterBytes) {
+        const qint64 slice = qMin(bodySliceBytes, size - m_pendingOffset);
+        const qint64 written = m_socket->write(m_pendingBody.constData() + m_pendingOffset, slice);
+        if (written <= 0) {
+            closeConnection(true);
+            return;
+        }
+        m_pendingOffset += written;
+    }
+    if (m_pendingOffset >= size)
+        finishResponse();
+}
+
+void HttpConnection::handleBytesWritten()
+{
+    if (m_state == State::Writing)
+        pumpBody();
+}
+
+void HttpConnection::startWatch(const ApiResponse &response)
+{
+    m_state = State::Streaming;
+    m_responseStatus = response.status;
+    m_watch = response.watch;
+    m_watchId = nextWatchId();
+    m_watchEvents = 0;
+    m_socket->write(
+        responseHead(response.status, response.contentType, response.headers, std::nullopt));
+    m_socket->flush();
+    auto watch = m_watch; // start() may finish the stream at once
+    watch->start(std::make_shared<ConnectionWatchSink>(this, m_watchId));
+}
+
+void HttpConnection::sendWatchEvent(std::uint64_t watchId, const QByteArray &line)
+{
+    if (m_state != State::Streaming || watchId != m_watchId)
+        return;
+    FaultInjector *faults = m_server->m_faults.get();
+    if (faults && faults->dropWatchBeforeEvent()) {
+        faults->countDroppedWatch();
+        shutdown();
+        return;
+    }
+    QByteArray chunk = QByteArray::number(line.size(), 16);
+    chunk.reserve(chunk.size() + line.size() + 4);
+    chunk += "\r\n";
+    chunk += line;
+    chunk += "\r\n";
+    m_socket->write(chunk);
+    ++m_watchEvents;
+    if (faults && faults->watchEventLimitReached(m_watchEvents)) {
+        faults->countDroppedWatch();
+        m_socket->flush();
+        shutdown();
+    }
+}
+
+void HttpConnection::finishWatch(std::uint64_t watchId)
+{
+    if (m_state != State::Streaming || watchId != m_watchId)
+        return;
+    m_socket->write("0\r\n\r\n");
+    m_watch.reset();
+    m_watchId = 0;
+    finishResponse();
+}
+
+void HttpConnection::finishResponse()
+{
+    emit m_server->requestServed(
+        m_request.method, m_request.path, m_responseStatus, m_request.user.name);
+    m_pendingBody = QByteArray();
+    m_pendingOffset = 0;
+    if (!m_keepAlive) {
+        closeConnection(false);
+        return;
+    }
+    m_state = State::ReadingHead;
+    if (!m_input.isEmpty())
+        QMetaObject::invokeMethod(this, &HttpConnection::processInput, Qt::QueuedConnection);
+}
+
+void HttpConnection::failRequest(int status, const QByteArray &reason, const QString &message)
+{
+    ApiResponse response = FaultInjector::statusResponse(status, reason, message);
+    writeResponse(response);
+}
+
+void HttpConnection::cancelWatch()
+{
+    if (!m_watch)
+        return;
+    auto watch = std::move(m_watch);
+    m_watchId = 0;
+    watch->cancel();
+    emit m_server->watchCancelled(m_request.path);
+}
+
+void HttpConnection::closeConnection(bool abort)
+{
+    if (m_state == State::Closed)
+        return;
+    m_state = State::Closed;
+    if (abort)
+        m_socket->abort();
+    else
+        m_socket->disconnectFromHost(); // after the write buffer drains
+    if (m_socket->state() == QAbstractSocket::UnconnectedState)
+        handleDisconnected();
+}
+
+void HttpConnection::handleDisconnected()
+{
+    cancelWatch();
+    if (m_closeReported)
+        return;
+    m_closeReported = true;
+    m_state = State::Closed;
+    emit closed(this);
+    deleteLater();
+}
+
+} // namespace reconscope::controller::cluster
