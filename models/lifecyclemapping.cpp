@@ -252,7 +252,7 @@ nlohmann::json LifecycleMapping::toJson() const
     json["healthPath"] = healthPath.toStdString();
     nlohmann::json states = nlohmann::json::object();
     for (auto it = healthStates.cbegin(); it != healthStates.cend(); ++it)
-        states[it.key().toStdString()] = toString(it.value()).toStdString();
+        states[it.key().toStdString()] = lifecycleStateName(it.value()).toStdString();
     json["healthStates"] = states;
     json["statusFields"] = toJsonArray(statusFields);
     json["origin"] = origin.toStdString();

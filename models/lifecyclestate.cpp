@@ -30,7 +30,7 @@ constexpr std::array<std::pair<KStatus, QStringView>, 6> KStatusNames{ {
 
 } // namespace
 
-QString toString(LifecycleState state)
+QString lifecycleStateName(LifecycleState state)
 {
     for (const auto &[value, name] : StateNames) {
         if (value == state)
@@ -48,7 +48,7 @@ std::optional<LifecycleState> lifecycleStateFromString(QStringView text)
     return std::nullopt;
 }
 
-QString toString(KStatus status)
+QString kstatusName(KStatus status)
 {
     for (const auto &[value, name] : KStatusNames) {
         if (value == status)

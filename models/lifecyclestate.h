@@ -30,9 +30,9 @@ enum class KStatus {
     Unknown,
 };
 
-QString toString(LifecycleState state);
+QString lifecycleStateName(LifecycleState state);
 std::optional<LifecycleState> lifecycleStateFromString(QStringView text);
-QString toString(KStatus status);
+QString kstatusName(KStatus status);
 std::optional<KStatus> kstatusFromString(QStringView text);
 
 } // namespace reconscope::models

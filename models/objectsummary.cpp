@@ -384,6 +384,7 @@ Result<ObjectSummary> ObjectSummary::fromJson(const nlohmann::json &object,
         }
     } else if (status && !status->is_null()) {
         summary.readProblems << u"status: expected an object, got %1"_s.arg(typeName(*status));
+        summary.kstatusUnreadable = true;
     }
 
     for (const QString &dotted : mapping.projectedPaths()) {

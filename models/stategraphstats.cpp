@@ -6,9 +6,9 @@ using namespace Qt::StringLiterals;
 
 namespace reconscope::models {
 
-QString toString(StateNode node)
+QString stateNodeName(StateNode node)
 {
-    return node ? toString(*node) : u"[*]"_s;
+    return node ? lifecycleStateName(*node) : u"[*]"_s;
 }
 
 void StateGraphStats::recordTransition(StateNode from,

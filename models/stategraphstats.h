@@ -12,7 +12,7 @@ namespace reconscope::models {
 // A node of the state graph: a lifecycle state, or the pseudo-state [*] (nullopt) an object
 // comes from when first seen and goes to when deleted.
 using StateNode = std::optional<LifecycleState>;
-QString toString(StateNode node); // "[*]" for the pseudo-state
+QString stateNodeName(StateNode node); // "[*]" for the pseudo-state
 
 // Statistics of the observed state graph, updated in O(1) per event: objects per state, count per
 // edge (from, to), and cumulative time spent in each state (closed intervals plus, on request,
