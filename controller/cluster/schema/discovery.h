@@ -12,8 +12,10 @@ namespace reconscope::controller::cluster {
 nlohmann::json aggregatedDiscovery(const QList<ResourceType> &types, bool coreGroup);
 nlohmann::json apiVersions(); // legacy GET /api
 nlohmann::json apiGroupList(const QList<ResourceType> &types); // legacy GET /apis
-nlohmann::json apiGroup(const QString &group, const QList<ResourceType> &types); // GET /apis/G
-// GET /apis/G/V or /api/v1
+// GET /apis/G; null when no served version of G exists (the caller answers 404).
+nlohmann::json apiGroup(const QString &group, const QList<ResourceType> &types);
+// GET /apis/G/V or /api/v1 (groupVersion "v1"); null when nothing is served there. Lists
+// "plural/status" and "plural/scale" entries only for the subresources a version has.
 nlohmann::json apiResourceList(const QString &groupVersion, const QList<ResourceType> &types);
 
 } // namespace reconscope::controller::cluster
