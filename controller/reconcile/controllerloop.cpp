@@ -11,7 +11,7 @@ using namespace Qt::StringLiterals;
 
 namespace reconscope::controller::reconcile {
 
-QString toString(ReconcileRecord::Result result)
+QString resultName(ReconcileRecord::Result result)
 {
     switch (result) {
     case ReconcileRecord::Result::InProgress:

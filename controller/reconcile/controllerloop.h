@@ -50,7 +50,8 @@ struct ReconcileRecord
     bool stepped = false; // run by step() while paused
 };
 
-QString toString(ReconcileRecord::Result result); // "success", "requeue_after", "terminal_error"...
+QString
+resultName(ReconcileRecord::Result result); // "success", "requeue_after", "terminal_error"...
 
 // controller-runtime's controller loop (pkg/internal/controller/controller.go) on a Qt event loop:
 // it owns a rate-limited WorkQueue, hands ready keys to the reconciler (at most

@@ -6,7 +6,7 @@ using namespace Qt::StringLiterals;
 
 namespace reconscope::controller::reconcile {
 
-QString toString(QueueEntry::State state)
+QString stateName(QueueEntry::State state)
 {
     switch (state) {
     case QueueEntry::State::Waiting:

@@ -31,7 +31,7 @@ struct QueueEntry
     bool queuedAgain = false;
 };
 
-QString toString(QueueEntry::State state); // "waiting", "ready", "processing"
+QString stateName(QueueEntry::State state); // "waiting", "ready", "processing"
 
 // client-go's rate-limiting delaying work queue (util/workqueue queue.go, delaying_queue.go,
 // rate_limiting_queue.go) for one thread's event loop:
