@@ -1,0 +1,206 @@
+#include "controller/cluster/clusterwatch.h"
+
+#include "controller/cluster/objectjson.h"
+
+#include <QDateTime>
+#include <QRandomGenerator>
+
+using namespace Qt::StringLiterals;
+using json = nlohmann::json;
+
+namespace reconscope::controller::cluster {
+
+ClusterWatch::ClusterWatch(Cluster *cluster,
+                           std::shared_ptr<const Cluster::TypeEntry> type,
+                           Cluster::Selection selection,
+                           std::optional<qint64> from,
+                           bool initialEvents,
+                           const WatchOptions &options)
+    : m_cluster(cluster)
+    , m_type(std::move(type))
+    , m_selection(std::move(selection))
+    , m_from(from)
+    , m_initialEvents(initialEvents)
+    , m_options(options)
+{ }
+
+ClusterWatch::~ClusterWatch()
+{
+    if (m_cluster)
+        m_cluster->removeWatch(this);
+}
+
+QString ClusterWatch::storageKey() const
+{
+    return m_type->storageKey;
+}
+
+QByteArray ClusterWatch::render(const RecordPtr &record, qint64 rv) const
+{
+    if (rv == record->resourceVersion && m_type->type.version == m_type->storageVersion)
+        return record->json;
+    json object = json::parse(record->json.constBegin(), record->json.constEnd(), nullptr, false);
+    object["metadata"]["resourceVersion"] = std::to_string(rv);
+    object["apiVersion"] = m_type->type.groupVersion().toStdString();
+    return objectjson::dump(object);
+}
+
+void ClusterWatch::send(const char *type, const QByteArray &object)
+{
+    if (!m_active || !m_sink)
+        return;
+    QByteArray line;
+    line.reserve(object.size() + 32);
+    line.append("{\"type\":\"").append(type).append("\",\"object\":").append(object).append("}\n");
+    m_sink->send(line);
+}
+
+void ClusterWatch::sendBookmark(bool initialEventsEnd)
+{
+    if (!m_cluster)
+        return;
+    const qint64 rv = std::max(m_lastRv, m_cluster->currentResourceVersion());
+    m_lastRv = rv;
+    json metadata = { { "resourceVersion", std::to_string(rv) } };
+    if (initialEventsEnd)
+        metadata["annotations"] = { { "k8s.io/initial-events-end", "true" } };
+    const json object = { { "apiVersion", m_type->type.groupVersion().toStdString() },
+                          { "kind", m_type->type.kind.toStdString() },
+                          { "metadata", metadata } };
+    send("BOOKMARK", objectjson::dump(object));
+}
+
+void ClusterWatch::start(std::shared_ptr<WatchSink> sink)
+{
+    m_sink = std::move(sink);
+    if (!m_cluster) {
+        m_sink->finish();
+        return;
+    }
+    m_active = true;
+    Cluster *cluster = m_cluster;
+    const Cluster::Bucket *bucket = cluster->findBucket(m_type->storageKey);
+
+    if (m_from && *m_from < cluster->m_compactedRevision) {
+        ApiError error = ApiError::expired(
+            u"too old resource version: %1 (%2)"_s.arg(*m_from).arg(cluster->m_compactedRevision));
+        send("ERROR", objectjson::dump(json::parse(error.toStatus().dump())));
+        end(true);
+        return;
+    }
+    if (m_initialEvents) {
+        if (bucket) {
+            for (const auto &[key, record] : bucket->objects) {
+                if (m_selection.matches(*record))
+                    send("ADDED", render(record, record->resourceVersion));
+                if (!m_active)
+                    return;
+            }
+        }
+        m_lastRv = cluster->currentResourceVersion();
+        if (m_options.allowBookmarks
+            && (!m_options.sendInitialEvents.has_value() || *m_options.sendInitialEvents))
+            sendBookmark(true);
+    } else if (m_from) {
+        m_lastRv = *m_from;
+        for (const ClusterEvent &event : cluster->m_history) {
+            if (event.resourceVersion > *m_from && event.storageKey == m_type->storageKey)
+                deliver(event);
+            if (!m_active)
+                return;
+        }
+        m_lastRv = std::max(m_lastRv, *m_from);
+    } else {
+        m_lastRv = cluster->currentResourceVersion();
+    }
+    if (!m_active)
+        return;
+    cluster->addWatch(this);
+
+    qint64 timeoutMs = qint64(m_options.timeoutSeconds) * 1000;
+    if (timeoutMs <= 0)
+        timeoutMs = (1800 + QRandomGenerator::global()->bounded(1800)) * qint64(1000);
+    m_deadlineMs = QDateTime::currentMSecsSinceEpoch() + timeoutMs;
+    m_timeoutTimer = std::make_unique<QTimer>();
+    m_timeoutTimer->setSingleShot(true);
+    QObject::connect(
+        m_timeoutTimer.get(), &QTimer::timeout, m_timeoutTimer.get(), [this] { end(true); });
+    m_timeoutTimer->start(std::chrono::milliseconds(timeoutMs));
+    if (m_options.allowBookmarks) {
+        m_bookmarkTimer = std::make_unique<QTimer>();
+        m_bookmarkTimer->setSingleShot(true);
+        QObject::connect(m_bookmarkTimer.get(), &QTimer::timeout, m_bookmarkTimer.get(), [this] {
+            sendBookmark(false);
+            scheduleBookmark();
+        });
+        scheduleBookmark();
+    }
+}
+
+void ClusterWatch::scheduleBookmark()
+{
+    if (!m_active || !m_bookmarkTimer || !m_cluster)
+        return;
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    qint64 next = m_cluster->bookmarkInterval();
+    // One bookmark shortly (2 s) before the deadline, as the watch cache does.
+    const qint64 preTimeout = m_deadlineMs - 2000 - now;
+    if (preTimeout > 0 && preTimeout < next)
+        next = preTimeout;
+    if (now + next >= m_deadlineMs)
+        return;
+    m_bookmarkTimer->start(std::chrono::milliseconds(std::max<qint64>(next, 1)));
+}
+
+void ClusterWatch::deliver(const ClusterEvent &event)
+{
+    if (!m_active || event.storageKey != m_type->storageKey || event.resourceVersion <= m_lastRv)
+        return;
+    const bool now = m_selection.matches(*event.object);
+    const bool before = event.previous && m_selection.matches(*event.previous);
+    m_lastRv = event.resourceVersion;
+    switch (event.type) {
+    case EventType::Added:
+        if (now)
+            send("ADDED", render(event.object, event.resourceVersion));
+        break;
+    case EventType::Modified:
+        if (now && before)
+            send("MODIFIED", render(event.object, event.resourceVersion));
+        else if (now)
+            send("ADDED", render(event.object, event.resourceVersion));
+        else if (before)
+            send("DELETED", render(event.previous, event.resourceVersion));
+        break;
+    case EventType::Deleted:
+        if (now)
+            send("DELETED", render(event.object, event.resourceVersion));
+        break;
+    }
+}
+
+void ClusterWatch::end(bool notify)
+{
+    if (!m_active)
+        return;
+    m_active = false;
+    if (m_cluster)
+        m_cluster->removeWatch(this);
+    // end() may run inside a timer's own timeout signal: delete the timers later.
+    for (auto *timer : { &m_timeoutTimer, &m_bookmarkTimer }) {
+        if (*timer) {
+            (*timer)->stop();
+            timer->release()->deleteLater();
+        }
+    }
+    std::shared_ptr<WatchSink> sink = std::move(m_sink);
+    if (notify && sink)
+        sink->finish();
+}
+
+void ClusterWatch::cancel()
+{
+    end(false);
+}
+
+} // namespace reconscope::controller::cluster

@@ -1,0 +1,58 @@
+#pragma once
+
+#include "controller/cluster/apitypes.h"
+#include "controller/cluster/cluster.h"
+
+#include <QPointer>
+#include <QTimer>
+
+#include <memory>
+#include <optional>
+
+namespace reconscope::controller::cluster {
+
+// One watch on a Cluster (AS endpoints/handlers/watch.go + the watch cache's cacheWatcher): on
+// start() it writes the initial ADDED events (or replays the history after the requested RV, or
+// the 410 ERROR event when that RV is too old), then every matching change, bookmarks when asked
+// for, and ends after timeoutSeconds.
+class ClusterWatch final : public WatchStream
+{
+public:
+    ClusterWatch(Cluster *cluster,
+                 std::shared_ptr<const Cluster::TypeEntry> type,
+                 Cluster::Selection selection,
+                 std::optional<qint64> from,
+                 bool initialEvents,
+                 const WatchOptions &options);
+    ~ClusterWatch() override;
+
+    void start(std::shared_ptr<WatchSink> sink) override;
+    void cancel() override;
+
+    QString storageKey() const;
+    // Called by the Cluster for every committed change.
+    void deliver(const ClusterEvent &event);
+    // Ends the stream: finish() on the sink (when `notify`), unregister from the cluster.
+    void end(bool notify);
+
+private:
+    void send(const char *type, const QByteArray &object);
+    void sendBookmark(bool initialEventsEnd);
+    QByteArray render(const RecordPtr &record, qint64 rv) const;
+    void scheduleBookmark();
+
+    QPointer<Cluster> m_cluster;
+    std::shared_ptr<const Cluster::TypeEntry> m_type;
+    Cluster::Selection m_selection;
+    std::optional<qint64> m_from;
+    bool m_initialEvents = false;
+    WatchOptions m_options;
+    std::shared_ptr<WatchSink> m_sink;
+    bool m_active = false;
+    qint64 m_lastRv = 0;
+    std::unique_ptr<QTimer> m_timeoutTimer;
+    std::unique_ptr<QTimer> m_bookmarkTimer;
+    qint64 m_deadlineMs = 0;
+};
+
+} // namespace reconscope::controller::cluster

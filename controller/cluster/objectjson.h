@@ -1,0 +1,29 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <QByteArray>
+#include <QString>
+#include <QStringList>
+
+// Small accessors for Kubernetes objects held as nlohmann::json, tolerant of missing or
+// mistyped members (untrusted input).
+namespace reconscope::controller::cluster::objectjson {
+
+// object[key], or a null value when `object` is not an object or lacks the key.
+const nlohmann::json &member(const nlohmann::json &object, const char *key);
+// object[key] as a string; "" when absent or not a string.
+QString string(const nlohmann::json &object, const char *key);
+// A JSON array of strings as a list (non-strings skipped).
+QStringList strings(const nlohmann::json &array);
+// A list of strings as a JSON array.
+nlohmann::json array(const QStringList &strings);
+// Compact serialization (invalid UTF-8 replaced, never throws).
+QByteArray dump(const nlohmann::json &value);
+// Pretty serialization with two-space indentation, as Go's json.MarshalIndent.
+QByteArray dumpPretty(const nlohmann::json &value);
+// The value of a simple field path such as ".spec.color" rendered as a field-selector value
+// (strings as is, numbers and booleans in decimal/true/false); "" when absent.
+QString fieldValue(const nlohmann::json &object, const QString &path);
+
+} // namespace reconscope::controller::cluster::objectjson
