@@ -7,8 +7,8 @@
 namespace reconscope::controller::cluster {
 
 // APIGroupDiscoveryList (apidiscovery.k8s.io/v2) for /api (coreGroup) or /apis. Only served
-// versions appear; groups and versions keep the order of `types`, the first version of a group
-// being the preferred one.
+// versions appear; groups keep the order of `types`, versions are sorted kube-aware (v2 > v1 >
+// v1beta1 > v1alpha1), the first being the preferred one.
 nlohmann::json aggregatedDiscovery(const QList<ResourceType> &types, bool coreGroup);
 nlohmann::json apiVersions(); // legacy GET /api
 nlohmann::json apiGroupList(const QList<ResourceType> &types); // legacy GET /apis
