@@ -1,0 +1,606 @@
+#include "controller/kube/restclient.h"
+
+#include "controller/kube/credentialprovider.h"
+
+#include <QHostAddress>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QNetworkRequest>
+#include <QSslError>
+#include <QUrl>
+
+using namespace Qt::StringLiterals;
+
+namespace reconscope::controller::kube {
+
+namespace {
+
+constexpr int RequestTimeoutMs = 60'000;
+const char *const SslErrorsProperty = "reconscopeSslErrors";
+
+QString describeSslErrors(const QList<QSslError> &errors, const QString &host)
+{
+    QStringList messages;
+    auto add = [&messages](const QString &message) {
+        if (!messages.contains(message))
+            messages << message;
+    };
+    for (const QSslError &error : errors) {
+        const QSslCertificate certificate = error.certificate();
+        switch (error.error()) {
+        case QSslError::UnableToGetLocalIssuerCertificate:
+        case QSslError::UnableToGetIssuerCertificate:
+        case QSslError::UnableToVerifyFirstCertificate:
+        case QSslError::SelfSignedCertificate:
+        case QSslError::SelfSignedCertificateInChain:
+        case QSslError::CertificateUntrusted:
+        case QSslError::CertificateSignatureFailed:
+            add(u"the server's certificate (issuer \"%1\") is not signed by the cluster's "
+                u"certificate "
+                u"authority; check certificate-authority(-data) in the kubeconfig"_s.arg(
+                    certificate.isNull()
+                        ? u"unknown"_s
+                        : certificate.issuerInfo(QSslCertificate::CommonName).join(u", "_s)));
+            break;
+        case QSslError::CertificateExpired:
+            add(u"the server's certificate expired on %1"_s.arg(
+                certificate.expiryDate().toUTC().toString(Qt::ISODate)));
+            break;
+        case QSslError::CertificateNotYetValid:
+            add(u"the server's certificate is not valid before %1"_s.arg(
+                certificate.effectiveDate().toUTC().toString(Qt::ISODate)));
+            break;
+        case QSslError::HostNameMismatch: {
+            QStringList names;
+            const auto alternates = certificate.subjectAlternativeNames();
+            for (auto it = alternates.cbegin(); it != alternates.cend(); ++it)
+                names << it.value();
+            add(u"the server's certificate is not valid for %1 (it names %2); set tls-server-name "
+                u"if the server is reached through another name"_s.arg(
+                    host, names.isEmpty() ? u"nothing"_s : names.join(u", "_s)));
+            break;
+        }
+        default:
+            add(error.errorString());
+            break;
+        }
+    }
+    return messages.join(u"; "_s);
+}
+
+QString encodePathSegment(const QString &segment)
+{
+    return QString::fromLatin1(QUrl::toPercentEncoding(segment));
+}
+
+} // namespace
+
+bool certificateMatchesName(const QSslCertificate &certificate, const QString &name)
+{
+    const auto alternates = certificate.subjectAlternativeNames();
+    const QHostAddress address(name);
+    for (auto it = alternates.cbegin(); it != alternates.cend(); ++it) {
+        if (it.key() == QSsl::IpAddressEntry) {
+            if (!address.isNull() && QHostAddress(it.value()) == address)
+                return true;
+            continue;
+        }
+        if (it.key() != QSsl::DnsEntry || !address.isNull())
+            continue;
+        const QString pattern = it.value().toLower();
+        const QString host = name.toLower();
+        if (pattern == host)
+            return true;
+        if (pattern.startsWith(u"*."_s)) {
+            const auto dot = host.indexOf(u'.');
+            if (dot > 0 && host.mid(dot) == pattern.mid(1))
+                return true;
+        }
+    }
+    return false;
+}
+
+QString ResourceRef::collectionPath(const QString &namespace_) const
+{
+    QString path = group.isEmpty() ? u"/api/"_s + version : u"/apis/"_s + group + u'/' + version;
+    if (namespaced && !namespace_.isEmpty())
+        path += u"/namespaces/"_s + encodePathSegment(namespace_);
+    return path + u'/' + plural;
+}
+
+QString ResourceRef::objectPath(const QString &namespace_,
+                                const QString &name,
+                                const QString &subresource) const
+{
+    QString path = collectionPath(namespace_) + u'/' + encodePathSegment(name);
+    if (!subresource.isEmpty())
+        path += u'/' + subresource;
+    return path;
+}
+
+QByteArray DeleteOptions::toJson() const
+{
+    nlohmann::json body = { { "kind", "DeleteOptions" }, { "apiVersion", "v1" } };
+    if (!propagationPolicy.isEmpty())
+        body["propagationPolicy"] = propagationPolicy.toStdString();
+    if (gracePeriodSeconds)
+        body["gracePeriodSeconds"] = *gracePeriodSeconds;
+    if (dryRun)
+        body["dryRun"] = nlohmann::json::array({ "All" });
+    if (!preconditionResourceVersion.isEmpty() || !preconditionUid.isEmpty()) {
+        auto &preconditions = body["preconditions"];
+        preconditions = nlohmann::json::object();
+        if (!preconditionResourceVersion.isEmpty())
+            preconditions["resourceVersion"] = preconditionResourceVersion.toStdString();
+        if (!preconditionUid.isEmpty())
+            preconditions["uid"] = preconditionUid.toStdString();
+    }
+    return QByteArray::fromStdString(body.dump());
+}
+
+// --- WatchConnection -----------------------------------------------------------------------
+
+WatchConnection::WatchConnection(QObject *parent)
+    : QObject(parent)
+{ }
+
+WatchConnection::~WatchConnection()
+{
+    stop();
+}
+
+void WatchConnection::stop()
+{
+    m_running = false;
+    if (m_reply) {
+        m_reply->disconnect(this);
+        m_reply->abort();
+        m_reply->deleteLater();
+        m_reply = nullptr;
+    }
+}
+
+void WatchConnection::attach(QNetworkReply *reply, std::function<ApiError(QNetworkReply *)> errorOf)
+{
+    if (!m_running) {
+        reply->abort();
+        reply->deleteLater();
+        return;
+    }
+    m_reply = reply;
+    m_errorOf = std::move(errorOf);
+    reply->setReadBufferSize(0);
+    connect(reply, &QNetworkReply::readyRead, this, &WatchConnection::handleReadyRead);
+    connect(reply, &QNetworkReply::finished, this, &WatchConnection::handleFinished);
+}
+
+void WatchConnection::handleReadyRead()
+{
+    if (!m_reply)
+        return;
+    const int status = m_reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    if (status != 200) {
+        m_errorBody += m_reply->readAll();
+        return;
+    }
+    m_ok = true;
+    m_decoder.feed(m_reply->readAll());
+    auto events = m_decoder.takeEvents();
+    if (!events.isEmpty())
+        emit eventsReceived(events);
+    if (m_running && m_decoder.hasError())
+        finish(ApiError::make(ApiError::Category::Decode, m_decoder.errorString()));
+}
+
+void WatchConnection::handleFinished()
+{
+    if (!m_running || !m_reply)
+        return;
+    handleReadyRead();
+    if (!m_running)
+        return;
+    QNetworkReply *reply = m_reply;
+    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    if (status >= 300) {
+        finish(ApiError::fromHttp(
+            status,
+            reply->header(QNetworkRequest::ContentTypeHeader).toString().toLatin1(),
+            m_errorBody));
+        return;
+    }
+    if (reply->error() != QNetworkReply::NoError
+        && !(m_ok && reply->error() == QNetworkReply::RemoteHostClosedError)) {
+        finish(m_errorOf(reply));
+        return;
+    }
+    m_decoder.finish();
+    auto events = m_decoder.takeEvents();
+    if (!events.isEmpty())
+        emit eventsReceived(events);
+    if (!m_running)
+        return;
+    if (m_decoder.hasError())
+        finish(ApiError::make(ApiError::Category::Decode, m_decoder.errorString()));
+    else
+        finish(std::nullopt);
+}
+
+void WatchConnection::finish(std::optional<ApiError> error)
+{
+    stop();
+    emit finished(error);
+}
+
+// --- RestClient ----------------------------------------------------------------------------
+
+RestClient::RestClient(ClientConfig config, QObject *parent)
+    : QObject(parent)
+    , m_config(std::move(config))
+    , m_ssl(m_config.sslConfiguration())
+    , m_network(new QNetworkAccessManager(this))
+    , m_credentials(new CredentialProvider(m_config, this))
+{
+    if (m_config.proxy)
+        m_network->setProxy(*m_config.proxy);
+    m_network->setAutoDeleteReplies(false);
+}
+
+RestClient::~RestClient() = default;
+
+QByteArray RestClient::userAgent()
+{
+    return QByteArrayLiteral("reconscope/" RECONSCOPE_VERSION);
+}
+
+QNetworkRequest RestClient::buildRequest(const Call &call) const
+{
+    QUrl url = m_config.server;
+    const QString basePath = url.path().endsWith(u'/') ? url.path().chopped(1) : url.path();
+    url.setPath(basePath + call.path, QUrl::TolerantMode);
+    if (!call.query.isEmpty())
+        url.setQuery(call.query);
+    QNetworkRequest request(url);
+    request.setHeader(QNetworkRequest::UserAgentHeader, userAgent());
+    request.setRawHeader("Accept", call.accept.isEmpty() ? "application/json" : call.accept);
+    if (!call.contentType.isEmpty())
+        request.setHeader(QNetworkRequest::ContentTypeHeader, call.contentType);
+    request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
+    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute,
+                         QNetworkRequest::ManualRedirectPolicy);
+    if (!call.streaming)
+        request.setTransferTimeout(RequestTimeoutMs);
+    return request;
+}
+
+ApiError RestClient::errorOf(QNetworkReply *reply) const
+{
+    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    if (status >= 300) {
+        return ApiError::fromHttp(
+            status,
+            reply->header(QNetworkRequest::ContentTypeHeader).toString().toLatin1(),
+            reply->readAll());
+    }
+    const QString target = m_config.server.toString();
+    const auto sslErrors = reply->property(SslErrorsProperty).value<QList<QSslError>>();
+    if (!sslErrors.isEmpty()) {
+        return ApiError::make(ApiError::Category::Tls,
+                              u"TLS handshake with %1 failed: %2"_s.arg(
+                                  target, describeSslErrors(sslErrors, m_config.peerVerifyName())));
+    }
+    switch (reply->error()) {
+    case QNetworkReply::SslHandshakeFailedError:
+        return ApiError::make(
+            ApiError::Category::Tls,
+            u"TLS handshake with %1 failed: %2 (a server that rejects the "
+            u"client certificate fails this way too)"_s.arg(target, reply->errorString()));
+    case QNetworkReply::OperationCanceledError:
+        return ApiError::make(ApiError::Category::Cancelled, u"request cancelled"_s);
+    case QNetworkReply::TimeoutError:
+        return ApiError::make(ApiError::Category::Network,
+                              u"%1 did not answer in time"_s.arg(target));
+    default:
+        return ApiError::make(ApiError::Category::Network,
+                              u"%1: %2"_s.arg(target, reply->errorString()));
+    }
+}
+
+void RestClient::send(Call call, ReplyHandler onReply, std::function<void(ApiError)> onError)
+{
+    m_credentials->acquire(
+        this,
+        [this, call, onReply, onError](models::Result<Credentials, ApiError> credentials) mutable {
+            if (!credentials) {
+                onError(credentials.error());
+                return;
+            }
+            QNetworkRequest request = buildRequest(call);
+            QSslConfiguration ssl = m_ssl;
+            if (!credentials->clientCertificate.isNull()) {
+                ssl.setLocalCertificate(credentials->clientCertificate);
+                ssl.setPrivateKey(credentials->clientKey);
+            }
+            request.setSslConfiguration(ssl);
+            if (!credentials->authorization.isEmpty())
+                request.setRawHeader("Authorization", credentials->authorization);
+
+            QNetworkReply *reply = call.body.isEmpty() && call.method == "GET"
+                ? m_network->get(request)
+                : m_network->sendCustomRequest(request, call.method, call.body);
+            connect(
+                reply,
+                &QNetworkReply::sslErrors,
+                this,
+                [this, reply](const QList<QSslError> &errors) {
+                    // tls-server-name: the chain must verify; only the name is checked against it
+                    // instead of the URL's host.
+                    if (!m_config.tlsServerName.isEmpty()) {
+                        bool onlyName = true;
+                        for (const auto &error : errors)
+                            onlyName = onlyName && error.error() == QSslError::HostNameMismatch;
+                        if (onlyName
+                            && certificateMatchesName(reply->sslConfiguration().peerCertificate(),
+                                                      m_config.tlsServerName)) {
+                            reply->ignoreSslErrors(errors);
+                            return;
+                        }
+                    }
+                    reply->setProperty(SslErrorsProperty, QVariant::fromValue(errors));
+                });
+            if (call.streaming) {
+                onReply(reply);
+                return;
+            }
+            connect(reply,
+                    &QNetworkReply::finished,
+                    this,
+                    [this, reply, call, onReply, onError]() mutable {
+                        reply->deleteLater();
+                        const int status
+                            = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+                        if (status == 401 && !call.retried
+                            && (m_config.exec || !m_config.tokenFile.isEmpty())) {
+                            m_credentials->invalidate();
+                            call.retried = true;
+                            send(call, onReply, onError);
+                            return;
+                        }
+                        onReply(reply);
+                    });
+        });
+}
+
+void RestClient::request(const QByteArray &method,
+                         const QString &path,
+                         const QUrlQuery &query,
+                         const QByteArray &body,
+                         const QByteArray &contentType,
+                         const QByteArray &accept,
+                         RawCallback callback)
+{
+    Call call{ method, path, query, body, contentType, accept };
+    send(
+        call,
+        [this, callback](QNetworkReply *reply) {
+            const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+            if (reply->error() != QNetworkReply::NoError || status >= 300 || status == 0) {
+                callback(errorOf(reply));
+                return;
+            }
+            RawResponse response;
+            response.status = status;
+            response.contentType = reply->rawHeader("Content-Type");
+            response.body = reply->readAll();
+            callback(std::move(response));
+        },
+        [callback](ApiError error) { callback(std::move(error)); });
+}
+
+void RestClient::jsonRequest(Call call, JsonCallback callback)
+{
+    request(call.method,
+            call.path,
+            call.query,
+            call.body,
+            call.contentType,
+            call.accept,
+            [callback](models::Result<RawResponse, ApiError> response) {
+                if (!response) {
+                    callback(response.error());
+                    return;
+                }
+                const QByteArray &body = response->body;
+                auto json = nlohmann::json::parse(body.begin(), body.end(), nullptr, false);
+                if (json.is_discarded()) {
+                    callback(ApiError::make(ApiError::Category::Decode,
+                                            u"the server's answer is not JSON: "_s
+                                                + QString::fromUtf8(body.left(200))));
+                    return;
+                }
+                callback(std::move(json));
+            });
+}
+
+void RestClient::get(const ResourceRef &resource,
+                     const QString &namespace_,
+                     const QString &name,
+                     JsonCallback callback,
+                     const QString &subresource)
+{
+    jsonRequest({ "GET", resource.objectPath(namespace_, name, subresource) }, std::move(callback));
+}
+
+void RestClient::create(const ResourceRef &resource,
+                        const QString &namespace_,
+                        const nlohmann::json &object,
+                        JsonCallback callback)
+{
+    jsonRequest({ "POST",
+                  resource.collectionPath(namespace_),
+                  {},
+                  QByteArray::fromStdString(object.dump()),
+                  "application/json" },
+                std::move(callback));
+}
+
+void RestClient::update(const ResourceRef &resource,
+                        const QString &namespace_,
+                        const QString &name,
+                        const nlohmann::json &object,
+                        JsonCallback callback,
+                        const QString &subresource)
+{
+    jsonRequest({ "PUT",
+                  resource.objectPath(namespace_, name, subresource),
+                  {},
+                  QByteArray::fromStdString(object.dump()),
+                  "application/json" },
+                std::move(callback));
+}
+
+void RestClient::patch(const ResourceRef &resource,
+                       const QString &namespace_,
+                       const QString &name,
+                       PatchType type,
+                       const QByteArray &patch,
+                       JsonCallback callback,
+                       const QString &subresource)
+{
+    const QByteArray contentType
+        = type == PatchType::Merge ? "application/merge-patch+json" : "application/json-patch+json";
+    jsonRequest(
+        { "PATCH", resource.objectPath(namespace_, name, subresource), {}, patch, contentType },
+        std::move(callback));
+}
+
+void RestClient::remove(const ResourceRef &resource,
+                        const QString &namespace_,
+                        const QString &name,
+                        const DeleteOptions &options,
+                        JsonCallback callback)
+{
+    jsonRequest({ "DELETE",
+                  resource.objectPath(namespace_, name),
+                  {},
+                  options.toJson(),
+                  "application/json" },
+                std::move(callback));
+}
+
+void RestClient::list(const ResourceRef &resource,
+                      const QString &namespace_,
+                      const ListOptions &options,
+                      ListCallback callback)
+{
+    listPage(resource, namespace_, options, {}, std::make_shared<ListPage>(), std::move(callback));
+}
+
+void RestClient::listPage(const ResourceRef &resource,
+                          const QString &namespace_,
+                          const ListOptions &options,
+                          const QString &continueToken,
+                          std::shared_ptr<ListPage> accumulated,
+                          ListCallback callback)
+{
+    QUrlQuery query;
+    if (!options.labelSelector.isEmpty())
+        query.addQueryItem(u"labelSelector"_s, options.labelSelector);
+    if (!options.fieldSelector.isEmpty())
+        query.addQueryItem(u"fieldSelector"_s, options.fieldSelector);
+    if (options.limit > 0)
+        query.addQueryItem(u"limit"_s, QString::number(options.limit));
+    if (!continueToken.isEmpty()) {
+        query.addQueryItem(u"continue"_s, continueToken);
+    } else {
+        if (!options.resourceVersion.isEmpty())
+            query.addQueryItem(u"resourceVersion"_s, options.resourceVersion);
+        if (!options.resourceVersionMatch.isEmpty())
+            query.addQueryItem(u"resourceVersionMatch"_s, options.resourceVersionMatch);
+    }
+    // QUrlQuery leaves '+' alone, which servers read as a space.
+    query.setQueryDelimiters(u'=', u'&');
+    const QString path = resource.collectionPath(namespace_);
+    request("GET",
+            path,
+            query,
+            {},
+            {},
+            "application/json",
+            [this, resource, namespace_, options, continueToken, accumulated, callback](
+                models::Result<RawResponse, ApiError> response) {
+                if (!response) {
+                    if (!continueToken.isEmpty() && response.error().isExpired()) {
+                        // The continue token's snapshot was compacted: list again in one go.
+                        ListOptions full = options;
+                        full.limit = 0;
+                        *accumulated = {};
+                        listPage(resource, namespace_, full, {}, accumulated, callback);
+                        return;
+                    }
+                    callback(response.error());
+                    return;
+                }
+                ListPage page;
+                QString error;
+                if (!decodeListPage(response->body, &page, &error)) {
+                    callback(ApiError::make(ApiError::Category::Decode, error));
+                    return;
+                }
+                if (continueToken.isEmpty()) {
+                    accumulated->resourceVersion = page.resourceVersion;
+                    accumulated->kind = page.kind;
+                }
+                accumulated->items += std::move(page.items);
+                if (!page.continueToken.isEmpty()) {
+                    listPage(
+                        resource, namespace_, options, page.continueToken, accumulated, callback);
+                    return;
+                }
+                accumulated->continueToken.clear();
+                callback(std::move(*accumulated));
+            });
+}
+
+WatchConnection *RestClient::watch(const ResourceRef &resource,
+                                   const QString &namespace_,
+                                   const WatchOptions &options,
+                                   QObject *parent)
+{
+    auto *connection = new WatchConnection(parent);
+    QUrlQuery query;
+    query.addQueryItem(u"watch"_s, u"true"_s);
+    if (!options.labelSelector.isEmpty())
+        query.addQueryItem(u"labelSelector"_s, options.labelSelector);
+    if (!options.fieldSelector.isEmpty())
+        query.addQueryItem(u"fieldSelector"_s, options.fieldSelector);
+    if (!options.resourceVersion.isEmpty())
+        query.addQueryItem(u"resourceVersion"_s, options.resourceVersion);
+    if (options.allowWatchBookmarks)
+        query.addQueryItem(u"allowWatchBookmarks"_s, u"true"_s);
+    if (options.timeoutSeconds > 0)
+        query.addQueryItem(u"timeoutSeconds"_s, QString::number(options.timeoutSeconds));
+    Call call{ "GET", resource.collectionPath(namespace_), query };
+    call.streaming = true;
+    QPointer<WatchConnection> guard(connection);
+    send(
+        call,
+        [this, guard](QNetworkReply *reply) {
+            if (!guard) {
+                reply->abort();
+                reply->deleteLater();
+                return;
+            }
+            connect(reply, &QNetworkReply::finished, this, [this, reply] {
+                if (reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt() == 401)
+                    m_credentials->invalidate();
+            });
+            guard->attach(reply, [this](QNetworkReply *r) { return errorOf(r); });
+        },
+        [guard](ApiError error) {
+            if (guard && guard->isRunning())
+                guard->finish(std::move(error));
+        });
+    return connection;
+}
+
+} // namespace reconscope::controller::kube

@@ -1,0 +1,229 @@
+#pragma once
+
+#include "controller/kube/apierror.h"
+#include "controller/kube/clientconfig.h"
+#include "controller/kube/watchdecoder.h"
+#include "models/result.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QByteArray>
+#include <QList>
+#include <QObject>
+#include <QPair>
+#include <QPointer>
+#include <QString>
+#include <QUrlQuery>
+
+#include <functional>
+#include <optional>
+
+class QNetworkAccessManager;
+class QNetworkReply;
+class QNetworkRequest;
+
+namespace reconscope::controller::kube {
+
+class CredentialProvider;
+
+// Which resource a request is about; builds the URL paths of kube-api.md section 1.
+struct ResourceRef
+{
+    QString group; // empty for the core group
+    QString version;
+    QString plural;
+    bool namespaced = true;
+
+    QString groupVersion() const { return group.isEmpty() ? version : group + u'/' + version; }
+    // /apis/G/V[/namespaces/NS]/PLURAL (an empty namespace lists across all namespaces).
+    QString collectionPath(const QString &namespace_ = {}) const;
+    // .../PLURAL/NAME[/SUBRESOURCE]
+    QString objectPath(const QString &namespace_,
+                       const QString &name,
+                       const QString &subresource = {}) const;
+};
+
+struct ListOptions
+{
+    QString labelSelector;
+    QString fieldSelector;
+    QString resourceVersion; // "0": any (served from cache, no paging); "": latest
+    QString resourceVersionMatch;
+    int limit = 500; // page size; 0 for no limit
+};
+
+struct WatchOptions
+{
+    QString labelSelector;
+    QString fieldSelector;
+    QString resourceVersion;
+    bool allowWatchBookmarks = true;
+    int timeoutSeconds = 0; // 0: let the server choose
+};
+
+struct DeleteOptions
+{
+    QString propagationPolicy = QStringLiteral("Background");
+    std::optional<qint64> gracePeriodSeconds;
+    bool dryRun = false;
+    QString preconditionResourceVersion;
+    QString preconditionUid;
+
+    QByteArray toJson() const;
+};
+
+enum class PatchType {
+    Merge, // application/merge-patch+json (RFC 7386)
+    Json, // application/json-patch+json (RFC 6902)
+};
+
+// An HTTP answer as received (any status).
+struct RawResponse
+{
+    int status = 0;
+    QByteArray contentType;
+    QByteArray body;
+};
+
+// One watch request. Events arrive in batches as the body streams in; finished() is emitted once,
+// with no error when the server ended the stream normally (timeoutSeconds elapsed).
+class WatchConnection final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(WatchConnection)
+
+public:
+    explicit WatchConnection(QObject *parent = nullptr);
+    ~WatchConnection() override;
+
+    // Closes the stream; finished() is not emitted afterwards.
+    void stop();
+    bool isRunning() const { return m_running; }
+
+signals:
+    void eventsReceived(const QList<reconscope::controller::kube::WatchEvent> &events);
+    // error is empty (category Cancelled / code 0 with no message) when the stream ended normally.
+    void finished(const std::optional<reconscope::controller::kube::ApiError> &error);
+
+private:
+    friend class RestClient;
+    void attach(QNetworkReply *reply, std::function<ApiError(QNetworkReply *)> errorOf);
+    void handleReadyRead();
+    void handleFinished();
+    void finish(std::optional<ApiError> error);
+
+    QPointer<QNetworkReply> m_reply;
+    std::function<ApiError(QNetworkReply *)> m_errorOf;
+    WatchDecoder m_decoder;
+    QByteArray m_errorBody;
+    bool m_running = true;
+    bool m_ok = false;
+};
+
+// Asynchronous REST client for one cluster (QNetworkAccessManager; never blocks). Callbacks run on
+// the client's thread and are dropped if the client is destroyed first. Authentication comes from
+// the ClientConfig (client certificate, token, token file, basic, exec plugin); a 401 invalidates
+// cached credentials and the request is retried once.
+class RestClient final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(RestClient)
+
+public:
+    using JsonResult = models::Result<nlohmann::json, ApiError>;
+    using JsonCallback = std::function<void(JsonResult)>;
+    using ListCallback = std::function<void(models::Result<ListPage, ApiError>)>;
+    using RawCallback = std::function<void(models::Result<RawResponse, ApiError>)>;
+
+    explicit RestClient(ClientConfig config, QObject *parent = nullptr);
+    ~RestClient() override;
+
+    const ClientConfig &config() const { return m_config; }
+    CredentialProvider *credentials() const { return m_credentials; }
+    static QByteArray userAgent();
+
+    void get(const ResourceRef &resource,
+             const QString &namespace_,
+             const QString &name,
+             JsonCallback callback,
+             const QString &subresource = {});
+    // Follows `continue` until the list is complete; items stay raw JSON bytes. The result's
+    // resourceVersion is the first page's (all pages are served at it).
+    void list(const ResourceRef &resource,
+              const QString &namespace_,
+              const ListOptions &options,
+              ListCallback callback);
+    void create(const ResourceRef &resource,
+                const QString &namespace_,
+                const nlohmann::json &object,
+                JsonCallback callback);
+    void update(const ResourceRef &resource,
+                const QString &namespace_,
+                const QString &name,
+                const nlohmann::json &object,
+                JsonCallback callback,
+                const QString &subresource = {});
+    void patch(const ResourceRef &resource,
+               const QString &namespace_,
+               const QString &name,
+               PatchType type,
+               const QByteArray &patch,
+               JsonCallback callback,
+               const QString &subresource = {});
+    // DELETE with a DeleteOptions body; the answer is the Status or the object (finalizers).
+    void remove(const ResourceRef &resource,
+                const QString &namespace_,
+                const QString &name,
+                const DeleteOptions &options,
+                JsonCallback callback);
+
+    // Any request; non-2xx answers are errors (typed from the Status body when there is one).
+    void request(const QByteArray &method,
+                 const QString &path,
+                 const QUrlQuery &query,
+                 const QByteArray &body,
+                 const QByteArray &contentType,
+                 const QByteArray &accept,
+                 RawCallback callback);
+
+    // Starts a watch (watch=1) on the collection; the connection is owned by `parent`.
+    WatchConnection *watch(const ResourceRef &resource,
+                           const QString &namespace_,
+                           const WatchOptions &options,
+                           QObject *parent);
+
+private:
+    struct Call
+    {
+        QByteArray method;
+        QString path;
+        QUrlQuery query;
+        QByteArray body;
+        QByteArray contentType;
+        QByteArray accept;
+        bool streaming = false;
+        bool retried = false;
+    };
+    using ReplyHandler = std::function<void(QNetworkReply *)>;
+
+    void send(Call call, ReplyHandler onReply, std::function<void(ApiError)> onError);
+    QNetworkRequest buildRequest(const Call &call) const;
+    ApiError errorOf(QNetworkReply *reply) const;
+    void jsonRequest(Call call, JsonCallback callback);
+    void listPage(const ResourceRef &resource,
+                  const QString &namespace_,
+                  const ListOptions &options,
+                  const QString &continueToken,
+                  std::shared_ptr<ListPage> accumulated,
+                  ListCallback callback);
+
+    ClientConfig m_config;
+    QSslConfiguration m_ssl;
+    QNetworkAccessManager *m_network;
+    CredentialProvider *m_credentials;
+};
+
+// Whether a certificate's subjectAltNames cover `name` (DNS with one-label wildcards, or IP).
+bool certificateMatchesName(const QSslCertificate &certificate, const QString &name);
+
+} // namespace reconscope::controller::kube

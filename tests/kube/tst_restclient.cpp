@@ -1,0 +1,566 @@
+#include "controller/kube/clientconfig.h"
+#include "controller/kube/credentialprovider.h"
+#include "controller/kube/restclient.h"
+#include "testpki.h"
+#include "testserver.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <memory>
+
+using namespace Qt::StringLiterals;
+using namespace reconscope::controller::kube;
+
+class tst_RestClient final : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void cleanup();
+
+    void urls_data();
+    void urls();
+    void getWithClientCertificate();
+    void statusErrors_data();
+    void statusErrors();
+    void plainText404();
+    void listFollowsContinue();
+    void listRestartsWhenContinueExpires();
+    void mutations();
+    void int64SurvivesRoundTrip();
+    void rotatedTokenFileRetriedOn401();
+    void tlsWrongCa();
+    void tlsHostNameMismatchAndServerName();
+    void connectionRefused();
+    void watchStreamsEvents();
+
+private:
+    QSslConfiguration serverSsl(const QString &certificate, const QString &key) const;
+    ClientConfig clientConfig() const;
+
+    QTemporaryDir m_pki;
+    std::unique_ptr<TestServer> m_server;
+};
+
+namespace {
+
+using JsonResult = RestClient::JsonResult;
+
+template<typename T>
+std::optional<T> waitFor(const std::function<void(std::function<void(T)>)> &start)
+{
+    std::optional<T> result;
+    start([&](T value) { result.emplace(std::move(value)); });
+    if (!QTest::qWaitFor([&] { return result.has_value(); }, 10000))
+        return std::nullopt;
+    return result;
+}
+
+std::optional<JsonResult> waitJson(const std::function<void(RestClient::JsonCallback)> &start)
+{
+    return waitFor<JsonResult>([&](std::function<void(JsonResult)> done) { start(done); });
+}
+
+const ResourceRef CustomApps{ u"infrastructure.internal.net"_s, u"v1"_s, u"customapps"_s, true };
+
+QString errorText(const JsonResult &result)
+{
+    return result.ok() ? QString() : result.error().toString();
+}
+
+} // namespace
+
+void tst_RestClient::initTestCase()
+{
+    QVERIFY(m_pki.isValid());
+    QString error;
+    QVERIFY2(testpki::generate(m_pki.path(), &error), qPrintable(error));
+}
+
+QSslConfiguration tst_RestClient::serverSsl(const QString &certificate, const QString &key) const
+{
+    QSslConfiguration ssl = QSslConfiguration::defaultConfiguration();
+    ssl.setLocalCertificate(QSslCertificate(testpki::read(m_pki.filePath(certificate))));
+    ssl.setPrivateKey(QSslKey(testpki::read(m_pki.filePath(key)), QSsl::Rsa));
+    ssl.setCaCertificates(QSslCertificate::fromData(testpki::read(m_pki.filePath(u"ca.crt"_s))));
+    ssl.setPeerVerifyMode(QSslSocket::QueryPeer);
+    return ssl;
+}
+
+ClientConfig tst_RestClient::clientConfig() const
+{
+    ClientConfig config;
+    config.server = QUrl(m_server->url());
+    config.caCertificates = *pem::parseCertificates(testpki::read(m_pki.filePath(u"ca.crt"_s)));
+    config.clientCertificate
+        = *pem::parseCertificate(testpki::read(m_pki.filePath(u"client.crt"_s)));
+    config.clientKey = *pem::parsePrivateKey(testpki::read(m_pki.filePath(u"client.key"_s)));
+    config.origin = u"test"_s;
+    return config;
+}
+
+void tst_RestClient::init()
+{
+    m_server = std::make_unique<TestServer>(serverSsl(u"server.crt"_s, u"server.key"_s));
+    QVERIFY(m_server->port() != 0);
+}
+
+void tst_RestClient::cleanup()
+{
+    m_server.reset();
+}
+
+void tst_RestClient::urls_data()
+{
+    QTest::addColumn<QString>("group");
+    QTest::addColumn<bool>("namespaced");
+    QTest::addColumn<QString>("namespace_");
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("subresource");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("namespaced collection")
+        << u"G"_s << true << u"default"_s << QString() << QString()
+        << u"/apis/G/v1/namespaces/default/customapps"_s;
+    QTest::newRow("all namespaces")
+        << u"G"_s << true << QString() << QString() << QString() << u"/apis/G/v1/customapps"_s;
+    QTest::newRow("object status") << u"G"_s << true << u"ns"_s << u"my-app"_s << u"status"_s
+                                   << u"/apis/G/v1/namespaces/ns/customapps/my-app/status"_s;
+    QTest::newRow("cluster scoped ignores namespace")
+        << u"G"_s << false << u"ns"_s << u"x"_s << QString() << u"/apis/G/v1/customapps/x"_s;
+    QTest::newRow("core group") << QString() << true << u"kube-system"_s << u"p"_s << QString()
+                                << u"/api/v1/namespaces/kube-system/customapps/p"_s;
+}
+
+void tst_RestClient::urls()
+{
+    QFETCH(QString, group);
+    QFETCH(bool, namespaced);
+    QFETCH(QString, namespace_);
+    QFETCH(QString, name);
+    QFETCH(QString, subresource);
+    QFETCH(QString, expected);
+    const ResourceRef ref{ group, u"v1"_s, u"customapps"_s, namespaced };
+    QCOMPARE(name.isEmpty() ? ref.collectionPath(namespace_)
+                            : ref.objectPath(namespace_, name, subresource),
+             expected);
+}
+
+void tst_RestClient::getWithClientCertificate()
+{
+    m_server->handler = [](const TestRequest &, QTcpSocket *socket) {
+        TestServer::respond(socket,
+                            200,
+                            "application/json",
+                            R"({"kind":"CustomApp","metadata":{"name":"my-app"}})"
+                            "\n");
+    };
+    RestClient client(clientConfig());
+    const auto result
+        = waitJson([&](auto done) { client.get(CustomApps, u"default"_s, u"my-app"_s, done); });
+    QVERIFY(result);
+    QVERIFY2(result->ok(), qPrintable(errorText(*result)));
+    QCOMPARE(result->value()["metadata"]["name"], "my-app");
+    QCOMPARE(m_server->requests.size(), 1);
+    const TestRequest &request = m_server->requests.first();
+    QCOMPARE(request.method, QByteArray("GET"));
+    QCOMPARE(request.path,
+             u"/apis/infrastructure.internal.net/v1/namespaces/default/customapps/my-app"_s);
+    QCOMPARE(request.clientCommonName, u"kubernetes-admin"_s);
+    QCOMPARE(request.headers.value("user-agent"), QByteArray("reconscope/" RECONSCOPE_VERSION));
+    QCOMPARE(request.headers.value("accept"), QByteArray("application/json"));
+    QVERIFY(!request.headers.contains("authorization"));
+}
+
+void tst_RestClient::statusErrors_data()
+{
+    QTest::addColumn<int>("code");
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<QString>("reason");
+    QTest::addColumn<QString>("message");
+    QTest::addColumn<QString>("detailsKind");
+    QTest::addColumn<int>("causes");
+
+    QTest::newRow("409 Conflict")
+        << 409
+        << QByteArray(
+               R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Operation cannot be fulfilled on customapps.infrastructure.internal.net \"my-app\": the object has been modified; please apply your changes to the latest version and try again","reason":"Conflict","details":{"name":"my-app","group":"infrastructure.internal.net","kind":"customapps"},"code":409})")
+        << u"Conflict"_s
+        << u"Operation cannot be fulfilled on customapps.infrastructure.internal.net \"my-app\": the object has been modified; please apply your changes to the latest version and try again"_s
+        << u"customapps"_s << 0;
+    QTest::newRow("403 Forbidden")
+        << 403
+        << QByteArray(
+               R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"customapps.infrastructure.internal.net \"my-app\" is forbidden: User \"x\" cannot patch resource \"customapps/status\" in API group \"infrastructure.internal.net\" in the namespace \"default\"","reason":"Forbidden","details":{"name":"my-app","group":"infrastructure.internal.net","kind":"customapps"},"code":403})")
+        << u"Forbidden"_s
+        << u"customapps.infrastructure.internal.net \"my-app\" is forbidden: User \"x\" cannot patch resource \"customapps/status\" in API group \"infrastructure.internal.net\" in the namespace \"default\""_s
+        << u"customapps"_s << 0;
+    QTest::newRow("422 Invalid with causes")
+        << 422
+        << QByteArray(
+               R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"CustomApp.infrastructure.internal.net \"my-app\" is invalid: spec.replicas: Invalid value: -1","reason":"Invalid","details":{"name":"my-app","group":"infrastructure.internal.net","kind":"CustomApp","causes":[{"reason":"FieldValueInvalid","message":"Invalid value: -1","field":"spec.replicas"}]},"code":422})")
+        << u"Invalid"_s
+        << u"CustomApp.infrastructure.internal.net \"my-app\" is invalid: spec.replicas: Invalid value: -1"_s
+        << u"CustomApp"_s << 1;
+    QTest::newRow("415 without details")
+        << 415
+        << QByteArray(
+               R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml","reason":"UnsupportedMediaType","code":415})")
+        << u"UnsupportedMediaType"_s
+        << u"the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"_s
+        << QString() << 0;
+}
+
+void tst_RestClient::statusErrors()
+{
+    QFETCH(int, code);
+    QFETCH(QByteArray, body);
+    QFETCH(QString, reason);
+    QFETCH(QString, message);
+    QFETCH(QString, detailsKind);
+    QFETCH(int, causes);
+    m_server->handler = [&](const TestRequest &, QTcpSocket *socket) {
+        TestServer::respond(socket, code, "application/json", body + '\n');
+    };
+    RestClient client(clientConfig());
+    const auto result = waitJson([&](auto done) {
+        client.update(CustomApps,
+                      u"default"_s,
+                      u"my-app"_s,
+                      nlohmann::json{ { "metadata", { { "resourceVersion", "1" } } } },
+                      done);
+    });
+    QVERIFY(result);
+    QVERIFY(!result->ok());
+    const ApiError &error = result->error();
+    QCOMPARE(error.category, ApiError::Category::Status);
+    QCOMPARE(error.code, code);
+    QCOMPARE(error.reason, reason);
+    QCOMPARE(error.message, message);
+    QCOMPARE(error.kind, detailsKind);
+    QCOMPARE(error.causes.size(), causes);
+    QCOMPARE(error.isConflict(), code == 409);
+    QCOMPARE(error.isForbidden(), code == 403);
+    if (causes)
+        QCOMPARE(error.causes.first().field, u"spec.replicas"_s);
+    if (!detailsKind.isEmpty()) {
+        QCOMPARE(error.name, u"my-app"_s);
+        QCOMPARE(error.group, u"infrastructure.internal.net"_s);
+    }
+    QVERIFY(error.toString().startsWith(reason + u" ("_s + QString::number(code) + u"): "_s));
+    QCOMPARE(m_server->requests.first().method, QByteArray("PUT"));
+}
+
+void tst_RestClient::plainText404()
+{
+    m_server->handler = [](const TestRequest &, QTcpSocket *socket) {
+        TestServer::respond(socket, 404, "text/plain; charset=utf-8", "404 page not found\n");
+    };
+    RestClient client(clientConfig());
+    const ResourceRef unknown{ u"nope.example"_s, u"v1"_s, u"things"_s, true };
+    const auto result = waitJson([&](auto done) { client.get(unknown, u"a"_s, u"b"_s, done); });
+    QVERIFY(result);
+    QVERIFY(!result->ok());
+    QCOMPARE(result->error().category, ApiError::Category::Http);
+    QCOMPARE(result->error().code, 404);
+    QVERIFY(result->error().isNotFound());
+    QCOMPARE(result->error().reason, u"NotFound"_s);
+    QCOMPARE(result->error().message, u"404 page not found"_s);
+}
+
+void tst_RestClient::listFollowsContinue()
+{
+    m_server->handler = [](const TestRequest &request, QTcpSocket *socket) {
+        const QString token = request.queryValue(u"continue"_s);
+        if (token.isEmpty()) {
+            TestServer::respond(
+                socket,
+                200,
+                "application/json",
+                R"({"apiVersion":"G/v1","items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}],"kind":"CustomAppList","metadata":{"continue":"page+2","resourceVersion":"77","remainingItemCount":1}})");
+        } else {
+            TestServer::respond(
+                socket,
+                200,
+                "application/json",
+                R"({"apiVersion":"G/v1","items":[{"metadata":{"name":"c"}}],"kind":"CustomAppList","metadata":{"continue":"","resourceVersion":"77"}})");
+        }
+    };
+    RestClient client(clientConfig());
+    ListOptions options;
+    options.resourceVersion = u"0"_s;
+    options.labelSelector = u"app in (a,b)"_s;
+    using ListResult = reconscope::models::Result<ListPage, ApiError>;
+    const auto result = waitFor<ListResult>(
+        [&](auto done) { client.list(CustomApps, u"default"_s, options, done); });
+    QVERIFY(result && result->ok());
+    QCOMPARE(result->value().items.size(), 3);
+    QCOMPARE(result->value().resourceVersion, u"77"_s);
+    QCOMPARE(m_server->requests.size(), 2);
+    const TestRequest &first = m_server->requests[0];
+    QCOMPARE(first.queryValue(u"limit"_s), u"500"_s);
+    QCOMPARE(first.queryValue(u"resourceVersion"_s), u"0"_s);
+    QCOMPARE(first.queryValue(u"labelSelector"_s), u"app in (a,b)"_s);
+    const TestRequest &second = m_server->requests[1];
+    QCOMPARE(second.queryValue(u"continue"_s), u"page+2"_s);
+    QVERIFY(!second.query.hasQueryItem(u"resourceVersion"_s));
+    QCOMPARE(second.queryValue(u"limit"_s), u"500"_s);
+}
+
+void tst_RestClient::listRestartsWhenContinueExpires()
+{
+    m_server->handler = [](const TestRequest &request, QTcpSocket *socket) {
+        if (request.query.hasQueryItem(u"continue"_s)) {
+            TestServer::respond(
+                socket,
+                410,
+                "application/json",
+                R"({"kind":"Status","apiVersion":"v1","metadata":{"continue":"fresh"},"status":"Failure","message":"The provided continue parameter is too old","reason":"Expired","code":410})");
+        } else if (request.query.hasQueryItem(u"limit"_s)) {
+            TestServer::respond(
+                socket,
+                200,
+                "application/json",
+                R"({"items":[{"metadata":{"name":"a"}}],"metadata":{"continue":"old","resourceVersion":"5"}})");
+        } else {
+            TestServer::respond(
+                socket,
+                200,
+                "application/json",
+                R"({"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}],"metadata":{"continue":"","resourceVersion":"9"}})");
+        }
+    };
+    RestClient client(clientConfig());
+    using ListResult = reconscope::models::Result<ListPage, ApiError>;
+    const auto result
+        = waitFor<ListResult>([&](auto done) { client.list(CustomApps, {}, ListOptions(), done); });
+    QVERIFY(result && result->ok());
+    QCOMPARE(result->value().items.size(), 2);
+    QCOMPARE(result->value().resourceVersion, u"9"_s);
+    QCOMPARE(m_server->requests.size(), 3);
+    QCOMPARE(m_server->requests[0].path, u"/apis/infrastructure.internal.net/v1/customapps"_s);
+}
+
+void tst_RestClient::mutations()
+{
+    m_server->handler = [](const TestRequest &request, QTcpSocket *socket) {
+        TestServer::respond(socket,
+                            request.method == "POST" ? 201 : 200,
+                            "application/json",
+                            R"({"kind":"CustomApp"})");
+    };
+    RestClient client(clientConfig());
+    auto expectOk = [](const std::optional<JsonResult> &result) {
+        return result && result->ok();
+    };
+    QVERIFY(expectOk(waitJson([&](auto done) {
+        client.create(CustomApps, u"default"_s, nlohmann::json{ { "kind", "CustomApp" } }, done);
+    })));
+    QVERIFY(expectOk(waitJson([&](auto done) {
+        client.patch(CustomApps,
+                     u"default"_s,
+                     u"my-app"_s,
+                     PatchType::Merge,
+                     R"({"status":{"phase":"Ready"}})",
+                     done,
+                     u"status"_s);
+    })));
+    QVERIFY(expectOk(waitJson([&](auto done) {
+        client.patch(CustomApps,
+                     u"default"_s,
+                     u"my-app"_s,
+                     PatchType::Json,
+                     R"([{"op":"replace","path":"/spec/replicas","value":2}])",
+                     done);
+    })));
+    DeleteOptions options;
+    options.preconditionUid = u"u-1"_s;
+    QVERIFY(expectOk(waitJson(
+        [&](auto done) { client.remove(CustomApps, u"default"_s, u"my-app"_s, options, done); })));
+    const auto &requests = m_server->requests;
+    QCOMPARE(requests.size(), 4);
+    QCOMPARE(requests[0].method, QByteArray("POST"));
+    QCOMPARE(requests[0].path,
+             u"/apis/infrastructure.internal.net/v1/namespaces/default/customapps"_s);
+    QCOMPARE(requests[0].headers.value("content-type"), QByteArray("application/json"));
+    QCOMPARE(requests[1].method, QByteArray("PATCH"));
+    QVERIFY(requests[1].path.endsWith(u"/customapps/my-app/status"_s));
+    QCOMPARE(requests[1].headers.value("content-type"), QByteArray("application/merge-patch+json"));
+    QCOMPARE(requests[1].body, QByteArray(R"({"status":{"phase":"Ready"}})"));
+    QCOMPARE(requests[2].headers.value("content-type"), QByteArray("application/json-patch+json"));
+    QVERIFY(requests[2].path.endsWith(u"/customapps/my-app"_s));
+    QCOMPARE(requests[3].method, QByteArray("DELETE"));
+    const auto body = nlohmann::json::parse(requests[3].body.toStdString());
+    QCOMPARE(body["kind"], "DeleteOptions");
+    QCOMPARE(body["apiVersion"], "v1");
+    QCOMPARE(body["propagationPolicy"], "Background");
+    QCOMPARE(body["preconditions"]["uid"], "u-1");
+}
+
+void tst_RestClient::int64SurvivesRoundTrip()
+{
+    m_server->handler = [](const TestRequest &request, QTcpSocket *socket) {
+        TestServer::respond(socket, 201, "application/json", request.body);
+    };
+    RestClient client(clientConfig());
+    const std::int64_t big = 9007199254740993LL; // 2^53 + 1
+    const std::int64_t min = std::numeric_limits<std::int64_t>::min();
+    const auto result = waitJson([&](auto done) {
+        client.create(CustomApps,
+                      u"default"_s,
+                      nlohmann::json{ { "spec", { { "big", big }, { "min", min } } } },
+                      done);
+    });
+    QVERIFY(result && result->ok());
+    QVERIFY(m_server->requests.first().body.contains("9007199254740993"));
+    QCOMPARE(result->value()["spec"]["big"].get<std::int64_t>(), big);
+    QCOMPARE(result->value()["spec"]["min"].get<std::int64_t>(), min);
+}
+
+void tst_RestClient::rotatedTokenFileRetriedOn401()
+{
+    QTemporaryDir dir;
+    const QString tokenPath = dir.filePath(u"token"_s);
+    auto writeToken = [&](const QByteArray &token) {
+        QFile file(tokenPath);
+        return file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(token) > 0;
+    };
+    QVERIFY(writeToken("old"));
+    m_server->handler = [](const TestRequest &request, QTcpSocket *socket) {
+        if (request.headers.value("authorization") == "Bearer rotated-token")
+            TestServer::respond(socket, 200, "application/json", "{}");
+        else
+            TestServer::respond(
+                socket,
+                401,
+                "application/json",
+                R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401})");
+    };
+    ClientConfig config = clientConfig();
+    config.tokenFile = tokenPath;
+    RestClient client(config);
+    auto first = waitJson([&](auto done) { client.get(CustomApps, u"a"_s, u"b"_s, done); });
+    QVERIFY(first && !first->ok());
+    QVERIFY(first->error().isUnauthorized());
+    QCOMPARE(m_server->requests.size(), 2); // retried once, still the old token
+    QCOMPARE(m_server->requests.last().headers.value("authorization"), QByteArray("Bearer old"));
+
+    QVERIFY(writeToken("rotated-token"));
+    auto second = waitJson([&](auto done) { client.get(CustomApps, u"a"_s, u"b"_s, done); });
+    QVERIFY(second && second->ok());
+}
+
+void tst_RestClient::tlsWrongCa()
+{
+    ClientConfig config = clientConfig();
+    config.caCertificates
+        = *pem::parseCertificates(testpki::read(m_pki.filePath(u"other-ca.crt"_s)));
+    RestClient client(config);
+    const auto result = waitJson([&](auto done) { client.get(CustomApps, u"a"_s, u"b"_s, done); });
+    QVERIFY(result && !result->ok());
+    QCOMPARE(result->error().category, ApiError::Category::Tls);
+    QVERIFY2(result->error().message.contains(
+                 u"the server's certificate (issuer \"test-ca\") is not signed by the cluster's "
+                 u"certificate authority"_s),
+             qPrintable(result->error().message));
+    QVERIFY(m_server->requests.isEmpty());
+}
+
+void tst_RestClient::tlsHostNameMismatchAndServerName()
+{
+    m_server = std::make_unique<TestServer>(serverSsl(u"alias.crt"_s, u"alias.key"_s));
+    m_server->handler = [](const TestRequest &, QTcpSocket *socket) {
+        TestServer::respond(socket, 200, "application/json", "{}");
+    };
+    {
+        RestClient client(clientConfig());
+        const auto result
+            = waitJson([&](auto done) { client.get(CustomApps, u"a"_s, u"b"_s, done); });
+        QVERIFY(result && !result->ok());
+        QCOMPARE(result->error().category, ApiError::Category::Tls);
+        QVERIFY2(result->error().message.contains(
+                     u"not valid for 127.0.0.1 (it names cluster.internal); set tls-server-name"_s),
+                 qPrintable(result->error().message));
+    }
+    ClientConfig config = clientConfig();
+    config.tlsServerName = u"cluster.internal"_s;
+    RestClient client(config);
+    const auto result = waitJson([&](auto done) { client.get(CustomApps, u"a"_s, u"b"_s, done); });
+    QVERIFY(result);
+    QVERIFY2(result->ok(), qPrintable(errorText(*result)));
+
+    // A server name the certificate does not carry still fails.
+    config.tlsServerName = u"elsewhere.internal"_s;
+    RestClient wrong(config);
+    const auto refused = waitJson([&](auto done) { wrong.get(CustomApps, u"a"_s, u"b"_s, done); });
+    QVERIFY(refused && !refused->ok());
+    QCOMPARE(refused->error().category, ApiError::Category::Tls);
+}
+
+void tst_RestClient::connectionRefused()
+{
+    ClientConfig config = clientConfig();
+    const quint16 port = m_server->port();
+    m_server.reset();
+    config.server.setPort(port);
+    RestClient client(config);
+    const auto result = waitJson([&](auto done) { client.get(CustomApps, u"a"_s, u"b"_s, done); });
+    QVERIFY(result && !result->ok());
+    QCOMPARE(result->error().category, ApiError::Category::Network);
+    QVERIFY(result->error().isTransient());
+    QVERIFY2(result->error().message.contains(u"refused"_s, Qt::CaseInsensitive),
+             qPrintable(result->error().message));
+}
+
+void tst_RestClient::watchStreamsEvents()
+{
+    QPointer<QTcpSocket> stream;
+    m_server->handler = [&](const TestRequest &, QTcpSocket *socket) {
+        stream = socket;
+        TestServer::startStream(socket);
+        // One event split across two chunks, then a second in the same chunk as the split's end.
+        TestServer::writeChunk(socket, R"({"type":"ADDED","object":{"metadata":{"na)");
+        TestServer::writeChunk(
+            socket,
+            R"(me":"a","resourceVersion":"5"}}})"
+            "\n"
+            R"({"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"6"}}})"
+            "\n");
+    };
+    RestClient client(clientConfig());
+    WatchOptions options;
+    options.resourceVersion = u"4"_s;
+    options.timeoutSeconds = 321;
+    WatchConnection *watch = client.watch(CustomApps, u"default"_s, options, this);
+    QSignalSpy events(watch, &WatchConnection::eventsReceived);
+    QSignalSpy finished(watch, &WatchConnection::finished);
+    QList<WatchEvent> received;
+    connect(watch, &WatchConnection::eventsReceived, this, [&](const QList<WatchEvent> &batch) {
+        received += batch;
+    });
+    QTRY_COMPARE(received.size(), 2);
+    QCOMPARE(received[0].type, WatchEvent::Type::Added);
+    QCOMPARE(received[1].type, WatchEvent::Type::Bookmark);
+    QVERIFY(finished.isEmpty());
+
+    const TestRequest &request = m_server->requests.first();
+    QCOMPARE(request.queryValue(u"watch"_s), u"true"_s);
+    QCOMPARE(request.queryValue(u"resourceVersion"_s), u"4"_s);
+    QCOMPARE(request.queryValue(u"allowWatchBookmarks"_s), u"true"_s);
+    QCOMPARE(request.queryValue(u"timeoutSeconds"_s), u"321"_s);
+
+    QVERIFY(stream);
+    TestServer::writeChunk(stream,
+                           R"({"type":"DELETED","object":{"metadata":{"name":"a"}}})"
+                           "\n");
+    TestServer::endStream(stream);
+    QTRY_COMPARE(finished.size(), 1);
+    QCOMPARE(received.size(), 3);
+    QVERIFY(!finished.first().first().value<std::optional<ApiError>>().has_value());
+    delete watch;
+}
+
+QTEST_GUILESS_MAIN(tst_RestClient)
+#include "tst_restclient.moc"
