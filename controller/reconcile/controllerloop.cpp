@@ -379,10 +379,10 @@ void ControllerLoop::finishReconcile(quint64 id, const QString &key, ReconcileOu
                          key.toStdString(),
                          resultText(outcome.result).toStdString());
         }
-        spdlog::info("reconcile {}: {}error: {}",
-                     key.toStdString(),
-                     outcome.error->terminal ? "terminal " : "",
-                     outcome.error->message.toStdString());
+        spdlog::debug("reconcile {}: {}error: {}",
+                      key.toStdString(),
+                      outcome.error->terminal ? "terminal " : "",
+                      outcome.error->message.toStdString());
     } else if (outcome.result.requeueAfter > Duration::zero()) {
         record.result = ReconcileRecord::Result::RequeueAfter;
         m_queue->forget(key);
