@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <string>
 
 using namespace Qt::StringLiterals;
@@ -18,6 +19,7 @@ namespace {
 using Json = nlohmann::json;
 
 constexpr qint64 MaxValues = 10'000'000;
+constexpr int MaxDepth = 1000;
 const std::string TagPrefix = "tag:yaml.org,2002:";
 
 struct ConversionError
@@ -208,14 +210,56 @@ Json scalarToJson(const YAML::Node &node)
         QString::fromStdString(text), QString::fromStdString(kind), where(node.Mark())) };
 }
 
+// How many values a node expands to once aliases are resolved, memoised per source position so
+// that an alias bomb is measured without being expanded; a recursive alias (yaml-cpp builds
+// cyclic nodes for "&a [*a]") or absurd nesting is refused.
+class SizeEstimator
+{
+public:
+    qint64 size(const YAML::Node &node, int depth = 0)
+    {
+        if (depth > MaxDepth)
+            throw ConversionError{
+                u"nesting deeper than %1 levels (recursive alias?)%2"_s.arg(MaxDepth).arg(
+                    where(node.Mark()))
+            };
+        const YAML::Mark mark = node.Mark();
+        const bool container = node.IsMap() || node.IsSequence();
+        const auto memoKey = std::make_pair(mark.pos, int(node.Type()));
+        if (container && !mark.is_null()) {
+            if (const auto it = m_memo.find(memoKey); it != m_memo.end())
+                return it->second;
+        }
+        qint64 total = 1;
+        if (node.IsSequence()) {
+            for (const YAML::Node &item : node)
+                total = std::min(total + size(item, depth + 1), MaxValues + 1);
+        } else if (node.IsMap()) {
+            for (const auto &entry : node)
+                total = std::min(total + size(entry.second, depth + 1), MaxValues + 1);
+        }
+        if (container && !mark.is_null())
+            m_memo.emplace(memoKey, total);
+        return total;
+    }
+
+private:
+    std::map<std::pair<int, int>, qint64> m_memo;
+};
+
 class Converter
 {
 public:
-    Json convert(const YAML::Node &node)
+    Json convert(const YAML::Node &node, int depth = 0)
     {
         if (++m_values > MaxValues)
             throw ConversionError{
                 u"the document expands to more than %1 values (alias bomb?)"_s.arg(MaxValues)
+            };
+        if (depth > MaxDepth)
+            throw ConversionError{
+                u"nesting deeper than %1 levels (recursive alias?)%2"_s.arg(MaxDepth).arg(
+                    where(node.Mark()))
             };
         switch (node.Type()) {
         case YAML::NodeType::Undefined:
@@ -228,11 +272,11 @@ public:
         case YAML::NodeType::Sequence: {
             Json array = Json::array();
             for (const YAML::Node &item : node)
-                array.push_back(convert(item));
+                array.push_back(convert(item, depth + 1));
             return array;
         }
         case YAML::NodeType::Map:
-            return convertMap(node);
+            return convertMap(node, depth);
         }
         return nullptr;
     }
@@ -250,13 +294,13 @@ private:
         return value.dump();
     }
 
-    void mergeInto(Json &object, const YAML::Node &source)
+    void mergeInto(Json &object, const YAML::Node &source, int depth)
     {
         const auto mergeOne = [&](const YAML::Node &map) {
             if (!map.IsMap())
                 throw ConversionError{ u"a merge key (<<) needs a mapping or a list of mappings%1"_s
                                            .arg(where(map.Mark())) };
-            const Json merged = convertMap(map);
+            const Json merged = convertMap(map, depth + 1);
             for (const auto &[key, value] : merged.items()) {
                 if (!object.contains(key))
                     object[key] = value;
@@ -270,7 +314,7 @@ private:
         }
     }
 
-    Json convertMap(const YAML::Node &node)
+    Json convertMap(const YAML::Node &node, int depth)
     {
         Json object = Json::object();
         std::vector<YAML::Node> merges;
@@ -280,11 +324,11 @@ private:
                 merges.push_back(entry.second);
                 continue;
             }
-            object[keyText(key)] = convert(entry.second);
+            object[keyText(key)] = convert(entry.second, depth + 1);
         }
         // Explicit keys win over merged ones; earlier merge sources over later ones.
         for (const YAML::Node &source : merges)
-            mergeInto(object, source);
+            mergeInto(object, source, depth);
         return object;
     }
 
@@ -301,6 +345,10 @@ Result<QList<Json>> convertAll(QByteArrayView yaml)
         for (const YAML::Node &document : documents) {
             if (document.IsNull() && document.Tag() != TagPrefix + "str")
                 continue;
+            if (SizeEstimator().size(document) > MaxValues)
+                throw ConversionError{
+                    u"the document expands to more than %1 values (alias bomb?)"_s.arg(MaxValues)
+                };
             result.append(converter.convert(document));
         }
         return result;
