@@ -1,7 +1,366 @@
+#include "controller/cluster/schema/crd.h"
+#include "controller/cluster/schema/structuralschema.h"
+#include "schematestutil.h"
+
+#include <QDir>
 #include <QTest>
-class tst_X : public QObject
+
+using namespace Qt::StringLiterals;
+using namespace reconscope::controller::cluster;
+using schematest::json;
+
+namespace {
+
+QString crdPath(const QString &file)
+{
+    return schematest::sharedPath(u"fixtures/real-crds/crds/"_s + file);
+}
+
+QStringList crdFiles()
+{
+    return QDir(schematest::sharedPath(u"fixtures/real-crds/crds"_s))
+        .entryList({ u"*.yaml"_s }, QDir::Files, QDir::Name);
+}
+
+// All CRDs of the fixtures plus the project's own.
+QList<json> allCrds()
+{
+    QList<json> crds;
+    for (const QString &file : crdFiles())
+        crds.append(schematest::yamlFile(crdPath(file)));
+    crds.append(schematest::customAppCrd());
+    return crds;
+}
+
+// Applies an RFC 6902 patch to a copy of the CustomApp CRD.
+json mutatedCustomApp(const QByteArray &patch)
+{
+    return schematest::customAppCrd().patch(schematest::parse(patch));
+}
+
+} // namespace
+
+class tst_Crd : public QObject
 {
     Q_OBJECT
+
+private slots:
+    void realCrdsParse_data();
+    void realCrdsParse();
+    void customApp();
+    void clusterApiMachinePools();
+    void defaults();
+    void invalidCrds_data();
+    void invalidCrds();
+    void invalidCrdIsRejectedWithMessage();
+    void fixtureObjectsValidate_data();
+    void fixtureObjectsValidate();
+    void fixtureObjectCoverage();
 };
-QTEST_GUILESS_MAIN(tst_X)
+
+void tst_Crd::realCrdsParse_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<int>("versions");
+    QTest::addColumn<QString>("kind");
+    for (const QString &file : crdFiles()) {
+        const json crd = schematest::yamlFile(crdPath(file));
+        QTest::newRow(qPrintable(file)) << file << int(crd["spec"]["versions"].size())
+                                        << QString::fromStdString(crd["spec"]["names"]["kind"]);
+    }
+    QCOMPARE(crdFiles().size(), 12);
+}
+
+void tst_Crd::realCrdsParse()
+{
+    QFETCH(QString, file);
+    QFETCH(int, versions);
+    QFETCH(QString, kind);
+    const json crd = schematest::yamlFile(crdPath(file));
+    QCOMPARE(schematest::errorLines(validateCrd(crd)).join(u"\n"_s), QString());
+    auto types = resourceTypesFromCrd(crd);
+    QVERIFY2(types.ok(), qPrintable(types.ok() ? QString() : types.error().message));
+    QCOMPARE(types->size(), versions);
+    int storage = 0;
+    for (const ResourceType &type : *types) {
+        QCOMPARE(type.kind, kind);
+        QCOMPARE(type.listKind, kind + u"List"_s);
+        QCOMPARE(type.qualifiedResource(), QString::fromStdString(crd["metadata"]["name"]));
+        QVERIFY(!type.schema.is_null());
+        storage += type.storage ? 1 : 0;
+        auto schema = StructuralSchema::fromJson(type.schema);
+        QVERIFY2(schema.ok(), qPrintable(schema.ok() ? QString() : schema.error().message));
+    }
+    QCOMPARE(storage, 1);
+}
+
+void tst_Crd::customApp()
+{
+    const QList<ResourceType> types = schematest::customAppTypes();
+    QCOMPARE(types.size(), 1);
+    const ResourceType &type = types.first();
+    QCOMPARE(type.group, u"infrastructure.internal.net"_s);
+    QCOMPARE(type.version, u"v1"_s);
+    QCOMPARE(type.groupVersion(), u"infrastructure.internal.net/v1"_s);
+    QCOMPARE(type.plural, u"customapps"_s);
+    QCOMPARE(type.singular, u"customapp"_s);
+    QCOMPARE(type.kind, u"CustomApp"_s);
+    QCOMPARE(type.listKind, u"CustomAppList"_s);
+    QVERIFY(type.namespaced);
+    QCOMPARE(type.shortNames, QStringList{ u"ca"_s });
+    QCOMPARE(type.categories, QStringList{ u"all"_s });
+    QVERIFY(type.served);
+    QVERIFY(type.storage);
+    QVERIFY(type.statusSubresource);
+    QVERIFY(!type.scaleSubresource);
+    QVERIFY(!type.builtin);
+    QCOMPARE(type.printerColumns.size(), 5);
+    QCOMPARE(type.printerColumns[2].name, u"Ready"_s);
+    QCOMPARE(type.printerColumns[2].jsonPath, u".status.conditions[?(@.type==\"Ready\")].status"_s);
+    QCOMPARE(type.printerColumns[4].type, u"date"_s);
+    QCOMPARE_JSON(type.schema["properties"]["spec"]["properties"]["replicas"]["default"], json(1));
+}
+
+void tst_Crd::clusterApiMachinePools()
+{
+    auto types = resourceTypesFromCrd(
+        schematest::yamlFile(crdPath(u"cluster.x-k8s.io_machinepools.yaml"_s)));
+    QVERIFY(types.ok());
+    QCOMPARE(types->size(), 2);
+    QCOMPARE(types->at(0).version, u"v1beta1"_s);
+    QCOMPARE(types->at(1).version, u"v1beta2"_s);
+    QVERIFY(!types->at(0).storage);
+    QVERIFY(types->at(1).storage);
+    for (const ResourceType &type : *types) {
+        QVERIFY(type.served);
+        QVERIFY(type.statusSubresource);
+        QVERIFY(type.scaleSubresource);
+        QCOMPARE(type.specReplicasPath, u".spec.replicas"_s);
+        QCOMPARE(type.statusReplicasPath, u".status.replicas"_s);
+        QVERIFY(type.labelSelectorPath.isEmpty()); // this CRD declares none
+    }
+    // x-kubernetes-validations (CEL) are accepted, even though not evaluated.
+    const json crd = schematest::yamlFile(crdPath(u"cluster.x-k8s.io_clusters.yaml"_s));
+    QVERIFY(crd.dump().find("x-kubernetes-validations") != std::string::npos);
+    QVERIFY(resourceTypesFromCrd(crd).ok());
+}
+
+void tst_Crd::defaults()
+{
+    json crd = schematest::customAppCrd();
+    crd["spec"]["names"].erase("singular");
+    crd["spec"]["names"].erase("listKind");
+    applyCrdDefaults(crd);
+    QCOMPARE_JSON(crd["spec"]["names"]["singular"], json("customapp"));
+    QCOMPARE_JSON(crd["spec"]["names"]["listKind"], json("CustomAppList"));
+    QCOMPARE_JSON(crd["spec"]["conversion"]["strategy"], json("None"));
+    auto types = resourceTypesFromCrd(crd);
+    QVERIFY(types.ok());
+    QCOMPARE(types->first().singular, u"customapp"_s);
+
+    // resourceTypesFromCrd applies the defaults itself.
+    json bare = schematest::customAppCrd();
+    bare["spec"]["names"].erase("listKind");
+    QCOMPARE(resourceTypesFromCrd(bare)->first().listKind, u"CustomAppList"_s);
+}
+
+void tst_Crd::invalidCrds_data()
+{
+    QTest::addColumn<QByteArray>("patch");
+    QTest::addColumn<QStringList>("errors");
+    const QString root = u"spec.versions[0].schema.openAPIV3Schema"_s;
+
+    QTest::newRow("name must be plural.group")
+        << QByteArray(
+               R"([{"op":"replace","path":"/metadata/name","value":"apps.infrastructure.internal.net"}])")
+        << QStringList{
+               u"FieldValueInvalid|metadata.name|Invalid value: \"apps.infrastructure.internal.net\": must be spec.names.plural+\".\"+spec.group"_s
+           };
+    QTest::newRow("group without a dot")
+        << QByteArray(
+               R"([{"op":"replace","path":"/spec/group","value":"infra"},{"op":"replace","path":"/metadata/name","value":"customapps.infra"}])")
+        << QStringList{
+               u"FieldValueInvalid|spec.group|Invalid value: \"infra\": should be a domain with at least one dot"_s
+           };
+    QTest::newRow("no storage version")
+        << QByteArray(R"([{"op":"replace","path":"/spec/versions/0/storage","value":false}])")
+        << QStringList{
+               u"FieldValueInvalid|spec.versions|Invalid value: ...: must have exactly one version marked as storage version"_s
+           };
+    QTest::newRow("two storage versions")
+        << QByteArray(
+               R"([{"op":"add","path":"/spec/versions/-","value":{"name":"v2","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}}])")
+        << QStringList{
+               u"FieldValueInvalid|spec.versions|Invalid value: ...: must have exactly one version marked as storage version"_s
+           };
+    QTest::newRow("duplicate version names")
+        << QByteArray(
+               R"([{"op":"add","path":"/spec/versions/-","value":{"name":"v1","served":true,"storage":false,"schema":{"openAPIV3Schema":{"type":"object"}}}}])")
+        << QStringList{
+               u"FieldValueInvalid|spec.versions|Invalid value: ...: must contain unique version names"_s
+           };
+    QTest::newRow("bad scope")
+        << QByteArray(R"([{"op":"replace","path":"/spec/scope","value":"Global"}])")
+        << QStringList{
+               u"FieldValueNotSupported|spec.scope|Unsupported value: \"Global\": supported values: \"Cluster\", \"Namespaced\""_s
+           };
+    QTest::newRow("missing kind") << QByteArray(
+        R"([{"op":"remove","path":"/spec/names/kind"},{"op":"remove","path":"/spec/names/listKind"},{"op":"remove","path":"/spec/names/singular"}])")
+                                  << QStringList{
+                                         u"FieldValueRequired|spec.names.singular|Required value"_s,
+                                         u"FieldValueRequired|spec.names.kind|Required value"_s,
+                                         u"FieldValueRequired|spec.names.listKind|Required value"_s
+                                     };
+    QTest::newRow("uppercase plural")
+        << QByteArray(
+               R"([{"op":"replace","path":"/spec/names/plural","value":"CustomApps"},{"op":"replace","path":"/metadata/name","value":"CustomApps.infrastructure.internal.net"}])")
+        << QStringList{
+               u"FieldValueInvalid|metadata.name|Invalid value: \"CustomApps.infrastructure.internal.net\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"_s,
+               u"FieldValueInvalid|spec.names.plural|Invalid value: \"CustomApps\": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"_s
+           };
+    QTest::newRow("missing schema")
+        << QByteArray(R"([{"op":"remove","path":"/spec/versions/0/schema"}])")
+        << QStringList{ u"FieldValueRequired|"_s + root
+                        + u"|Required value: schemas are required"_s };
+    QTest::newRow("root type not object")
+        << QByteArray(
+               R"([{"op":"replace","path":"/spec/versions/0/schema/openAPIV3Schema/type","value":"string"}])")
+        << QStringList{ u"FieldValueInvalid|"_s + root
+                        + u".type|Invalid value: \"string\": must be object at the root"_s };
+    QTest::newRow("property without type")
+        << QByteArray(
+               R"([{"op":"remove","path":"/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/image/type"}])")
+        << QStringList{
+               u"FieldValueRequired|"_s + root
+               + u".properties[spec].properties[image].type|Required value: must not be empty for specified object fields"_s
+           };
+    QTest::newRow("array without items")
+        << QByteArray(
+               R"([{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/list","value":{"type":"array"}}])")
+        << QStringList{
+               u"FieldValueRequired|"_s + root
+               + u".properties[spec].properties[list].items|Required value: must be specified"_s
+           };
+    QTest::newRow("additionalProperties with properties")
+        << QByteArray(
+               R"([{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/spec/additionalProperties","value":{"type":"string"}}])")
+        << QStringList{
+               u"FieldValueForbidden|"_s + root
+               + u".properties[spec].additionalProperties|Forbidden: additionalProperties and properties are mutual exclusive"_s
+           };
+    QTest::newRow("metadata properties beyond name")
+        << QByteArray(
+               R"([{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/metadata/properties","value":{"labels":{"type":"object"}}}])")
+        << QStringList{
+               u"FieldValueForbidden|"_s + root
+               + u".properties[metadata].properties[labels]|Forbidden: must not be specified"_s
+           };
+    QTest::newRow("type inside anyOf")
+        << QByteArray(
+               R"([{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/port/anyOf","value":[{"type":"integer"}]}])")
+        << QStringList{
+               u"FieldValueForbidden|"_s + root
+               + u".properties[spec].properties[port].anyOf[0].type|Forbidden: must be empty to be structural"_s
+           };
+    QTest::newRow("bad printer column")
+        << QByteArray(
+               R"([{"op":"replace","path":"/spec/versions/0/additionalPrinterColumns/0/type","value":"text"}])")
+        << QStringList{
+               u"FieldValueNotSupported|spec.versions[0].additionalPrinterColumns[0].type|Unsupported value: \"text\": supported values: \"boolean\", \"date\", \"integer\", \"number\", \"string\""_s
+           };
+    QTest::newRow("bad printer column path")
+        << QByteArray(
+               R"([{"op":"replace","path":"/spec/versions/0/additionalPrinterColumns/0/jsonPath","value":".spec[?(@.x"}])")
+        << QStringList{
+               u"FieldValueInvalid|spec.versions[0].additionalPrinterColumns[0].jsonPath|Invalid value: \".spec[?(@.x\": must be a simple json path"_s
+           };
+    QTest::newRow("list-type map without keys")
+        << QByteArray(
+               R"([{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/ports","value":{"type":"array","x-kubernetes-list-type":"map","items":{"type":"object"}}}])")
+        << QStringList{
+               u"FieldValueRequired|"_s + root
+               + u".properties[spec].properties[ports].x-kubernetes-list-map-keys|Required value: must not be empty if x-kubernetes-list-type is map"_s
+           };
+}
+
+void tst_Crd::invalidCrds()
+{
+    QFETCH(QByteArray, patch);
+    QFETCH(QStringList, errors);
+    json crd = mutatedCustomApp(patch);
+    applyCrdDefaults(crd);
+    QCOMPARE(schematest::errorLines(validateCrd(crd)), errors);
+    QVERIFY(!resourceTypesFromCrd(crd).ok());
+}
+
+void tst_Crd::invalidCrdIsRejectedWithMessage()
+{
+    const json crd = mutatedCustomApp(R"([{"op":"replace","path":"/spec/group","value":"infra"}])");
+    auto types = resourceTypesFromCrd(crd);
+    QVERIFY(!types.ok());
+    QCOMPARE(
+        types.error().message,
+        u"CustomResourceDefinition.apiextensions.k8s.io \"customapps.infrastructure.internal.net\" is invalid: [metadata.name: Invalid value: \"customapps.infrastructure.internal.net\": must be spec.names.plural+\".\"+spec.group, spec.group: Invalid value: \"infra\": should be a domain with at least one dot]"_s);
+}
+
+void tst_Crd::fixtureObjectsValidate_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QByteArray>("object");
+    QTest::addColumn<QByteArray>("schema");
+
+    QList<ResourceType> types;
+    for (const json &crd : allCrds())
+        types.append(*resourceTypesFromCrd(crd));
+    const QDir objects(schematest::sharedPath(u"fixtures/real-crds/objects"_s));
+    for (const QString &file : objects.entryList({ u"*.yaml"_s }, QDir::Files, QDir::Name)) {
+        for (const json &object : schematest::yamlDocuments(objects.filePath(file))) {
+            const QString apiVersion = QString::fromStdString(object.value("apiVersion", ""));
+            const QString kind = QString::fromStdString(object.value("kind", ""));
+            for (const ResourceType &type : types) {
+                if (type.groupVersion() == apiVersion && type.kind == kind && type.served)
+                    QTest::newRow(qPrintable(file))
+                        << file << QByteArray::fromStdString(object.dump())
+                        << QByteArray::fromStdString(type.schema.dump());
+            }
+        }
+    }
+}
+
+void tst_Crd::fixtureObjectsValidate()
+{
+    QFETCH(QByteArray, object);
+    QFETCH(QByteArray, schema);
+    auto structural = StructuralSchema::fromJson(schematest::parse(schema));
+    QVERIFY(structural.ok());
+    json value = schematest::parse(object);
+    structural->applyDefaults(value);
+    structural->prune(value);
+    QCOMPARE(schematest::errorLines(structural->validate(value)), QStringList());
+}
+
+void tst_Crd::fixtureObjectCoverage()
+{
+    // 18 of the 23 example objects belong to a served version of a fixture CRD; the others are
+    // of kinds or versions no CRD here serves (v1alpha2 Certificate, v1alpha3 Cluster, ...).
+    QList<ResourceType> types;
+    for (const json &crd : allCrds())
+        types.append(*resourceTypesFromCrd(crd));
+    const QDir objects(schematest::sharedPath(u"fixtures/real-crds/objects"_s));
+    int served = 0, total = 0;
+    for (const QString &file : objects.entryList({ u"*.yaml"_s }, QDir::Files)) {
+        for (const json &object : schematest::yamlDocuments(objects.filePath(file))) {
+            ++total;
+            for (const ResourceType &type : types) {
+                if (type.groupVersion() == QString::fromStdString(object.value("apiVersion", ""))
+                    && type.kind == QString::fromStdString(object.value("kind", "")) && type.served)
+                    ++served;
+            }
+        }
+    }
+    QCOMPARE(total, 23);
+    QCOMPARE(served, 18);
+}
+
+QTEST_GUILESS_MAIN(tst_Crd)
 #include "tst_crd.moc"

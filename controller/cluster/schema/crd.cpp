@@ -273,17 +273,33 @@ private:
             errors.append(
                 forbidden(path + u".items"_s, u"items must be a schema object and not an array"_s));
         }
+        // x-kubernetes-int-or-string may spell out its types as anyOf [{type: integer},
+        // {type: string}], directly or as the first allOf entry.
+        const bool skipAnyOf = intOrString && isIntOrStringAnyOf(member(schema, "anyOf"));
+        const json &allOf = member(schema, "allOf");
+        const bool skipFirstAllOfAnyOf = intOrString && allOf.is_array() && !allOf.empty()
+            && allOf[0].is_object() && allOf[0].size() == 1
+            && isIntOrStringAnyOf(member(allOf[0], "anyOf"));
         for (const char *key : { "allOf", "anyOf", "oneOf" }) {
             const json &list = member(schema, key);
-            if (!list.is_array())
+            if (!list.is_array() || (skipAnyOf && std::string(key) == "anyOf"))
                 continue;
-            for (std::size_t i = 0; i < list.size(); ++i)
+            for (std::size_t i = 0; i < list.size(); ++i) {
+                if (skipFirstAllOfAnyOf && i == 0 && std::string(key) == "allOf")
+                    continue;
                 checkValueValidation(list[i],
                                      path + u'.' + QString::fromLatin1(key) + u'['
                                          + QString::number(i) + u']');
+            }
         }
         if (member(schema, "not").is_object())
             checkValueValidation(member(schema, "not"), path + u".not"_s);
+    }
+
+    static bool isIntOrStringAnyOf(const json &anyOf)
+    {
+        return anyOf.is_array() && anyOf.size() == 2 && anyOf[0] == json{ { "type", "integer" } }
+        && anyOf[1] == json{ { "type", "string" } };
     }
 };
 
