@@ -1,0 +1,43 @@
+#pragma once
+
+#include "controller/cluster/apitypes.h"
+#include "controller/cluster/cluster.h"
+
+#include <QPointer>
+
+namespace reconscope::controller::cluster {
+
+// The HTTP face of a Cluster, transport-neutral (shared/spec/kube-api.md sections 1-7): resolves
+// the path (core /api/v1 and /apis/G/V, namespaced and cluster-scoped, subresources status and
+// scale), authorizes the user, parses list/watch/write options, dispatches to the Cluster and
+// renders the response exactly as kube-apiserver does (Status bodies, the plain-text 404 for
+// anything that does not resolve, compact JSON + "\n" or pretty, Warning headers, Tables,
+// discovery, OpenAPI, /version, health).
+//
+// Authorization: group "system:masters" may do everything; group "reconscope:viewers" may
+// get/list/watch; everyone else is forbidden (403 with the upstream message). Discovery, OpenAPI,
+// /version and health checks are open to every user that reaches the handler (system:discovery).
+class ApiServer
+{
+public:
+    explicit ApiServer(Cluster *cluster);
+
+    ApiResponse handle(const ApiRequest &request);
+    // handle() bound to this object, for the transport.
+    ApiHandler handler();
+
+    static constexpr qsizetype maxBodyBytes = 3 * 1024 * 1024;
+
+private:
+    struct RequestInfo;
+
+    ApiResponse handleNonResource(const ApiRequest &request, const QStringList &parts);
+    ApiResponse handleResource(const ApiRequest &request, const RequestInfo &info);
+    ApiResponse handleScale(const ApiRequest &request,
+                            const RequestInfo &info,
+                            const std::shared_ptr<const Cluster::TypeEntry> &type);
+
+    QPointer<Cluster> m_cluster;
+};
+
+} // namespace reconscope::controller::cluster

@@ -1,0 +1,111 @@
+#pragma once
+
+// Helpers shared by the cluster API tests: requests as the transport would build them, a
+// collecting WatchSink, and JSON access.
+
+#include "controller/cluster/apiserver.h"
+#include "controller/cluster/cluster.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QTest>
+#include <QUrlQuery>
+
+#include <memory>
+
+namespace reconscope::controller::cluster::testsupport {
+
+using json = nlohmann::json;
+
+inline UserInfo admin()
+{
+    return UserInfo{ QStringLiteral("kubernetes-admin"),
+                     { QStringLiteral("system:masters") },
+                     true };
+}
+
+inline UserInfo viewer()
+{
+    return UserInfo{ QStringLiteral("viewer"), { QStringLiteral("reconscope:viewers") }, true };
+}
+
+// "/path?query" with an optional body; content type for PATCH.
+inline ApiRequest request(const QByteArray &method,
+                          const QString &pathAndQuery,
+                          const QByteArray &body = {},
+                          const QByteArray &contentType = "application/json",
+                          const UserInfo &user = admin())
+{
+    ApiRequest r;
+    r.method = method;
+    const qsizetype q = pathAndQuery.indexOf(u'?');
+    r.path = q < 0 ? pathAndQuery : pathAndQuery.left(q);
+    if (q >= 0)
+        r.query = QUrlQuery(pathAndQuery.mid(q + 1));
+    r.body = body;
+    if (!body.isEmpty())
+        r.headers.append({ "content-type", contentType });
+    r.user = user;
+    return r;
+}
+
+inline json parse(const QByteArray &body)
+{
+    return json::parse(body.constBegin(), body.constEnd(), nullptr, false);
+}
+
+inline QByteArray dump(const json &value)
+{
+    return QByteArray::fromStdString(value.dump());
+}
+
+inline QString str(const json &value)
+{
+    return value.is_string() ? QString::fromStdString(value.get<std::string>()) : QString();
+}
+
+inline const QString customApps
+    = QStringLiteral("/apis/infrastructure.internal.net/v1/namespaces/default/customapps");
+
+inline json customApp(const std::string &name, const std::string &image = "nginx:1.27")
+{
+    return json{ { "apiVersion", "infrastructure.internal.net/v1" },
+                 { "kind", "CustomApp" },
+                 { "metadata", { { "name", name } } },
+                 { "spec", { { "image", image }, { "replicas", 2 } } } };
+}
+
+// A WatchSink that keeps every line.
+class CollectingSink final : public WatchSink
+{
+public:
+    void send(const QByteArray &line) override
+    {
+        lines.append(line);
+        events.push_back(parse(line));
+    }
+    void finish() override { finished = true; }
+
+    QStringList types() const
+    {
+        QStringList list;
+        for (const json &event : events)
+            list << str(event["type"]);
+        return list;
+    }
+
+    QList<QByteArray> lines;
+    std::vector<json> events;
+    bool finished = false;
+};
+
+// Starts the watch of `response` into a new sink.
+inline std::shared_ptr<CollectingSink> startWatch(const ApiResponse &response)
+{
+    auto sink = std::make_shared<CollectingSink>();
+    if (response.watch)
+        response.watch->start(sink);
+    return sink;
+}
+
+} // namespace reconscope::controller::cluster::testsupport
