@@ -27,6 +27,14 @@ QString qs(const std::string &text)
     return QString::fromStdString(text);
 }
 
+// A short description of a value for messages; never serialises a (possibly deep) container.
+QString brief(const Json &value)
+{
+    if (value.is_structured())
+        return u"%1 of %2 entries"_s.arg(typeName(value)).arg(value.size());
+    return u"%1 %2"_s.arg(typeName(value), qs(value.dump()).left(40));
+}
+
 const Json *member(const Json &object, const char *key)
 {
     if (!object.is_object())
@@ -58,8 +66,8 @@ readInt64(const Json &object, const char *key, const QString &field, ObjectSumma
         return std::nullopt;
     const auto result = exactInt64(*value);
     if (!result) {
-        summary.readProblems << u"%1: expected a 64-bit integer, got %2 %3"_s.arg(
-            field, typeName(*value), qs(value->dump()).left(40));
+        summary.readProblems << u"%1: expected a 64-bit integer, got %2"_s.arg(field,
+                                                                               brief(*value));
         summary.kstatusUnreadable = true;
     }
     return result;
@@ -115,6 +123,9 @@ QString valueText(const Json &value)
 class SummarySax
 {
 public:
+    // The nesting limit of Go's encoding/json, which Kubernetes' JSON decoding inherits.
+    static constexpr std::size_t MaxDepth = 10000;
+
     explicit SummarySax(std::vector<Path> wanted)
         : m_wanted(std::move(wanted))
     { }
@@ -221,6 +232,10 @@ private:
 
     bool startContainer(bool isObject)
     {
+        if (m_frames.size() + std::size_t(m_skipDepth) >= MaxDepth) {
+            error = u"JSON nested deeper than %1 levels"_s.arg(MaxDepth);
+            return false;
+        }
         if (m_skipDepth > 0) {
             ++m_skipDepth;
             return true;
@@ -372,7 +387,7 @@ Result<ObjectSummary> ObjectSummary::fromJson(const nlohmann::json &object,
                             && !conditionStatus->is_null())) {
                         summary.readProblems
                             << u"status.conditions: an entry is not a condition: %1"_s.arg(
-                                   qs(entry.dump()).left(60));
+                                   brief(entry));
                         summary.kstatusUnreadable = true;
                     }
                 }

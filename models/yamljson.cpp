@@ -1,5 +1,6 @@
 #include "models/yamljson.h"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <QRegularExpression>
@@ -354,6 +355,10 @@ Result<QList<Json>> convertAll(QByteArrayView yaml)
         return result;
     } catch (const ConversionError &error) {
         return Result<QList<Json>>::failure(u"YAML: "_s + error.message);
+    } catch (const YAML::DeepRecursion &error) {
+        return Result<QList<Json>>::failure(
+            u"YAML: nesting too deep (more than %1 levels)%2"_s.arg(error.depth())
+                .arg(where(error.mark)));
     } catch (const YAML::Exception &error) {
         return Result<QList<Json>>::failure(
             u"YAML: %1%2"_s.arg(QString::fromStdString(error.msg), where(error.mark)));

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <QElapsedTimer>
+#include <QRandomGenerator>
 #include <QTest>
 
 using namespace Qt::StringLiterals;
@@ -66,6 +67,8 @@ private slots:
     void statusKinds_data();
     void statusKinds();
     void bytesSkipWhatIsNotNeeded();
+    void deepNesting();
+    void mutatedInputNeverCrashes();
 };
 
 void tst_ObjectSummary::projectsFields()
@@ -288,6 +291,70 @@ void tst_ObjectSummary::bytesSkipWhatIsNotNeeded()
     QCOMPARE(viaSax->fields, viaTree->fields);
     QCOMPARE(viaSax->conditions, viaTree->conditions);
     qInfo("%lld bytes: tree %.1f ms, SAX %.1f ms", qint64(bytes.size()), treeNs / 1e6, saxNs / 1e6);
+}
+
+void tst_ObjectSummary::deepNesting()
+{
+    // Deep nesting in a skipped part and in a kept part: refused beyond Go's encoding/json limit
+    // of 10000 levels, accepted below it, and never a stack overflow.
+    for (const QByteArray &where : { QByteArray("spec"), QByteArray("status\":{\"conditions") }) {
+        for (const int depth : { 9000, 200000 }) {
+            const QByteArray bytes = R"({"metadata":{"name":"x"},")" + where + R"(":)"
+                + QByteArray(depth, '[') + QByteArray(depth, ']') + (where == "spec" ? "}" : "}}");
+            auto summary = ObjectSummary::fromBytes(bytes, {});
+            QCOMPARE(summary.ok(), depth < 10000);
+            if (!summary.ok())
+                QVERIFY2(summary.error().message.contains(u"nested deeper than 10000"_s),
+                         qPrintable(summary.error().message));
+        }
+    }
+}
+
+void tst_ObjectSummary::mutatedInputNeverCrashes()
+{
+    // Deterministic mutations of a real-looking object: every result is a summary or an error,
+    // and whenever the bytes still parse as an object with a name, both paths agree.
+    const QByteArray original(FullObject);
+    QRandomGenerator random(20261129);
+    const QByteArray alphabet = "{}[]\",:0123456789-.eE truefalsnul\\";
+    int ok = 0;
+    for (int round = 0; round < 3000; ++round) {
+        QByteArray bytes = original;
+        const int edits = 1 + int(random.bounded(4));
+        for (int e = 0; e < edits && !bytes.isEmpty(); ++e) {
+            const auto pos = qsizetype(random.bounded(quint32(bytes.size())));
+            switch (random.bounded(4)) {
+            case 0:
+                bytes[pos] = alphabet.at(qsizetype(random.bounded(quint32(alphabet.size()))));
+                break;
+            case 1:
+                bytes.remove(pos, 1 + qsizetype(random.bounded(20)));
+                break;
+            case 2:
+                bytes.insert(pos, alphabet.at(qsizetype(random.bounded(quint32(alphabet.size())))));
+                break;
+            default:
+                bytes.truncate(pos);
+                break;
+            }
+        }
+        auto fromBytes = ObjectSummary::fromBytes(bytes, argoMapping());
+        const auto tree = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
+        if (tree.is_discarded()) {
+            QVERIFY2(!fromBytes.ok(), bytes.constData());
+            continue;
+        }
+        auto fromJson = ObjectSummary::fromJson(tree, argoMapping());
+        QCOMPARE(fromBytes.ok(), fromJson.ok());
+        if (fromBytes.ok()) {
+            ++ok;
+            QCOMPARE(fromBytes->key, fromJson->key);
+            QCOMPARE(fromBytes->generation, fromJson->generation);
+            QCOMPARE(fromBytes->conditions, fromJson->conditions);
+            QCOMPARE(fromBytes->fields, fromJson->fields);
+        }
+    }
+    QVERIFY(ok > 0);
 }
 
 QTEST_APPLESS_MAIN(tst_ObjectSummary)

@@ -156,6 +156,8 @@ void tst_YamlJson::errors_data()
                                  << u"a mapping key must be a scalar"_s;
     QTest::newRow("bad !!int") << QByteArray("a: !!int abc\n") << u"cannot read \"abc\" as !!int"_s;
     QTest::newRow("merge of scalar") << QByteArray("a:\n  <<: 3\n") << u"merge key"_s;
+    QTest::newRow("deep flow nesting")
+        << "a: " + QByteArray(3000, '[') + QByteArray(3000, ']') << u"nesting too deep"_s;
     QTest::newRow("recursive alias") << QByteArray("a: &a [1, *a]\n") << u"recursive alias"_s;
     QTest::newRow("two documents")
         << QByteArray("a: 1\n---\nb: 2\n") << u"expected one document, found 2"_s;
