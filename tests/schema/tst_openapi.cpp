@@ -1,7 +1,299 @@
+#include "controller/cluster/schema/openapi.h"
+#include "schematestutil.h"
+
+#include <QCryptographicHash>
 #include <QTest>
-class tst_X : public QObject
+
+#include <functional>
+
+using namespace Qt::StringLiterals;
+using namespace reconscope::controller::cluster;
+using schematest::json;
+
+namespace {
+
+QList<ResourceType> cluster()
+{
+    QList<ResourceType> types = schematest::customAppTypes();
+    types.append(*resourceTypesFromCrd(schematest::yamlFile(
+        schematest::sharedPath(u"fixtures/real-crds/crds/cluster.x-k8s.io_machinepools.yaml"_s))));
+    ResourceType namespaces;
+    namespaces.version = u"v1"_s;
+    namespaces.plural = u"namespaces"_s;
+    namespaces.singular = u"namespace"_s;
+    namespaces.kind = u"Namespace"_s;
+    namespaces.listKind = u"NamespaceList"_s;
+    namespaces.namespaced = false;
+    namespaces.builtin = true;
+    types.append(namespaces);
+    ResourceType deployments = namespaces;
+    deployments.group = u"apps"_s;
+    deployments.plural = u"deployments"_s;
+    deployments.singular = u"deployment"_s;
+    deployments.kind = u"Deployment"_s;
+    deployments.listKind = u"DeploymentList"_s;
+    deployments.namespaced = true;
+    types.append(deployments);
+    return types;
+}
+
+// kubectl's QueryParamVerifierV3: a PATCH operation tagged with the GVK lists the parameter.
+bool supportsQueryParam(const json &document, const json &gvk, const std::string &param)
+{
+    for (const auto &[path, item] : document["paths"].items()) {
+        if (!item.contains("patch")
+            || item["patch"].value("x-kubernetes-group-version-kind", json()) != gvk)
+            continue;
+        for (const json &parameter : item["patch"]["parameters"]) {
+            if (parameter["name"] == param)
+                return true;
+        }
+        return false;
+    }
+    return false;
+}
+
+// Every "$ref" of the document resolves inside it.
+QStringList unresolvedRefs(const json &document, const std::string &prefix, const json &models)
+{
+    QStringList missing;
+    std::function<void(const json &)> walk = [&](const json &node) {
+        if (node.is_object()) {
+            if (auto it = node.find("$ref"); it != node.end()) {
+                const std::string ref = *it;
+                if (!ref.starts_with(prefix) || !models.contains(ref.substr(prefix.size())))
+                    missing.append(QString::fromStdString(ref));
+            }
+        }
+        if (node.is_structured()) {
+            for (const json &child : node)
+                walk(child);
+        }
+    };
+    walk(document);
+    return missing;
+}
+
+const json customAppGvk
+    = { { "group", "infrastructure.internal.net" }, { "version", "v1" }, { "kind", "CustomApp" } };
+
+} // namespace
+
+class tst_OpenApi : public QObject
 {
     Q_OBJECT
+
+private slots:
+    void index();
+    void customAppDocument();
+    void kubectlSeesServerSideFieldValidation();
+    void pathsFollowSubresources();
+    void refsResolve();
+    void builtinsArePermissive();
+    void unknownGroupVersion();
+    void v2();
 };
-QTEST_GUILESS_MAIN(tst_X)
+
+void tst_OpenApi::index()
+{
+    const QList<ResourceType> types = cluster();
+    const json index = openApiV3Index(types);
+    QStringList keys;
+    for (const auto &[key, value] : index["paths"].items())
+        keys.append(QString::fromStdString(key));
+    QCOMPARE(keys,
+             (QStringList{ u"api/v1"_s,
+                           u"apis/apps/v1"_s,
+                           u"apis/cluster.x-k8s.io/v1beta1"_s,
+                           u"apis/cluster.x-k8s.io/v1beta2"_s,
+                           u"apis/infrastructure.internal.net/v1"_s }));
+    const QString url = QString::fromStdString(
+        index["paths"]["apis/infrastructure.internal.net/v1"]["serverRelativeURL"]);
+    const QByteArray hash
+        = QCryptographicHash::hash(
+              QByteArray::fromStdString(
+                  openApiV3Document(u"infrastructure.internal.net/v1"_s, types).dump()),
+              QCryptographicHash::Sha512)
+              .toHex()
+              .toUpper();
+    QCOMPARE(url,
+             u"/openapi/v3/apis/infrastructure.internal.net/v1?hash="_s
+                 + QString::fromLatin1(hash));
+    QCOMPARE(hash.size(), 128);
+    // The hash follows the content: another schema, another URL.
+    QList<ResourceType> changed = types;
+    changed[0].schema["properties"]["spec"]["properties"]["replicas"]["maximum"] = 50;
+    QVERIFY(openApiV3Index(changed)["paths"]["apis/infrastructure.internal.net/v1"]
+            != index["paths"]["apis/infrastructure.internal.net/v1"]);
+    QCOMPARE_JSON(openApiV3Index(changed)["paths"]["apis/apps/v1"], index["paths"]["apis/apps/v1"]);
+}
+
+void tst_OpenApi::customAppDocument()
+{
+    const json document
+        = openApiV3Document(u"infrastructure.internal.net/v1"_s, schematest::customAppTypes());
+    QCOMPARE_JSON(document["openapi"], json("3.0.0"));
+    const json &schemas = document["components"]["schemas"];
+    QVERIFY(schemas.contains("net.internal.infrastructure.v1.CustomApp"));
+    QVERIFY(schemas.contains("net.internal.infrastructure.v1.CustomAppList"));
+    QVERIFY(schemas.contains("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"));
+    QVERIFY(schemas.contains("io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"));
+    QVERIFY(!schemas.contains("io.k8s.api.autoscaling.v1.Scale"));
+    const json &app = schemas["net.internal.infrastructure.v1.CustomApp"];
+    QCOMPARE_JSON(app["x-kubernetes-group-version-kind"], json::array({ customAppGvk }));
+    QCOMPARE_JSON(app["type"], json("object"));
+    QCOMPARE_JSON(app["properties"]["metadata"]["allOf"][0]["$ref"],
+                  json("#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"));
+    QCOMPARE_JSON(app["properties"]["apiVersion"]["type"], json("string"));
+    const json &replicas = app["properties"]["spec"]["properties"]["replicas"];
+    QCOMPARE_JSON(replicas["maximum"], json(100));
+    QCOMPARE_JSON(replicas["default"], json(1));
+    QCOMPARE_JSON(app["properties"]["spec"]["required"], schematest::parse(R"(["image"])"));
+    const json &list = schemas["net.internal.infrastructure.v1.CustomAppList"];
+    QCOMPARE_JSON(list["x-kubernetes-group-version-kind"][0]["kind"], json("CustomAppList"));
+    QCOMPARE_JSON(list["properties"]["items"]["items"]["allOf"][0]["$ref"],
+                  json("#/components/schemas/net.internal.infrastructure.v1.CustomApp"));
+    const json &meta = schemas["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"]["properties"];
+    QCOMPARE_JSON(meta["generation"], schematest::parse(R"({"type":"integer","format":"int64"})"));
+    QCOMPARE_JSON(meta["labels"]["additionalProperties"]["type"], json("string"));
+}
+
+void tst_OpenApi::kubectlSeesServerSideFieldValidation()
+{
+    const QList<ResourceType> types = cluster();
+    QVERIFY(supportsQueryParam(openApiV3Document(u"infrastructure.internal.net/v1"_s, types),
+                               customAppGvk,
+                               "fieldValidation"));
+    QVERIFY(!supportsQueryParam(
+        openApiV3Document(u"infrastructure.internal.net/v1"_s, types), customAppGvk, "bogus"));
+    const json namespaceGvk = { { "group", "" }, { "version", "v1" }, { "kind", "Namespace" } };
+    QVERIFY(supportsQueryParam(openApiV3Document(u"v1"_s, types), namespaceGvk, "fieldValidation"));
+    const json machinePool
+        = { { "group", "cluster.x-k8s.io" }, { "version", "v1beta1" }, { "kind", "MachinePool" } };
+    QVERIFY(supportsQueryParam(
+        openApiV3Document(u"cluster.x-k8s.io/v1beta1"_s, types), machinePool, "fieldValidation"));
+}
+
+void tst_OpenApi::pathsFollowSubresources()
+{
+    const json app
+        = openApiV3Document(u"infrastructure.internal.net/v1"_s, schematest::customAppTypes());
+    QStringList paths;
+    for (const auto &[path, item] : app["paths"].items())
+        paths.append(QString::fromStdString(path));
+    QCOMPARE(
+        paths,
+        (QStringList{
+            u"/apis/infrastructure.internal.net/v1/customapps"_s,
+            u"/apis/infrastructure.internal.net/v1/namespaces/{namespace}/customapps"_s,
+            u"/apis/infrastructure.internal.net/v1/namespaces/{namespace}/customapps/{name}"_s,
+            u"/apis/infrastructure.internal.net/v1/namespaces/{namespace}/customapps/{name}/status"_s }));
+    const json &item
+        = app["paths"]
+             ["/apis/infrastructure.internal.net/v1/namespaces/{namespace}/customapps/{name}"];
+    for (const char *method : { "get", "put", "patch", "delete" })
+        QVERIFY2(item.contains(method), method);
+    QCOMPARE_JSON(item["patch"]["x-kubernetes-action"], json("patch"));
+    QVERIFY(item["patch"]["requestBody"]["content"].contains("application/merge-patch+json"));
+
+    const json pools = openApiV3Document(u"cluster.x-k8s.io/v1beta2"_s, cluster());
+    const json &scale
+        = pools["paths"]
+               ["/apis/cluster.x-k8s.io/v1beta2/namespaces/{namespace}/machinepools/{name}/scale"];
+    QCOMPARE_JSON(scale["patch"]["x-kubernetes-group-version-kind"],
+                  schematest::parse(R"({"group":"autoscaling","version":"v1","kind":"Scale"})"));
+    QVERIFY(pools["components"]["schemas"].contains("io.k8s.api.autoscaling.v1.Scale"));
+
+    const json namespaces = openApiV3Document(u"v1"_s, cluster());
+    QVERIFY(namespaces["paths"].contains("/api/v1/namespaces/{name}"));
+    QVERIFY(!namespaces["paths"].contains("/api/v1/namespaces/{name}/status"));
+}
+
+void tst_OpenApi::refsResolve()
+{
+    const QList<ResourceType> types = cluster();
+    for (const QString &gv : { u"infrastructure.internal.net/v1"_s,
+                               u"cluster.x-k8s.io/v1beta1"_s,
+                               u"v1"_s,
+                               u"apps/v1"_s }) {
+        const json document = openApiV3Document(gv, types);
+        QCOMPARE(
+            unresolvedRefs(document, "#/components/schemas/", document["components"]["schemas"]),
+            QStringList());
+    }
+    const json v2 = openApiV2(types);
+    QCOMPARE(unresolvedRefs(v2, "#/definitions/", v2["definitions"]), QStringList());
+}
+
+void tst_OpenApi::builtinsArePermissive()
+{
+    const json document = openApiV3Document(u"apps/v1"_s, cluster());
+    const json &deployment = document["components"]["schemas"]["io.k8s.api.apps.v1.Deployment"];
+    QCOMPARE_JSON(deployment,
+                  schematest::parse(R"({"type":"object","x-kubernetes-preserve-unknown-fields":true,
+        "x-kubernetes-group-version-kind":[{"group":"apps","kind":"Deployment","version":"v1"}]})"));
+    const json core = openApiV3Document(u"v1"_s, cluster());
+    QCOMPARE_JSON(core["components"]["schemas"]["io.k8s.api.core.v1.Namespace"]
+                      ["x-kubernetes-group-version-kind"],
+                  schematest::parse(R"([{"group":"","kind":"Namespace","version":"v1"}])"));
+}
+
+void tst_OpenApi::unknownGroupVersion()
+{
+    QVERIFY(openApiV3Document(u"nope.io/v1"_s, cluster()).is_null());
+    QList<ResourceType> types = schematest::customAppTypes();
+    types[0].served = false;
+    QVERIFY(openApiV3Document(u"infrastructure.internal.net/v1"_s, types).is_null());
+    QVERIFY(openApiV3Index(types)["paths"].empty());
+}
+
+void tst_OpenApi::v2()
+{
+    QList<ResourceType> types = cluster();
+    ResourceType widget = types.first();
+    widget.group = u"example.com"_s;
+    widget.kind = u"Widget"_s;
+    widget.listKind = u"WidgetList"_s;
+    widget.plural = u"widgets"_s;
+    widget.schema
+        = schematest::parse(R"({"type":"object","properties":{"spec":{"type":"object","properties":{
+        "port":{"x-kubernetes-int-or-string":true},
+        "note":{"type":"string","nullable":true},
+        "raw":{"type":"object","x-kubernetes-preserve-unknown-fields":true,"properties":{"a":{"type":"string"}}},
+        "choice":{"type":"string","anyOf":[{"enum":["a"]},{"enum":["b"]}]}}}}})");
+    types.append(widget);
+
+    const json v3 = openApiV3Document(u"example.com/v1"_s,
+                                      types)["components"]["schemas"]["com.example.v1.Widget"];
+    const json &spec3 = v3["properties"]["spec"]["properties"];
+    QCOMPARE_JSON(spec3["port"]["anyOf"],
+                  schematest::parse(R"([{"type":"integer"},{"type":"string"}])"));
+    QCOMPARE_JSON(spec3["note"]["nullable"], json(true));
+
+    const json v2 = openApiV2(types);
+    QCOMPARE_JSON(v2["swagger"], json("2.0"));
+    const json &definitions = v2["definitions"];
+    const json &widget2 = definitions["com.example.v1.Widget"];
+    QCOMPARE_JSON(widget2["properties"]["metadata"]["$ref"],
+                  json("#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"));
+    // What kubectl's v2 validation cannot express is left out: int-or-string types, nullable,
+    // anyOf, the properties of preserve-unknown-fields objects.
+    const json &spec2 = widget2["properties"]["spec"]["properties"];
+    QCOMPARE_JSON(spec2["port"], schematest::parse(R"({"x-kubernetes-int-or-string":true})"));
+    QCOMPARE_JSON(spec2["note"], schematest::parse(R"({"type":"string"})"));
+    QCOMPARE_JSON(
+        spec2["raw"],
+        schematest::parse(R"({"type":"object","x-kubernetes-preserve-unknown-fields":true})"));
+    QCOMPARE_JSON(spec2["choice"], schematest::parse(R"({"type":"string"})"));
+    QVERIFY(definitions.contains("io.x-k8s.cluster.v1beta2.MachinePool"));
+    QVERIFY(definitions.contains("io.k8s.api.apps.v1.Deployment"));
+    QVERIFY(v2["paths"].contains(
+        "/apis/infrastructure.internal.net/v1/namespaces/{namespace}/customapps/{name}"));
+    QCOMPARE_JSON(
+        v2["paths"]["/apis/infrastructure.internal.net/v1/namespaces/{namespace}/customapps/{name}"]
+          ["patch"]["x-kubernetes-group-version-kind"],
+        customAppGvk);
+}
+
+QTEST_GUILESS_MAIN(tst_OpenApi)
 #include "tst_openapi.moc"
