@@ -374,6 +374,44 @@ void tst_StructuralSchema::validate_data()
         << QStringList{
                u"FieldValueTypeInvalid|flag|Invalid value: \"string\": flag in body must be of type boolean: \"string\""_s
            };
+    const QByteArray combinators = R"({"type":"object","properties":{
+        "choice": {"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"oneOf":[{"required":["a"]},{"required":["b"]}]},
+        "any": {"type":"string","anyOf":[{"enum":["x"]},{"pattern":"^y"}]},
+        "all": {"type":"integer","allOf":[{"minimum":1},{"maximum":5}]},
+        "nope": {"type":"string","not":{"enum":["forbidden"]}}
+    }})";
+    QTest::newRow("oneOf ok") << combinators
+                              << QByteArray(
+                                     R"({"choice":{"a":"1"},"any":"yes","all":3,"nope":"fine"})")
+                              << QStringList{};
+    QTest::newRow("oneOf two valid")
+        << combinators << QByteArray(R"({"choice":{"a":"1","b":"2"}})")
+        << QStringList{
+               u"FieldValueInvalid|<nil>|Invalid value: \"\": \"choice\" must validate one and only one schema (oneOf). Found 2 valid alternatives"_s
+           };
+    QTest::newRow("oneOf none valid")
+        << combinators << QByteArray(R"({"choice":{}})")
+        << QStringList{
+               u"FieldValueInvalid|<nil>|Invalid value: \"\": \"choice\" must validate one and only one schema (oneOf). Found none valid"_s,
+               u"FieldValueRequired|choice.a|Required value"_s
+           };
+    QTest::newRow("anyOf none valid")
+        << combinators << QByteArray(R"({"any":"z"})")
+        << QStringList{
+               u"FieldValueInvalid|<nil>|Invalid value: \"\": \"any\" must validate at least one schema (anyOf)"_s,
+               u"FieldValueNotSupported|any|Unsupported value: \"z\": supported values: \"x\""_s
+           };
+    QTest::newRow("allOf one fails")
+        << combinators << QByteArray(R"({"all":9})")
+        << QStringList{
+               u"FieldValueInvalid|all|Invalid value: 9: all in body should be less than or equal to 5"_s,
+               u"FieldValueInvalid|<nil>|Invalid value: \"\": \"all\" must validate all the schemas (allOf)"_s
+           };
+    QTest::newRow("not")
+        << combinators << QByteArray(R"({"nope":"forbidden"})")
+        << QStringList{
+               u"FieldValueInvalid|<nil>|Invalid value: \"\": \"nope\" must not validate the schema (not)"_s
+           };
     QTest::newRow("several errors, in field order")
         << rules << QByteArray(R"({"color":"blue","name":"ABCDEFG"})")
         << QStringList{

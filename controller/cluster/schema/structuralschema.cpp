@@ -493,58 +493,66 @@ private:
         return v.errors;
     }
 
+    // kube-openapi reports combinator failures as composite errors, which the apiextensions
+    // apiserver turns into field.Invalid(<nil path>, "", message): the field reads "<nil>".
+    void composite(const QString &message)
+    {
+        errors.append({ u"FieldValueInvalid"_s, u"<nil>"_s, u"Invalid value: \"\": "_s + message });
+    }
+
     void validateCombinators(const SchemaNode &s, const json &x, const std::string &path)
     {
-        const QString name = nameOf(path);
-        for (const NodePtr &branch : s.allOf) {
-            const QList<FieldError> branchErrors = validateOnly(*branch, x, path);
-            if (!branchErrors.isEmpty()) {
-                errors.append(invalid(
-                    path, u"\"\""_s, name + u" in body must validate all the schemas (allOf)"_s));
-                errors.append(branchErrors);
-            }
-        }
+        const QString quoted = gofmt::quote(path);
         if (!s.anyOf.empty()) {
-            QList<FieldError> best;
+            std::optional<QList<FieldError>> best;
             bool matched = false;
             for (const NodePtr &branch : s.anyOf) {
-                const QList<FieldError> branchErrors = validateOnly(*branch, x, path);
+                QList<FieldError> branchErrors = validateOnly(*branch, x, path);
                 if (branchErrors.isEmpty()) {
                     matched = true;
                     break;
                 }
-                if (best.isEmpty() || branchErrors.size() < best.size())
-                    best = branchErrors;
+                if (!best || branchErrors.size() < best->size())
+                    best = std::move(branchErrors);
             }
             if (!matched) {
-                errors.append(
-                    invalid(path,
-                            u"\"\""_s,
-                            name + u" in body must validate at least one schema (anyOf)"_s));
-                errors.append(best);
+                composite(quoted + u" must validate at least one schema (anyOf)"_s);
+                errors.append(*best);
             }
         }
         if (!s.oneOf.empty()) {
-            int matches = 0;
+            int valid = 0;
+            std::optional<QList<FieldError>> best;
             for (const NodePtr &branch : s.oneOf) {
-                if (validateOnly(*branch, x, path).isEmpty())
-                    ++matches;
+                QList<FieldError> branchErrors = validateOnly(*branch, x, path);
+                if (branchErrors.isEmpty())
+                    ++valid;
+                else if (valid == 0 && (!best || branchErrors.size() < best->size()))
+                    best = std::move(branchErrors);
             }
-            if (matches == 0)
-                errors.append(
-                    invalid(path,
-                            u"\"\""_s,
-                            name + u" in body must validate one and only one schema (oneOf)"_s));
-            else if (matches > 1)
-                errors.append(invalid(
-                    path,
-                    u"\"\""_s,
-                    name + u" in body must validate one and only one schema (oneOf). Found "_s
-                        + QString::number(matches) + u" valid alternatives"_s));
+            if (valid != 1) {
+                composite(quoted + u" must validate one and only one schema (oneOf). "_s
+                          + (valid == 0 ? u"Found none valid"_s
+                                        : u"Found "_s + QString::number(valid)
+                                     + u" valid alternatives"_s));
+                if (valid == 0 && best)
+                    errors.append(*best);
+            }
+        }
+        if (!s.allOf.empty()) {
+            int valid = 0;
+            for (const NodePtr &branch : s.allOf) {
+                const QList<FieldError> branchErrors = validateOnly(*branch, x, path);
+                if (branchErrors.isEmpty())
+                    ++valid;
+                errors.append(branchErrors);
+            }
+            if (valid != int(s.allOf.size()))
+                composite(quoted + u" must validate all the schemas (allOf)"_s
+                          + (valid == 0 ? u". None validated"_s : QString()));
         }
         if (s.notSchema && validateOnly(*s.notSchema, x, path).isEmpty())
-            errors.append(
-                invalid(path, u"\"\""_s, name + u" in body should not validate the schema"_s));
+            composite(quoted + u" must not validate the schema (not)"_s);
     }
 
     void validateString(const SchemaNode &s, const json &x, const std::string &path)
