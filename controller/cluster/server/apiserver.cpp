@@ -146,6 +146,7 @@ void HttpsApiServer::handleNewConnections()
         auto *connection = new HttpConnection(socket, this);
         connect(connection, &HttpConnection::closed, this, &HttpsApiServer::handleConnectionClosed);
         m_connections.append(connection);
+        ++m_acceptedConnections;
         emit connectionCountChanged(connectionCount());
     }
 }

@@ -58,6 +58,7 @@ public:
 
     int connectionCount() const;
     int activeWatchCount() const;
+    qint64 acceptedConnections() const { return m_acceptedConnections; } // since listen()
 
 signals:
     // After each response (for a watch: when its stream ends, with the number of events sent).
@@ -79,6 +80,7 @@ private:
     QByteArray m_certificatePem;
     QByteArray m_privateKeyPem;
     QList<QPointer<HttpConnection>> m_connections;
+    qint64 m_acceptedConnections = 0;
 };
 
 } // namespace reconscope::controller::cluster

@@ -1,5 +1,7 @@
 #include "authenticator.h"
 
+#include <openssl/crypto.h>
+#include <openssl/objects.h>
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
 #include <openssl/x509v3.h>
@@ -94,13 +96,29 @@ Authenticator::authenticateCertificate(const QList<QSslCertificate> &chain) cons
     if (X509_verify_cert(context.get()) != 1)
         return std::nullopt;
 
-    const QSslCertificate &certificate = chain.first();
-    const QStringList names = certificate.subjectInfo(QSslCertificate::CommonName);
-    if (names.isEmpty() || names.first().isEmpty())
+    // Subject entries in certificate order; the last CN counts (as Go's pkix.Name reads them).
+    QString commonName;
+    QStringList organizations;
+    const X509_NAME *subject = X509_get_subject_name(leaf.get());
+    for (int i = 0; i < X509_NAME_entry_count(subject); ++i) {
+        const X509_NAME_ENTRY *entry = X509_NAME_get_entry(subject, i);
+        const int nid = OBJ_obj2nid(X509_NAME_ENTRY_get_object(entry));
+        if (nid != NID_commonName && nid != NID_organizationName)
+            continue;
+        unsigned char *utf8 = nullptr;
+        const int length = ASN1_STRING_to_UTF8(&utf8, X509_NAME_ENTRY_get_data(entry));
+        if (length < 0)
+            continue;
+        const QString value = QString::fromUtf8(reinterpret_cast<const char *>(utf8), length);
+        OPENSSL_free(utf8);
+        if (nid == NID_commonName)
+            commonName = value;
+        else
+            organizations.append(value);
+    }
+    if (commonName.isEmpty())
         return std::nullopt;
-    return UserInfo{ names.first(),
-                     withAuthenticatedGroup(certificate.subjectInfo(QSslCertificate::Organization)),
-                     true };
+    return UserInfo{ commonName, withAuthenticatedGroup(organizations), true };
 }
 
 std::optional<UserInfo> Authenticator::authenticateBearer(const QByteArray &authorization) const

@@ -159,16 +159,19 @@ ApiResponse FaultInjector::statusResponse(int code,
                                           const QString &message,
                                           int retryAfterSeconds)
 {
-    nlohmann::json status = { { "kind", "Status" },
-                              { "apiVersion", "v1" },
-                              { "metadata", nlohmann::json::object() },
-                              { "status", "Failure" },
-                              { "message", message.toStdString() },
-                              { "reason", reason.toStdString() } };
+    // kube-apiserver's field order.
+    nlohmann::ordered_json status = { { "kind", "Status" },
+                                      { "apiVersion", "v1" },
+                                      { "metadata", nlohmann::ordered_json::object() },
+                                      { "status", "Failure" },
+                                      { "message", message.toStdString() },
+                                      { "reason", reason.toStdString() } };
     if (retryAfterSeconds > 0)
-        status["details"] = { { "retryAfterSeconds", retryAfterSeconds } };
+        status["details"] = nlohmann::ordered_json{ { "retryAfterSeconds", retryAfterSeconds } };
     else if (code == 500)
-        status["details"] = { { "causes", { { { "message", "injected fault" } } } } };
+        status["details"] = nlohmann::ordered_json{
+            { "causes", nlohmann::ordered_json::array({ { { "message", "injected fault" } } }) }
+        };
     status["code"] = code;
     ApiResponse response;
     response.status = code;

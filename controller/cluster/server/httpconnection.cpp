@@ -25,6 +25,9 @@ constexpr qsizetype maxHeadBytes = 1024 * 1024;
 constexpr qint64 bodySliceBytes = 1024 * 1024;
 constexpr qint64 writeHighWaterBytes = 4 * 1024 * 1024;
 constexpr qsizetype inlineBodyBytes = 256 * 1024;
+// A body above the limit is read and thrown away up to this size, so that the client reads the 413
+// instead of a reset connection; beyond it the connection is closed after the answer.
+constexpr qint64 maxDiscardedBodyBytes = 64 * 1024 * 1024;
 
 std::uint64_t nextWatchId()
 {
@@ -193,6 +196,10 @@ void HttpConnection::processInput()
             if (!readChunkedBody())
                 return;
             break;
+        case State::DiscardingBody:
+            if (!discardBody())
+                return;
+            break;
         default: // busy with a response; pipelined input waits
             return;
         }
@@ -278,11 +285,14 @@ bool HttpConnection::parseHead()
             return false;
         }
         if (length > m_server->m_maxRequestBodyBytes) {
+            const bool bodyWillCome = m_request.header("expect").toLower() != "100-continue";
+            if (bodyWillCome && length <= maxDiscardedBodyBytes) {
+                m_bodyRemaining = length;
+                m_state = State::DiscardingBody;
+                return true;
+            }
             m_keepAlive = false;
-            failRequest(
-                413,
-                "RequestEntityTooLarge",
-                u"Request entity too large: limit is %1"_s.arg(m_server->m_maxRequestBodyBytes));
+            rejectTooLarge();
             return false;
         }
         m_bodyRemaining = length;
@@ -333,10 +343,7 @@ bool HttpConnection::readChunkedBody()
             }
             if (m_request.body.size() + size > m_server->m_maxRequestBodyBytes) {
                 m_keepAlive = false;
-                failRequest(413,
-                            "RequestEntityTooLarge",
-                            u"Request entity too large: limit is %1"_s.arg(
-                                m_server->m_maxRequestBodyBytes));
+                rejectTooLarge();
                 return false;
             }
             if (size == 0) {
@@ -361,6 +368,25 @@ bool HttpConnection::readChunkedBody()
         m_input.remove(0, m_bodyRemaining + 2);
         m_bodyRemaining = -1;
     }
+}
+
+bool HttpConnection::discardBody()
+{
+    const qint64 take = qMin<qint64>(m_bodyRemaining, m_input.size());
+    m_input.remove(0, take);
+    m_bodyRemaining -= take;
+    if (m_bodyRemaining > 0)
+        return false;
+    m_state = State::Handling;
+    rejectTooLarge();
+    return true;
+}
+
+void HttpConnection::rejectTooLarge()
+{
+    failRequest(413,
+                "RequestEntityTooLarge",
+                u"Request entity too large: limit is %1"_s.arg(m_server->m_maxRequestBodyBytes));
 }
 
 void HttpConnection::dispatch()

@@ -44,6 +44,7 @@ private:
         ReadingHead,
         ReadingBody,
         ReadingChunkedBody,
+        DiscardingBody,
         Handling,
         Writing,
         Streaming,
@@ -57,6 +58,8 @@ private:
     bool parseHead();
     bool readBody();
     bool readChunkedBody();
+    bool discardBody();
+    void rejectTooLarge();
     void dispatch();
     void handleRequest();
     void writeResponse(const ApiResponse &response);

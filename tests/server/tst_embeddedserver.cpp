@@ -1,0 +1,277 @@
+#include "controller/cluster/server/embeddedserver.h"
+#include "testsupport.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <QFile>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QThread>
+
+#include <sys/stat.h>
+
+using namespace Qt::StringLiterals;
+using namespace reconscope::controller::cluster;
+using namespace reconscope::tests;
+
+namespace {
+
+constexpr int timeoutMs = 20000;
+const QString kubectlPath = u"/usr/bin/kubectl"_s;
+
+struct ProcessResult
+{
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+} // namespace
+
+class tst_EmbeddedServer : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void init();
+    void cleanup();
+
+    void startsAndWritesKubeconfig();
+    void factoryRunsOnceWithServerContext();
+    void kubectlRawVersion_data();
+    void kubectlRawVersion();
+    void kubectlIdentities_data();
+    void kubectlIdentities();
+    void kubectlUnauthorized();
+    void kubectlReadsWatchStream();
+    void runsOnItsOwnThread();
+    void portInUseFails();
+
+private:
+    ProcessResult kubectl(const QStringList &arguments);
+
+    std::unique_ptr<QTemporaryDir> m_dir;
+    FakeApi m_api;
+    std::unique_ptr<EmbeddedServer> m_server;
+    int m_factoryCalls = 0;
+};
+
+void tst_EmbeddedServer::init()
+{
+    m_dir = std::make_unique<QTemporaryDir>();
+    QVERIFY(m_dir->isValid());
+    m_api = FakeApi();
+    m_factoryCalls = 0;
+    EmbeddedServerOptions options;
+    options.kubeconfigPath = m_dir->filePath(u"kube/config"_s);
+    m_server = std::make_unique<EmbeddedServer>(
+        [this](EmbeddedServer &server) {
+            ++m_factoryCalls;
+            server.faultInjector()->setHistoryWindowHook([](std::int64_t) {});
+            return m_api.handler();
+        },
+        options);
+    QSignalSpy started(m_server.get(), &EmbeddedServer::started);
+    const auto status = m_server->start();
+    QVERIFY2(status.ok(), status.ok() ? "" : qPrintable(status.error().message));
+    QCOMPARE(started.size(), 1);
+    QCOMPARE(started.first().first().toUrl(), m_server->url());
+}
+
+void tst_EmbeddedServer::cleanup()
+{
+    m_server.reset();
+    m_dir.reset();
+}
+
+ProcessResult tst_EmbeddedServer::kubectl(const QStringList &arguments)
+{
+    QProcess process;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(u"HOME"_s, m_dir->path()); // no discovery cache in the real home
+    environment.remove(u"KUBECONFIG"_s);
+    process.setProcessEnvironment(environment);
+    process.start(kubectlPath,
+                  QStringList{ u"--kubeconfig"_s, m_server->kubeconfigPath() } + arguments);
+    ProcessResult result;
+    if (!process.waitForStarted(timeoutMs))
+        return result;
+    // The server runs on this thread: wait without blocking its event loop.
+    if (!QTest::qWaitFor([&] { return process.state() == QProcess::NotRunning; }, timeoutMs)) {
+        process.kill();
+        process.waitForFinished();
+    }
+    result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    result.out = process.readAllStandardOutput();
+    result.err = process.readAllStandardError();
+    return result;
+}
+
+void tst_EmbeddedServer::startsAndWritesKubeconfig()
+{
+    QVERIFY(m_server->isRunning());
+    QVERIFY(m_server->port() > 0);
+    QCOMPARE(m_server->url().toString(), u"https://127.0.0.1:%1"_s.arg(m_server->port()));
+    struct stat info = {};
+    QCOMPARE(::stat(QFile::encodeName(m_server->kubeconfigPath()).constData(), &info), 0);
+    QCOMPARE(info.st_mode & 0777, 0600u);
+    const YAML::Node config = YAML::LoadFile(m_server->kubeconfigPath().toStdString());
+    QCOMPARE(config["current-context"].as<std::string>(), "reconscope-admin");
+    QCOMPARE(config["clusters"][0]["cluster"]["server"].as<std::string>(),
+             m_server->url().toString().toStdString());
+    QCOMPARE(config["contexts"].size(), std::size_t(3));
+    QCOMPARE(m_server->adminToken().size(), 64);
+    QVERIFY(m_server->adminToken() != m_server->viewerToken());
+}
+
+void tst_EmbeddedServer::factoryRunsOnceWithServerContext()
+{
+    QCOMPARE(m_factoryCalls, 1);
+    QVERIFY(m_server->faultInjector()->setHistoryWindow(100)); // the factory hooked it
+    QVERIFY(m_server->httpServer());
+    QVERIFY(!m_server->start().ok()); // already running
+    m_server->stop();
+    QVERIFY(!m_server->isRunning());
+    QVERIFY(!m_server->httpServer());
+}
+
+void tst_EmbeddedServer::kubectlRawVersion_data()
+{
+    QTest::addColumn<QStringList>("contextArguments");
+    QTest::newRow("current context (admin certificate)") << QStringList();
+    QTest::newRow("reconscope-token") << QStringList{ u"--context"_s, u"reconscope-token"_s };
+    QTest::newRow("reconscope-viewer") << QStringList{ u"--context"_s, u"reconscope-viewer"_s };
+}
+
+void tst_EmbeddedServer::kubectlRawVersion()
+{
+    if (!QFile::exists(kubectlPath))
+        QSKIP("kubectl is not installed");
+    QFETCH(QStringList, contextArguments);
+    const ProcessResult result
+        = kubectl(contextArguments + QStringList{ u"get"_s, u"--raw"_s, u"/version"_s });
+    QVERIFY2(result.exitCode == 0, result.err.constData());
+    QVERIFY2(result.out.contains(R"("gitVersion":"v1.32.0-reconscope")"), result.out.constData());
+}
+
+void tst_EmbeddedServer::kubectlIdentities_data()
+{
+    QTest::addColumn<QString>("context");
+    QTest::addColumn<QString>("user");
+    QTest::addColumn<QString>("group");
+    QTest::newRow("admin") << u"reconscope-admin"_s << u"kubernetes-admin"_s << u"system:masters"_s;
+    QTest::newRow("token") << u"reconscope-token"_s << u"reconscope-token"_s << u"system:masters"_s;
+    QTest::newRow("viewer") << u"reconscope-viewer"_s << u"viewer"_s << u"reconscope:viewers"_s;
+}
+
+void tst_EmbeddedServer::kubectlIdentities()
+{
+    if (!QFile::exists(kubectlPath))
+        QSKIP("kubectl is not installed");
+    QFETCH(QString, context);
+    QFETCH(QString, user);
+    QFETCH(QString, group);
+    const ProcessResult result = kubectl(
+        { u"--context"_s, context, u"get"_s, u"--raw"_s, u"/echo?labelSelector=a+in+(b)"_s });
+    QVERIFY2(result.exitCode == 0, result.err.constData());
+    const auto echo = nlohmann::json::parse(result.out.toStdString(), nullptr, false);
+    QVERIFY2(!echo.is_discarded(), result.out.constData());
+    QCOMPARE(QString::fromStdString(echo["user"].get<std::string>()), user);
+    QVERIFY(echo["groups"].dump().find(group.toStdString()) != std::string::npos);
+    QVERIFY(QString::fromStdString(echo["headers"]["user-agent"].get<std::string>())
+                .startsWith(u"kubectl/"_s));
+}
+
+void tst_EmbeddedServer::kubectlUnauthorized()
+{
+    if (!QFile::exists(kubectlPath))
+        QSKIP("kubectl is not installed");
+    const ProcessResult result = kubectl({ u"--context"_s,
+                                           u"reconscope-token"_s,
+                                           u"--token"_s,
+                                           u"wrong"_s,
+                                           u"get"_s,
+                                           u"--raw"_s,
+                                           u"/version"_s });
+    QVERIFY(result.exitCode != 0);
+    QVERIFY2(result.err.contains("Unauthorized"), result.err.constData());
+    QCOMPARE(m_api.requestCount, 0);
+}
+
+void tst_EmbeddedServer::kubectlReadsWatchStream()
+{
+    if (!QFile::exists(kubectlPath))
+        QSKIP("kubectl is not installed");
+    m_api.watchInitialLines = {
+        R"({"type":"ADDED","object":{"kind":"CustomApp","metadata":{"name":"a","resourceVersion":"5"}}})"
+        "\n",
+        R"({"type":"DELETED","object":{"kind":"CustomApp","metadata":{"name":"a","resourceVersion":"6"}}})"
+        "\n"
+    };
+    m_api.watchFinishAtStart = true;
+    const ProcessResult result = kubectl({ u"get"_s, u"--raw"_s, u"/watch"_s });
+    QVERIFY2(result.exitCode == 0, result.err.constData());
+    QCOMPARE(result.out, m_api.watchInitialLines.join());
+}
+
+void tst_EmbeddedServer::runsOnItsOwnThread()
+{
+    m_server.reset();
+    QThread thread;
+    thread.setObjectName(u"embedded-cluster"_s);
+    std::atomic<QThread *> handlerThread{ nullptr };
+    std::atomic<QThread *> factoryThread{ nullptr };
+    auto *server = new EmbeddedServer([&](EmbeddedServer &) -> ApiHandler {
+        factoryThread = QThread::currentThread();
+        return [&handlerThread](const ApiRequest &) {
+            handlerThread = QThread::currentThread();
+            ApiResponse response;
+            response.body = "{}\n";
+            return response;
+        };
+    });
+    server->moveToThread(&thread);
+    QSignalSpy started(server, &EmbeddedServer::started);
+    thread.start();
+    QMetaObject::invokeMethod(server, [server] { (void)server->start(); });
+    QVERIFY(started.wait(timeoutMs));
+    const QUrl url = started.first().first().toUrl();
+    QCOMPARE(factoryThread.load(), &thread);
+
+    QNetworkAccessManager manager;
+    QNetworkRequest request(QUrl(url.toString() + u"/anything"_s));
+    request.setRawHeader("Authorization", "Bearer " + server->adminToken());
+    request.setSslConfiguration(clientTls(server->certificates().ca.certificatePem));
+    QNetworkReply *reply = manager.get(request);
+    QTRY_VERIFY_WITH_TIMEOUT(reply->isFinished(), timeoutMs);
+    QCOMPARE(reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), 200);
+    QCOMPARE(handlerThread.load(), &thread);
+    QVERIFY(handlerThread.load() != QThread::currentThread());
+    reply->deleteLater();
+
+    QMetaObject::invokeMethod(server, &QObject::deleteLater);
+    thread.quit();
+    QVERIFY(thread.wait(timeoutMs));
+}
+
+void tst_EmbeddedServer::portInUseFails()
+{
+    EmbeddedServerOptions options;
+    options.port = m_server->port();
+    EmbeddedServer second([this](EmbeddedServer &) { return m_api.handler(); }, options);
+    QSignalSpy failed(&second, &EmbeddedServer::startFailed);
+    const auto status = second.start();
+    QVERIFY(!status.ok());
+    QVERIFY2(status.error().message.contains(QString::number(m_server->port())),
+             qPrintable(status.error().message));
+    QCOMPARE(failed.size(), 1);
+    QVERIFY(!second.isRunning());
+}
+
+QTEST_GUILESS_MAIN(tst_EmbeddedServer)
+#include "tst_embeddedserver.moc"
