@@ -1,0 +1,117 @@
+#pragma once
+
+#include "controller/kube/apierror.h"
+#include "controller/kube/backoff.h"
+#include "controller/kube/objectmeta.h"
+#include "controller/kube/restclient.h"
+
+#include <QByteArray>
+#include <QHash>
+#include <QList>
+#include <QMetaType>
+#include <QObject>
+#include <QPointer>
+#include <QString>
+
+#include <chrono>
+#include <functional>
+
+namespace reconscope::controller::kube {
+
+// One change the reflector saw: an object (raw JSON) added or changed, or a key that went away.
+struct Delta
+{
+    enum class Type { Upsert, Delete };
+    Type type = Type::Upsert;
+    ObjectMeta meta; // for deletes found by a relist only the key fields are set
+    QByteArray object; // empty for deletes found by a relist
+};
+
+// Where the reflector is, for a status line: "watching", "reconnecting in 3 s", "relisting".
+struct ReflectorState
+{
+    enum class Phase { Idle, Listing, Watching, Reconnecting, Relisting };
+    Phase phase = Phase::Idle;
+    int retryInMs = 0; // for Reconnecting
+    QString lastError; // what made it reconnect or relist
+
+    QString toString() const;
+};
+
+// client-go's reflector (reconciler.md section 3) on top of RestClient: list (RV "0" first, ""
+// after a 410, else the last synced RV), then watch from the list's RV with bookmarks and a
+// random timeoutSeconds in [300, 600). A 410 (HTTP or ERROR event) relists and reports objects
+// that vanished as deletes; other failures retry after Backoff; a watch that ends normally is
+// resumed at once from the last RV. Time is injectable so tests never wait for real delays.
+class Reflector final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(Reflector)
+
+public:
+    using Clock = std::function<std::chrono::steady_clock::time_point()>;
+    using Scheduler = std::function<void(std::chrono::milliseconds, std::function<void()>)>;
+    using Random = std::function<double()>; // [0, 1)
+
+    Reflector(RestClient *client,
+              ResourceRef resource,
+              QString namespace_ = {},
+              QObject *parent = nullptr);
+    ~Reflector() override;
+
+    void setLabelSelector(const QString &selector) { m_labelSelector = selector; }
+    void setFieldSelector(const QString &selector) { m_fieldSelector = selector; }
+    void setClock(Clock clock) { m_clock = std::move(clock); }
+    void setScheduler(Scheduler scheduler) { m_scheduler = std::move(scheduler); }
+    void setRandom(Random random) { m_random = std::move(random); }
+
+    void start();
+    void stop();
+
+    QString resourceVersion() const { return m_resourceVersion; }
+    ReflectorState state() const { return m_state; }
+    bool hasSynced() const { return m_synced; }
+    const ResourceRef &resource() const { return m_resource; }
+
+signals:
+    // Changes in stream order; a relist delivers all items as upserts plus the deletes.
+    void deltasReceived(const QList<reconscope::controller::kube::Delta> &deltas);
+    // A list completed (the first one means the cache is complete).
+    void listSynced(const QString &resourceVersion);
+    void stateChanged(const reconscope::controller::kube::ReflectorState &state);
+
+private:
+    void list();
+    void watch();
+    void handleList(models::Result<ListPage, ApiError> result);
+    void handleEvents(const QList<WatchEvent> &events);
+    void handleWatchFinished(const std::optional<ApiError> &error);
+    void relistAfterExpiry(const QString &message);
+    void retryLater(std::function<void()> action, const QString &error);
+    void setPhase(ReflectorState::Phase phase, int retryInMs = 0, const QString &error = {});
+
+    RestClient *m_client;
+    ResourceRef m_resource;
+    QString m_namespace;
+    QString m_labelSelector;
+    QString m_fieldSelector;
+    Clock m_clock;
+    Scheduler m_scheduler;
+    Random m_random;
+    Backoff m_backoff;
+
+    bool m_running = false;
+    quint64 m_generation = 0; // invalidates scheduled actions and callbacks after stop()
+    bool m_synced = false;
+    bool m_lastSyncUnavailable = false; // the last list or watch said 410: list at ""
+    QString m_lastSyncResourceVersion;
+    QString m_resourceVersion;
+    QHash<QString, QString> m_known; // key -> resourceVersion
+    QPointer<WatchConnection> m_watch;
+    ReflectorState m_state;
+};
+
+} // namespace reconscope::controller::kube
+
+Q_DECLARE_METATYPE(reconscope::controller::kube::Delta)
+Q_DECLARE_METATYPE(reconscope::controller::kube::ReflectorState)
