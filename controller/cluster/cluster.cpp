@@ -156,7 +156,8 @@ QString Cluster::nowTimestamp() const
 
 void Cluster::installBuiltins()
 {
-    registerTypes(builtinResourceTypes());
+    for (const ResourceType &type : builtinResourceTypes())
+        registerTypes({ type });
     for (const QString &name :
          { u"default"_s, u"kube-node-lease"_s, u"kube-public"_s, u"kube-system"_s }) {
         auto result = create(ResourceRef{ {}, u"v1"_s, u"namespaces"_s },
