@@ -134,6 +134,7 @@ private slots:
     void historyIsBounded();
     void asyncKeyIsNeverReconciledTwiceAtOnce();
     void asyncCompletionTwiceOrAfterDestructionIsIgnored();
+    void resumeFillsEveryWorker();
     void queueSnapshotShowsStates();
     void metricsText();
     void stopFinishesInFlightAndStartsNothing();
@@ -565,6 +566,25 @@ void tst_ControllerLoop::asyncCompletionTwiceOrAfterDestructionIsIgnored()
     loop.reset();
     orphan(ReconcileOutcome::success()); // the loop is gone: nothing happens
     m_clock->step(1min);
+}
+
+void tst_ControllerLoop::resumeFillsEveryWorker()
+{
+    ManualReconciler reconciler;
+    ControllerLoop::Options options = paused();
+    options.maxConcurrentReconciles = 3;
+    ControllerLoop loop(*m_clock, reconciler, options);
+    for (const QString &k : { u"a"_s, u"b"_s, u"c"_s, u"d"_s })
+        loop.enqueue(k, u"ADDED"_s);
+    loop.setPaused(false);
+    m_clock->step(0ms);
+    QCOMPARE(reconciler.pending.size(), 3);
+    QCOMPARE(metric(loop, "controller_runtime_active_workers"), 3.0);
+    QCOMPARE(loop.queue().len(), 1);
+    reconciler.complete(1, ReconcileOutcome::success());
+    m_clock->step(0ms);
+    QCOMPARE(reconciler.pending.size(), 3);
+    QCOMPARE(reconciler.pending[2].first, u"d"_s);
 }
 
 void tst_ControllerLoop::queueSnapshotShowsStates()
