@@ -56,6 +56,8 @@ private slots:
     void fixtureObjectsValidate_data();
     void fixtureObjectsValidate();
     void fixtureObjectCoverage();
+    void schemaCost();
+    void objectCost();
 };
 
 void tst_Crd::realCrdsParse_data()
@@ -360,6 +362,40 @@ void tst_Crd::fixtureObjectCoverage()
     }
     QCOMPARE(total, 23);
     QCOMPARE(served, 18);
+}
+
+void tst_Crd::schemaCost()
+{
+    // The largest fixture schema: Argo CD's Application (~1 MB of YAML).
+    const json schema
+        = resourceTypesFromCrd(schematest::yamlFile(crdPath(u"argoproj.io_applications.yaml"_s)))
+              ->first()
+              .schema;
+    QBENCHMARK
+    {
+        auto structural = StructuralSchema::fromJson(schema);
+        QVERIFY(structural.ok());
+    }
+}
+
+void tst_Crd::objectCost()
+{
+    auto schema = StructuralSchema::fromJson(
+        resourceTypesFromCrd(schematest::yamlFile(crdPath(u"argoproj.io_applications.yaml"_s)))
+            ->first()
+            .schema);
+    QVERIFY(schema.ok());
+    const json object = schematest::yamlDocuments(
+                            schematest::sharedPath(
+                                u"fixtures/real-crds/objects/application-healthy-synced.yaml"_s))
+                            .first();
+    QBENCHMARK
+    {
+        json copy = object;
+        schema->applyDefaults(copy);
+        schema->prune(copy);
+        QVERIFY(schema->validate(copy).isEmpty());
+    }
 }
 
 QTEST_GUILESS_MAIN(tst_Crd)

@@ -2,6 +2,7 @@
 
 #include <QStringList>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace Qt::StringLiterals;
@@ -10,6 +11,12 @@ namespace reconscope::controller::cluster::gofmt {
 
 QString quote(const QString &text)
 {
+    // Fast path: printable ASCII without quotes or backslashes needs no escaping.
+    const bool plainAscii = std::all_of(text.begin(), text.end(), [](QChar c) {
+        return c.unicode() >= 0x20 && c.unicode() < 0x7f && c != u'"' && c != u'\\';
+    });
+    if (plainAscii)
+        return u'"' + text + u'"';
     QString out;
     out.reserve(text.size() + 2);
     out.append(u'"');

@@ -446,12 +446,14 @@ public:
 
     void validate(const SchemaNode &s, const json &x, const std::string &path)
     {
-        const QString name = nameOf(path);
+        const auto name = [&path] {
+            return nameOf(path);
+        };
         if (x.is_null()) {
             if ((!s.type.empty() || s.intOrString) && !s.nullable)
                 errors.append(typeInvalid(path,
                                           u"\"null\""_s,
-                                          name + u" in body must be of type "_s + typeNames(s)
+                                          name() + u" in body must be of type "_s + typeNames(s)
                                               + u": \"null\""_s));
             return;
         }
@@ -466,8 +468,8 @@ public:
         if (!typeOk) {
             errors.append(typeInvalid(path,
                                       gofmt::quote(actual),
-                                      name + u" in body must be of type "_s + typeNames(s) + u": "_s
-                                          + gofmt::quote(actual)));
+                                      name() + u" in body must be of type "_s + typeNames(s)
+                                          + u": "_s + gofmt::quote(actual)));
             validateEnum(s, x, path);
             return;
         }
@@ -557,10 +559,13 @@ private:
 
     void validateString(const SchemaNode &s, const json &x, const std::string &path)
     {
-        const QString name = nameOf(path);
+        const auto name = [&path] {
+            return nameOf(path);
+        };
         const std::string &text = x.get_ref<const std::string &>();
-        const QString qtext = QString::fromStdString(text);
-        const auto runes = static_cast<std::int64_t>(qtext.toUcs4().size());
+        // Characters, not bytes: count the UTF-8 sequences' lead bytes.
+        const auto runes = static_cast<std::int64_t>(
+            std::count_if(text.begin(), text.end(), [](char c) { return (c & 0xC0) != 0x80; }));
         if (s.maxLength && runes > *s.maxLength) {
             errors.append({ u"FieldValueTooLong"_s,
                             fieldOf(path),
@@ -570,25 +575,29 @@ private:
         if (s.minLength && runes < *s.minLength)
             errors.append(invalid(path,
                                   gofmt::quote(text),
-                                  name + u" in body should be at least "_s
+                                  name() + u" in body should be at least "_s
                                       + QString::number(*s.minLength) + u" chars long"_s));
-        if (!s.pattern.empty() && !s.regex.match(qtext).hasMatch())
+        if (!s.pattern.empty() && !s.regex.match(QString::fromStdString(text)).hasMatch())
             errors.append(invalid(path,
                                   gofmt::quote(text),
-                                  name + u" in body should match '"_s
+                                  name() + u" in body should match '"_s
                                       + QString::fromStdString(s.pattern) + u'\''));
         if (!s.format.empty() && !formats::isValid(s.format, text))
             errors.append(typeInvalid(path,
                                       gofmt::quote(text),
-                                      name + u" in body must be of type "_s
+                                      name() + u" in body must be of type "_s
                                           + QString::fromStdString(s.format) + u": "_s
                                           + gofmt::quote(text)));
     }
 
     void validateNumber(const SchemaNode &s, const json &x, const std::string &path)
     {
-        const QString name = nameOf(path);
-        const QString value = gofmt::plain(x);
+        const auto name = [&path] {
+            return nameOf(path);
+        };
+        const auto value = [&x] {
+            return gofmt::plain(x);
+        };
         if (s.multipleOf) {
             const double factor = s.multipleOf->get<double>();
             bool multiple;
@@ -601,16 +610,16 @@ private:
             }
             if (!multiple)
                 errors.append(invalid(path,
-                                      value,
-                                      name + u" in body should be a multiple of "_s
+                                      value(),
+                                      name() + u" in body should be a multiple of "_s
                                           + gofmt::plain(*s.multipleOf)));
         }
         if (s.maximum) {
             const int c = compareNumbers(x, *s.maximum);
             if (c > 0 || (s.exclusiveMaximum && c == 0))
                 errors.append(invalid(path,
-                                      value,
-                                      name
+                                      value(),
+                                      name()
                                           + (s.exclusiveMaximum
                                                  ? u" in body should be less than "_s
                                                  : u" in body should be less than or equal to "_s)
@@ -621,8 +630,8 @@ private:
             if (c < 0 || (s.exclusiveMinimum && c == 0))
                 errors.append(invalid(
                     path,
-                    value,
-                    name
+                    value(),
+                    name()
                         + (s.exclusiveMinimum ? u" in body should be greater than "_s
                                               : u" in body should be greater than or equal to "_s)
                         + gofmt::plain(*s.minimum)));
@@ -631,12 +640,14 @@ private:
 
     void validateArray(const SchemaNode &s, const json &x, const std::string &path)
     {
-        const QString name = nameOf(path);
+        const auto name = [&path] {
+            return nameOf(path);
+        };
         const auto size = static_cast<std::int64_t>(x.size());
         if (s.minItems && size < *s.minItems)
             errors.append(invalid(path,
                                   QString::number(size),
-                                  name + u" in body should have at least "_s
+                                  name() + u" in body should have at least "_s
                                       + QString::number(*s.minItems) + u" items"_s));
         if (s.maxItems && size > *s.maxItems)
             errors.append({ u"FieldValueTooMany"_s,
@@ -719,12 +730,14 @@ private:
 
     void validateObject(const SchemaNode &s, const json &x, const std::string &path)
     {
-        const QString name = nameOf(path);
+        const auto name = [&path] {
+            return nameOf(path);
+        };
         const auto count = static_cast<std::int64_t>(x.size());
         if (s.minProperties && count < *s.minProperties) {
             errors.append(invalid(path,
                                   QString::number(*s.minProperties),
-                                  name + u" in body should have at least "_s
+                                  name() + u" in body should have at least "_s
                                       + QString::number(*s.minProperties) + u" properties"_s));
             return;
         }
