@@ -78,6 +78,9 @@ private slots:
     void droppedWatchAfterEvents();
     void droppedWatchAtRandom();
     void handlerExceptionIsInternalError();
+    void slowWatcherIsDropped();
+    void idleConnectionClosed();
+    void slowRequestHeadClosed();
 
 private:
     QNetworkReply *get(QNetworkAccessManager &manager,
@@ -718,7 +721,7 @@ void tst_HttpsApiServer::droppedWatchAfterEvents()
     QCOMPARE(responses.size(), 1);
     QCOMPARE(responses.first().chunks, QByteArrayList({ "{\"n\":1}\n", "{\"n\":2}\n" }));
     QVERIFY(!responses.first().complete); // cut, not ended
-    QCOMPARE(m_api->lastWatch->cancelled, 1);
+    QTRY_COMPARE_WITH_TIMEOUT(m_api->lastWatch->cancelled, 1, timeoutMs);
     QCOMPARE(m_faults->droppedWatches(), 1);
 }
 
@@ -733,7 +736,7 @@ void tst_HttpsApiServer::droppedWatchAtRandom()
     QTRY_VERIFY_WITH_TIMEOUT(reply->isFinished(), timeoutMs);
     QVERIFY(reply->error() != QNetworkReply::NoError); // the client sees a broken stream
     QCOMPARE(reply->readAll(), QByteArray());
-    QCOMPARE(m_api->lastWatch->cancelled, 1);
+    QTRY_COMPARE_WITH_TIMEOUT(m_api->lastWatch->cancelled, 1, timeoutMs);
     reply->deleteLater();
 }
 
@@ -759,6 +762,70 @@ void tst_HttpsApiServer::handlerExceptionIsInternalError()
         QCOMPARE(text(parseJson(response.body)["message"]),
                  QStringLiteral("Internal error occurred: boom"));
     }
+}
+
+void tst_HttpsApiServer::slowWatcherIsDropped()
+{
+    m_server->setMaxWatchBacklogBytes(1000);
+    RawClient client(clientTls(m_certificates.ca.certificatePem, &m_certificates.admin), m_port);
+    client.send(rawGet("/watch"));
+    QTRY_VERIFY_WITH_TIMEOUT(m_api->lastWatch && m_api->lastWatch->started == 1, timeoutMs);
+    QSignalSpy cancelled(m_server.get(), &HttpsApiServer::watchCancelled);
+    // Without returning to the event loop nothing leaves the process: the backlog grows.
+    const QByteArray event
+        = "{\"type\":\"MODIFIED\",\"object\":{\"pad\":\"" + QByteArray(400, 'p') + "\"}}\n";
+    for (int i = 0; i < 10; ++i)
+        m_api->lastWatch->send(event);
+    QTRY_VERIFY_WITH_TIMEOUT(client.disconnected, timeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(m_api->lastWatch->cancelled, 1, timeoutMs);
+    QCOMPARE(cancelled.size(), 1);
+    const auto responses = parseResponses(client.received);
+    QVERIFY(responses.size() == 1 && !responses.first().complete);
+    QVERIFY(responses.first().chunks.size() < 10);
+}
+
+void tst_HttpsApiServer::idleConnectionClosed()
+{
+    m_server.reset();
+    m_server = std::make_unique<HttpsApiServer>(m_api->handler());
+    QVERIFY(m_server
+                ->setServerCertificate(m_certificates.server.certificatePem,
+                                       m_certificates.server.privateKeyPem)
+                .ok());
+    m_server->setAuthenticator(Authenticator(m_certificates.ca.certificatePem));
+    m_server->setIdleTimeout(std::chrono::milliseconds(300));
+    auto port = m_server->listen();
+    QVERIFY(port.ok());
+    RawClient client(clientTls(m_certificates.ca.certificatePem, &m_certificates.admin), *port);
+    client.send(rawGet("/version"));
+    QTRY_VERIFY_WITH_TIMEOUT(!parseResponses(client.received).isEmpty()
+                                 && parseResponses(client.received).first().complete,
+                             timeoutMs);
+    QElapsedTimer timer;
+    timer.start();
+    QTRY_VERIFY_WITH_TIMEOUT(client.disconnected, timeoutMs);
+    QVERIFY2(timer.elapsed() >= 250, qPrintable(QString::number(timer.elapsed())));
+    QCOMPARE(parseResponses(client.received).size(), 1);
+}
+
+void tst_HttpsApiServer::slowRequestHeadClosed()
+{
+    m_server.reset();
+    m_server = std::make_unique<HttpsApiServer>(m_api->handler());
+    QVERIFY(m_server
+                ->setServerCertificate(m_certificates.server.certificatePem,
+                                       m_certificates.server.privateKeyPem)
+                .ok());
+    m_server->setAuthenticator(Authenticator(m_certificates.ca.certificatePem));
+    m_server->setReadHeaderTimeout(std::chrono::milliseconds(300));
+    auto port = m_server->listen();
+    QVERIFY(port.ok());
+    RawClient client(clientTls(m_certificates.ca.certificatePem, &m_certificates.admin), *port);
+    QTRY_VERIFY_WITH_TIMEOUT(client.encrypted, timeoutMs);
+    client.send("GET /version HTTP/1.1\r\nHost: x\r\n"); // never finished
+    QTRY_VERIFY_WITH_TIMEOUT(client.disconnected, timeoutMs);
+    QVERIFY(client.received.isEmpty());
+    QCOMPARE(m_api->requestCount, 0);
 }
 
 QTEST_GUILESS_MAIN(tst_HttpsApiServer)

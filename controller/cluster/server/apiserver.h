@@ -10,6 +10,7 @@
 #include <QPointer>
 #include <QUrl>
 
+#include <chrono>
 #include <memory>
 
 QT_BEGIN_NAMESPACE
@@ -47,6 +48,12 @@ public:
     std::shared_ptr<FaultInjector> faultInjector() const { return m_faults; }
     // Request bodies above this are answered 413 without being read (default 3 MiB).
     void setMaxRequestBodyBytes(qint64 bytes) { m_maxRequestBodyBytes = bytes; }
+    // kube-apiserver's http.Server: an idle keep-alive connection is closed after 90 s, a request
+    // head must arrive within 32 s of its first byte. Applies to connections accepted afterwards.
+    void setIdleTimeout(std::chrono::milliseconds timeout) { m_idleTimeout = timeout; }
+    void setReadHeaderTimeout(std::chrono::milliseconds timeout) { m_readHeaderTimeout = timeout; }
+    // A watcher that does not read: once this much is buffered for it, its watch is dropped.
+    void setMaxWatchBacklogBytes(qint64 bytes) { m_maxWatchBacklogBytes = bytes; }
 
     // Port 0 picks a free port; the result is the port listened on.
     models::Result<quint16>
@@ -76,6 +83,9 @@ private:
     Authenticator m_authenticator;
     std::shared_ptr<FaultInjector> m_faults;
     qint64 m_maxRequestBodyBytes = 3 * 1024 * 1024;
+    std::chrono::milliseconds m_idleTimeout{ 90'000 };
+    std::chrono::milliseconds m_readHeaderTimeout{ 32'000 };
+    qint64 m_maxWatchBacklogBytes = 64 * 1024 * 1024;
     QSslServer *m_server = nullptr;
     QByteArray m_certificatePem;
     QByteArray m_privateKeyPem;

@@ -153,6 +153,14 @@ HttpConnection::HttpConnection(QSslSocket *socket, HttpsApiServer *server)
         if (m_socket->state() == QAbstractSocket::UnconnectedState)
             handleDisconnected();
     });
+    m_timer = new QTimer(this);
+    m_timer->setSingleShot(true);
+    connect(m_timer, &QTimer::timeout, this, [this] {
+        spdlog::debug("embedded cluster: closing {} connection",
+                      m_readingHeadTimed ? "slow" : "idle");
+        closeConnection(true);
+    });
+    armIdleTimer();
     // The client may have sent its request together with the end of the handshake.
     QMetaObject::invokeMethod(this, &HttpConnection::handleReadyRead, Qt::QueuedConnection);
 }
@@ -172,11 +180,27 @@ void HttpConnection::shutdown()
     closeConnection(true);
 }
 
+void HttpConnection::armIdleTimer()
+{
+    m_readingHeadTimed = false;
+    if (m_server->m_idleTimeout.count() > 0)
+        m_timer->start(m_server->m_idleTimeout);
+    else
+        m_timer->stop();
+}
+
 void HttpConnection::handleReadyRead()
 {
     if (m_state == State::Closed)
         return;
     m_input.append(m_socket->readAll());
+    if (m_state == State::ReadingHead && !m_input.isEmpty() && !m_readingHeadTimed) {
+        m_readingHeadTimed = true;
+        if (m_server->m_readHeaderTimeout.count() > 0)
+            m_timer->start(m_server->m_readHeaderTimeout);
+        else
+            m_timer->stop();
+    }
     processInput();
 }
 
@@ -221,6 +245,8 @@ bool HttpConnection::parseHead()
     }
     const QByteArray head = m_input.left(end);
     m_input.remove(0, end + 4);
+    m_timer->stop();
+    m_readingHeadTimed = false;
 
     m_request = ApiRequest();
     m_continueSent = false;
@@ -550,7 +576,14 @@ void HttpConnection::sendWatchEvent(std::uint64_t watchId, const QByteArray &lin
     FaultInjector *faults = m_server->m_faults.get();
     if (faults && faults->dropWatchBeforeEvent()) {
         faults->countDroppedWatch();
-        shutdown();
+        dropWatch();
+        return;
+    }
+    if (m_socket->bytesToWrite() + m_socket->encryptedBytesToWrite()
+        > m_server->m_maxWatchBacklogBytes) {
+        spdlog::warn("embedded cluster: dropping the watch on {}: the client does not read",
+                     m_request.path.toStdString());
+        dropWatch();
         return;
     }
     QByteArray chunk = QByteArray::number(line.size(), 16);
@@ -563,8 +596,29 @@ void HttpConnection::sendWatchEvent(std::uint64_t watchId, const QByteArray &lin
     if (faults && faults->watchEventLimitReached(m_watchEvents)) {
         faults->countDroppedWatch();
         m_socket->flush();
-        shutdown();
+        dropWatch();
     }
+}
+
+void HttpConnection::dropWatch()
+{
+    // This runs inside the API's send(): cancel() is deferred so that the API is not re-entered
+    // while it walks its watchers.
+    std::shared_ptr<WatchStream> watch = std::move(m_watch);
+    m_watchId = 0;
+    if (watch) {
+        QPointer<HttpsApiServer> server = m_server;
+        const QString path = m_request.path;
+        QMetaObject::invokeMethod(
+            m_server,
+            [watch, server, path] {
+                watch->cancel();
+                if (server)
+                    emit server->watchCancelled(path);
+            },
+            Qt::QueuedConnection);
+    }
+    closeConnection(true);
 }
 
 void HttpConnection::finishWatch(std::uint64_t watchId)
@@ -588,8 +642,13 @@ void HttpConnection::finishResponse()
         return;
     }
     m_state = State::ReadingHead;
-    if (!m_input.isEmpty())
+    armIdleTimer();
+    if (!m_input.isEmpty()) {
+        m_readingHeadTimed = true;
+        if (m_server->m_readHeaderTimeout.count() > 0)
+            m_timer->start(m_server->m_readHeaderTimeout);
         QMetaObject::invokeMethod(this, &HttpConnection::processInput, Qt::QueuedConnection);
+    }
 }
 
 void HttpConnection::failRequest(int status, const QByteArray &reason, const QString &message)

@@ -11,6 +11,7 @@
 
 QT_BEGIN_NAMESPACE
 class QSslSocket;
+class QTimer;
 QT_END_NAMESPACE
 
 namespace reconscope::controller::cluster {
@@ -68,6 +69,8 @@ private:
     void finishResponse();
     void failRequest(int status, const QByteArray &reason, const QString &message);
     void cancelWatch();
+    void dropWatch(); // fault injection or a stuck watcher: cut the connection
+    void armIdleTimer();
     void closeConnection(bool abort);
     QByteArray responseHead(int status,
                             const QByteArray &contentType,
@@ -99,6 +102,8 @@ private:
     // The client certificate's identity, verified once per connection.
     std::optional<std::optional<UserInfo>> m_certificateUser;
     bool m_closeReported = false;
+    QTimer *m_timer = nullptr; // idle / read-header timeout
+    bool m_readingHeadTimed = false;
 };
 
 } // namespace reconscope::controller::cluster
