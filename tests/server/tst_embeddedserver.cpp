@@ -50,6 +50,7 @@ private slots:
     void kubectlUnauthorized();
     void kubectlReadsWatchStream();
     void runsOnItsOwnThread();
+    void largeResponseToCurl();
     void portInUseFails();
 
 private:
@@ -257,6 +258,47 @@ void tst_EmbeddedServer::runsOnItsOwnThread()
     QMetaObject::invokeMethod(server, &QObject::deleteLater);
     thread.quit();
     QVERIFY(thread.wait(timeoutMs));
+}
+
+void tst_EmbeddedServer::largeResponseToCurl()
+{
+    const QString curl = QStandardPaths::findExecutable(u"curl"_s);
+    if (curl.isEmpty())
+        QSKIP("curl is not installed");
+    const auto writeFile = [this](const QString &name, const QByteArray &data) {
+        QFile file(m_dir->filePath(name));
+        return file.open(QIODevice::WriteOnly) && file.write(data) == data.size();
+    };
+    const ClusterCertificates &certificates = m_server->certificates();
+    QVERIFY(writeFile(u"ca.pem"_s, certificates.ca.certificatePem));
+    QVERIFY(writeFile(u"admin.pem"_s, certificates.admin.certificatePem));
+    QVERIFY(writeFile(u"admin-key.pem"_s, certificates.admin.privateKeyPem));
+    const qint64 size = 100 * 1000 * 1000;
+    QProcess process;
+    process.start(curl,
+                  { u"--silent"_s,
+                    u"--show-error"_s,
+                    u"--cacert"_s,
+                    m_dir->filePath(u"ca.pem"_s),
+                    u"--cert"_s,
+                    m_dir->filePath(u"admin.pem"_s),
+                    u"--key"_s,
+                    m_dir->filePath(u"admin-key.pem"_s),
+                    u"--output"_s,
+                    u"/dev/null"_s,
+                    u"--write-out"_s,
+                    u"%{http_code} %{size_download} %{time_total}"_s,
+                    m_server->url().toString() + u"/big?bytes=%1"_s.arg(size) });
+    QVERIFY(process.waitForStarted(timeoutMs));
+    QVERIFY(QTest::qWaitFor([&] { return process.state() == QProcess::NotRunning; }, 60000));
+    const QList<QByteArray> fields = process.readAllStandardOutput().split(' ');
+    QVERIFY2(fields.size() == 3, process.readAllStandardError().constData());
+    QCOMPARE(fields.at(0), QByteArray("200"));
+    QCOMPARE(fields.at(1).toLongLong(), size);
+    const double seconds = fields.at(2).toDouble();
+    qInfo("100 MB response to curl (separate process): %.0f ms, %.0f MB/s",
+          seconds * 1000,
+          size / 1e6 / qMax(seconds, 0.001));
 }
 
 void tst_EmbeddedServer::portInUseFails()
