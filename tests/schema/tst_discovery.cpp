@@ -111,8 +111,8 @@ void tst_Discovery::aggregatedScaleSubresource()
     const json &machinePools = list["items"][1]["versions"][0]["resources"][0];
     QCOMPARE_JSON(machinePools["resource"], json("machinepools"));
     QCOMPARE_JSON(machinePools["subresources"], schematest::parse(R"([
-        {"subresource":"scale","responseKind":{"group":"autoscaling","version":"v1","kind":"Scale"},"verbs":["get","patch","update"]},
-        {"subresource":"status","responseKind":{"group":"cluster.x-k8s.io","version":"v1beta2","kind":"MachinePool"},"verbs":["get","patch","update"]}])"));
+        {"subresource":"status","responseKind":{"group":"cluster.x-k8s.io","version":"v1beta2","kind":"MachinePool"},"verbs":["get","patch","update"]},
+        {"subresource":"scale","responseKind":{"group":"autoscaling","version":"v1","kind":"Scale"},"verbs":["get","patch","update"]}])"));
     QCOMPARE_JSON(machinePools["shortNames"], schematest::parse(R"(["mp"])"));
     QCOMPARE_JSON(machinePools["categories"], schematest::parse(R"(["cluster-api"])"));
 }

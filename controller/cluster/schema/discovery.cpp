@@ -146,16 +146,17 @@ json aggregatedDiscovery(const QList<ResourceType> &types, bool coreGroup)
                 if (!type.categories.isEmpty())
                     resource["categories"] = strings(type.categories);
                 json subresources = json::array();
+                // Status before scale, as the apiextensions discovery controller lists them.
+                if (type.statusSubresource)
+                    subresources.push_back({ { "subresource", "status" },
+                                             { "responseKind", responseKind },
+                                             { "verbs", subresourceVerbs } });
                 if (type.scaleSubresource)
                     subresources.push_back({ { "subresource", "scale" },
                                              { "responseKind",
                                                { { "group", "autoscaling" },
                                                  { "version", "v1" },
                                                  { "kind", "Scale" } } },
-                                             { "verbs", subresourceVerbs } });
-                if (type.statusSubresource)
-                    subresources.push_back({ { "subresource", "status" },
-                                             { "responseKind", responseKind },
                                              { "verbs", subresourceVerbs } });
                 if (!subresources.empty())
                     resource["subresources"] = std::move(subresources);
