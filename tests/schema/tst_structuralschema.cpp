@@ -59,6 +59,9 @@ private slots:
     void fluxKustomizationStatusDefault();
     void validate_data();
     void validate();
+    void validateUpdateRatchets_data();
+    void validateUpdateRatchets();
+    void validateUpdateListCorrelation();
     void validateInt64Exactness();
     void int64SurvivesPruneAndDefaults();
     void declaresStatus();
@@ -427,6 +430,73 @@ void tst_StructuralSchema::validate()
     QFETCH(QByteArray, object);
     QFETCH(QStringList, errors);
     QCOMPARE(schematest::errorLines(schemaFrom(schema).validate(parse(object))), errors);
+}
+
+void tst_StructuralSchema::validateUpdateRatchets_data()
+{
+    QTest::addColumn<QByteArray>("old");
+    QTest::addColumn<QByteArray>("object");
+    QTest::addColumn<QStringList>("errors");
+
+    QTest::newRow("unchanged invalid value, other field changed")
+        << QByteArray(R"({"spec":{"image":"a","replicas":200}})")
+        << QByteArray(R"({"spec":{"image":"b","replicas":200}})") << QStringList{};
+    QTest::newRow("changed invalid value")
+        << QByteArray(R"({"spec":{"image":"a","replicas":200}})")
+        << QByteArray(R"({"spec":{"image":"a","replicas":300}})")
+        << QStringList{
+               u"FieldValueInvalid|spec.replicas|Invalid value: 300: spec.replicas in body should be less than or equal to 100"_s
+           };
+    QTest::newRow("missing required field, parent unchanged")
+        << QByteArray(R"({"spec":{"replicas":1}})")
+        << QByteArray(R"({"spec":{"replicas":1},"status":{"phase":"Ready"}})") << QStringList{};
+    QTest::newRow("missing required field, parent changed")
+        << QByteArray(R"({"spec":{"replicas":1}})") << QByteArray(R"({"spec":{"replicas":2}})")
+        << QStringList{ u"FieldValueRequired|spec.image|Required value"_s };
+    QTest::newRow("plain list correlates by index")
+        << QByteArray(R"({"spec":{"image":"a","items":[{"name":7},{"name":"x"}]}})")
+        << QByteArray(R"({"spec":{"image":"a","items":[{"name":7},{"name":"y"}]}})")
+        << QStringList{};
+    QTest::newRow("plain list item changed")
+        << QByteArray(R"({"spec":{"image":"a","items":[{"name":7}]}})")
+        << QByteArray(R"({"spec":{"image":"a","items":[{"name":8}]}})")
+        << QStringList{
+               u"FieldValueTypeInvalid|spec.items[0].name|Invalid value: \"integer\": spec.items[0].name in body must be of type string: \"integer\""_s
+           };
+    QTest::newRow("no old value: validated as on create")
+        << QByteArray(R"({"spec":{"image":"a"}})")
+        << QByteArray(R"({"spec":{"image":"a","port":true}})")
+        << QStringList{
+               u"FieldValueTypeInvalid|spec.port|Invalid value: \"boolean\": spec.port in body must be of type integer,string: \"boolean\""_s
+           };
+}
+
+void tst_StructuralSchema::validateUpdateRatchets()
+{
+    QFETCH(QByteArray, old);
+    QFETCH(QByteArray, object);
+    QFETCH(QStringList, errors);
+    const StructuralSchema schema = schemaFrom(appSchema);
+    QCOMPARE(schematest::errorLines(schema.validateUpdate(parse(object), parse(old))), errors);
+    // Identical objects never fail an update, whatever they hold.
+    QCOMPARE(schematest::errorLines(schema.validateUpdate(parse(old), parse(old))), QStringList());
+}
+
+void tst_StructuralSchema::validateUpdateListCorrelation()
+{
+    const StructuralSchema schema = schemaFrom(R"({"type":"object","properties":{
+        "tags": {"type":"array","items":{"type":"string","maxLength":3},"x-kubernetes-list-type":"set"},
+        "ports": {"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name"],
+                  "items":{"type":"object","properties":{"name":{"type":"string"},"port":{"type":"integer"}}}}}})");
+    // A list-type=map item is found again by its key, wherever it moved.
+    QCOMPARE(schematest::errorLines(schema.validateUpdate(
+                 parse(R"({"ports":[{"name":"https","port":443},{"name":"http","port":"x"}]})"),
+                 parse(R"({"ports":[{"name":"http","port":"x"}]})"))),
+             QStringList());
+    // Sets do not correlate: once the set changes, every item is validated again.
+    QCOMPARE(schematest::errorLines(schema.validateUpdate(parse(R"({"tags":["long-tag","b"]})"),
+                                                          parse(R"({"tags":["long-tag"]})"))),
+             QStringList{ u"FieldValueTooLong|tags[0]|Too long: may not be more than 3 bytes"_s });
 }
 
 void tst_StructuralSchema::validateInt64Exactness()

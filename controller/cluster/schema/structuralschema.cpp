@@ -439,13 +439,55 @@ QString typeNames(const SchemaNode &s)
     return s.intOrString ? u"integer,string"_s : QString::fromStdString(s.type);
 }
 
+// Ratcheting correlation: the same key of the old object.
+const json *member(const json *old, const std::string &key)
+{
+    if (!old || !old->is_object())
+        return nullptr;
+    auto it = old->find(key);
+    return it == old->end() ? nullptr : &*it;
+}
+
+// Ratcheting correlation inside arrays: list-type=map items by their keys, plain lists by index;
+// sets and atomic lists do not correlate.
+const json *
+correlatedItem(const SchemaNode &s, const json &item, std::size_t index, const json *old)
+{
+    if (!old || !old->is_array())
+        return nullptr;
+    if (s.listType.empty())
+        return index < old->size() ? &(*old)[index] : nullptr;
+    if (s.listType != "map" || s.listMapKeys.empty() || !item.is_object())
+        return nullptr;
+    for (const json &candidate : *old) {
+        if (!candidate.is_object())
+            continue;
+        bool same = true;
+        for (const std::string &key : s.listMapKeys) {
+            auto a = item.find(key), b = candidate.find(key);
+            if ((a == item.end()) != (b == candidate.end()) || (a != item.end() && *a != *b)) {
+                same = false;
+                break;
+            }
+        }
+        if (same)
+            return &candidate;
+    }
+    return nullptr;
+}
+
 class Validator
 {
 public:
     QList<FieldError> errors;
 
-    void validate(const SchemaNode &s, const json &x, const std::string &path)
+    // `old` is the correlated value of the previous object on an update (null on create, or
+    // where no correlation exists): CRD validation ratcheting skips unchanged values.
+    void
+    validate(const SchemaNode &s, const json &x, const std::string &path, const json *old = nullptr)
     {
+        if (old && *old == x)
+            return;
         const auto name = [&path] {
             return nameOf(path);
         };
@@ -474,24 +516,24 @@ public:
             return;
         }
 
-        validateCombinators(s, x, path);
+        validateCombinators(s, x, path, old);
         if (x.is_string())
             validateString(s, x, path);
         if (x.is_number())
             validateNumber(s, x, path);
         if (x.is_array())
-            validateArray(s, x, path);
+            validateArray(s, x, path, old);
         validateEnum(s, x, path);
         if (x.is_object())
-            validateObject(s, x, path);
+            validateObject(s, x, path, old);
     }
 
 private:
     static QList<FieldError>
-    validateOnly(const SchemaNode &s, const json &x, const std::string &path)
+    validateOnly(const SchemaNode &s, const json &x, const std::string &path, const json *old)
     {
         Validator v;
-        v.validate(s, x, path);
+        v.validate(s, x, path, old);
         return v.errors;
     }
 
@@ -502,14 +544,17 @@ private:
         errors.append({ u"FieldValueInvalid"_s, u"<nil>"_s, u"Invalid value: \"\": "_s + message });
     }
 
-    void validateCombinators(const SchemaNode &s, const json &x, const std::string &path)
+    void validateCombinators(const SchemaNode &s,
+                             const json &x,
+                             const std::string &path,
+                             const json *old)
     {
         const QString quoted = gofmt::quote(path);
         if (!s.anyOf.empty()) {
             std::optional<QList<FieldError>> best;
             bool matched = false;
             for (const NodePtr &branch : s.anyOf) {
-                QList<FieldError> branchErrors = validateOnly(*branch, x, path);
+                QList<FieldError> branchErrors = validateOnly(*branch, x, path, old);
                 if (branchErrors.isEmpty()) {
                     matched = true;
                     break;
@@ -526,7 +571,7 @@ private:
             int valid = 0;
             std::optional<QList<FieldError>> best;
             for (const NodePtr &branch : s.oneOf) {
-                QList<FieldError> branchErrors = validateOnly(*branch, x, path);
+                QList<FieldError> branchErrors = validateOnly(*branch, x, path, old);
                 if (branchErrors.isEmpty())
                     ++valid;
                 else if (valid == 0 && (!best || branchErrors.size() < best->size()))
@@ -544,7 +589,7 @@ private:
         if (!s.allOf.empty()) {
             int valid = 0;
             for (const NodePtr &branch : s.allOf) {
-                const QList<FieldError> branchErrors = validateOnly(*branch, x, path);
+                const QList<FieldError> branchErrors = validateOnly(*branch, x, path, old);
                 if (branchErrors.isEmpty())
                     ++valid;
                 errors.append(branchErrors);
@@ -553,7 +598,7 @@ private:
                 composite(quoted + u" must validate all the schemas (allOf)"_s
                           + (valid == 0 ? u". None validated"_s : QString()));
         }
-        if (s.notSchema && validateOnly(*s.notSchema, x, path).isEmpty())
+        if (s.notSchema && validateOnly(*s.notSchema, x, path, nullptr).isEmpty())
             composite(quoted + u" must not validate the schema (not)"_s);
     }
 
@@ -638,7 +683,7 @@ private:
         }
     }
 
-    void validateArray(const SchemaNode &s, const json &x, const std::string &path)
+    void validateArray(const SchemaNode &s, const json &x, const std::string &path, const json *old)
     {
         const auto name = [&path] {
             return nameOf(path);
@@ -656,7 +701,7 @@ private:
                                 + QString::number(*s.maxItems) + u" items"_s });
         if (s.items) {
             for (std::size_t i = 0; i < x.size(); ++i)
-                validate(*s.items, x[i], indexPath(path, i));
+                validate(*s.items, x[i], indexPath(path, i), correlatedItem(s, x[i], i, old));
         }
         if (s.listType == "set")
             validateSet(x, path);
@@ -728,7 +773,8 @@ private:
                                          : u": supported values: "_s + supported.join(u", "_s)) });
     }
 
-    void validateObject(const SchemaNode &s, const json &x, const std::string &path)
+    void
+    validateObject(const SchemaNode &s, const json &x, const std::string &path, const json *old)
     {
         const auto name = [&path] {
             return nameOf(path);
@@ -753,9 +799,9 @@ private:
                 continue;
             const std::string child = childPath(path, it.key());
             if (auto p = s.properties.find(it.key()); p != s.properties.end())
-                validate(*p->second, it.value(), child);
+                validate(*p->second, it.value(), child, member(old, it.key()));
             else if (s.hasAdditionalProperties && s.additionalProperties)
-                validate(*s.additionalProperties, it.value(), child);
+                validate(*s.additionalProperties, it.value(), child, member(old, it.key()));
         }
         for (const std::string &key : s.required) {
             if (!x.contains(key))
@@ -813,6 +859,15 @@ QList<FieldError> StructuralSchema::validate(const json &object) const
     Validator validator;
     // The root's metadata is ObjectMeta: its schema only constrains name/generateName.
     validator.validate(*m_root, object, std::string());
+    return validator.errors;
+}
+
+QList<FieldError> StructuralSchema::validateUpdate(const json &object, const json &old) const
+{
+    if (!m_root)
+        return {};
+    Validator validator;
+    validator.validate(*m_root, object, std::string(), &old);
     return validator.errors;
 }
 

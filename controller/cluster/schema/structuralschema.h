@@ -31,6 +31,11 @@ public:
     // type/required/enum/min/max/minLength/maxLength/pattern/minItems/maxItems/format/
     // int-or-string/list-type map keys unique
     QList<FieldError> validate(const nlohmann::json &object) const;
+    // validate() for an update, with CRD validation ratcheting (beta, on by default since 1.30):
+    // values equal to their counterpart in `old` (same keys; list-type=map items by their keys,
+    // plain lists by index; sets and atomic lists do not correlate) are not validated again, so
+    // unchanged invalid data does not block an update.
+    QList<FieldError> validateUpdate(const nlohmann::json &object, const nlohmann::json &old) const;
     bool declaresStatus() const;
 
 private:
