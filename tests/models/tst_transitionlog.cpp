@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <QElapsedTimer>
 #include <QTest>
 
 using namespace Qt::StringLiterals;
@@ -38,6 +39,7 @@ private slots:
     void historyIsBounded();
     void removeUnknownKey();
     void trackerDerivesAndLogs();
+    void trackerThroughput();
 };
 
 void tst_TransitionLog::designedGraph_data()
@@ -272,6 +274,55 @@ void tst_TransitionLog::trackerDerivesAndLogs()
     QCOMPARE(gone->from, StateNode(S::Reconciling));
     QCOMPARE(tracker.stats().objectCount(), 0);
     QCOMPARE(tracker.log().stats().totalTransitions(), 4);
+}
+
+void tst_TransitionLog::trackerThroughput()
+{
+    // 5k objects through bytes -> summary -> rules -> log, twice (Pending, then Ready), then
+    // deleted: the per-object cost stays flat and the statistics add up.
+    constexpr int Objects = 5000;
+    const LifecycleMapping mapping = LifecycleMapping::forCustomApp();
+    LifecycleTracker tracker;
+    QList<QByteArray> pending, ready;
+    for (int i = 0; i < Objects; ++i) {
+        const QByteArray name = "app-" + QByteArray::number(i);
+        pending
+            << R"({"apiVersion":"infrastructure.internal.net/v1","kind":"CustomApp","metadata":{"name":")"
+                + name + R"(","namespace":"demo","generation":1,"uid":"u","resourceVersion":"1",
+                        "labels":{"app":"x"}},"spec":{"image":"nginx:1.27","replicas":3}})";
+        ready
+            << R"({"apiVersion":"infrastructure.internal.net/v1","kind":"CustomApp","metadata":{"name":")"
+                + name + R"(","namespace":"demo","generation":1,"uid":"u","resourceVersion":"2",
+                        "labels":{"app":"x"}},"spec":{"image":"nginx:1.27","replicas":3},
+                        "status":{"observedGeneration":1,"replicas":3,"readyReplicas":3,"conditions":[
+                        {"type":"Ready","status":"True","reason":"Synchronized","message":"3/3 ready",
+                         "lastTransitionTime":"2026-01-01T00:00:00Z","observedGeneration":1},
+                        {"type":"Degraded","status":"False","reason":"AsExpected","message":"",
+                         "lastTransitionTime":"2026-01-01T00:00:00Z","observedGeneration":1}]}})";
+    }
+    QElapsedTimer timer;
+    timer.start();
+    for (const QList<QByteArray> *round : { &pending, &ready }) {
+        for (const QByteArray &bytes : *round) {
+            auto summary = ObjectSummary::fromBytes(bytes, mapping);
+            QVERIFY(summary.ok());
+            QVERIFY(tracker.upsert(*summary, mapping, t(round == &pending ? 0 : 10)));
+        }
+    }
+    const qint64 upsertNs = timer.nsecsElapsed();
+    QCOMPARE(tracker.stats().objectsIn(S::Ready), Objects);
+    QCOMPARE(tracker.stats().edgeCount(S::Pending, S::Ready), Objects);
+    QCOMPARE(tracker.stats().msecsIn(S::Pending, t(10)), qint64(Objects) * 10'000);
+    timer.restart();
+    for (int i = 0; i < Objects; ++i)
+        QVERIFY(tracker.remove(u"demo/app-%1"_s.arg(i), t(20)));
+    const qint64 removeNs = timer.nsecsElapsed();
+    QCOMPARE(tracker.stats().objectCount(), 0);
+    QCOMPARE(tracker.stats().closedMsecsIn(S::Ready), qint64(Objects) * 10'000);
+    qInfo("%d objects: %.2f us per upsert (bytes -> summary -> rules -> log), %.2f us per remove",
+          Objects,
+          upsertNs / 1e3 / (2 * Objects),
+          removeNs / 1e3 / Objects);
 }
 
 QTEST_APPLESS_MAIN(tst_TransitionLog)
