@@ -1,0 +1,141 @@
+#pragma once
+
+#include "controller/kube/clientconfig.h"
+#include "controller/kube/reflector.h"
+#include "controller/kube/restclient.h"
+#include "models/lifecyclemapping.h"
+#include "models/objectsummary.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QByteArray>
+#include <QHash>
+#include <QList>
+#include <QMetaType>
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+class QThread;
+class QTimer;
+
+namespace reconscope::controller::kube {
+
+// One cached object: the summary the UI needs, and the raw JSON for whoever wants the full object.
+struct InformerEntry
+{
+    models::ObjectSummary summary;
+    QByteArray raw;
+
+    // The full object, parsed on demand (null when the bytes are not valid JSON).
+    nlohmann::json json() const;
+};
+
+// What changed since the last batch: the latest state of each upserted key and the removed keys.
+// A key appears in at most one of the two lists.
+struct InformerBatch
+{
+    QList<InformerEntry> upserts;
+    QStringList removals;
+    bool synced = false; // the cache is complete (a list finished) as of this batch
+    QString resourceVersion;
+};
+
+// Runs on the informer's thread: owns the RestClient and the Reflector, projects every object
+// into an ObjectSummary there, coalesces changes per key and emits one batch per tick.
+class InformerWorker final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(InformerWorker)
+
+public:
+    InformerWorker(ClientConfig config,
+                   ResourceRef resource,
+                   QString namespace_,
+                   models::LifecycleMapping mapping,
+                   int batchIntervalMs);
+    ~InformerWorker() override;
+
+    void start();
+    void stop();
+
+signals:
+    void batchReady(const reconscope::controller::kube::InformerBatch &batch);
+    void stateChanged(const reconscope::controller::kube::ReflectorState &state);
+
+private:
+    void handleDeltas(const QList<Delta> &deltas);
+    void handleSynced(const QString &resourceVersion);
+    void flush();
+
+    ClientConfig m_config;
+    ResourceRef m_resource;
+    QString m_namespace;
+    models::LifecycleMapping m_mapping;
+    int m_batchIntervalMs;
+    RestClient *m_client = nullptr;
+    Reflector *m_reflector = nullptr;
+    QTimer *m_timer = nullptr;
+
+    QHash<QString, QString> m_sent; // key -> resourceVersion the store has
+    QHash<QString, InformerEntry> m_pendingUpserts;
+    QStringList m_pendingOrder;
+    QSet<QString> m_pendingRemovals;
+    bool m_syncedPending = false;
+    bool m_synced = false;
+    QString m_resourceVersion;
+};
+
+// The UI-side cache of one resource (client-go's informer + indexer): started, it lists and
+// watches on its own thread and applies changes in batches (one signal per 16-50 ms tick at most),
+// so a 50k-object list never blocks the UI thread.
+class InformerStore final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(InformerStore)
+
+public:
+    InformerStore(ClientConfig config,
+                  ResourceRef resource,
+                  QString namespace_ = {},
+                  models::LifecycleMapping mapping = models::LifecycleMapping::defaults(),
+                  QObject *parent = nullptr);
+    ~InformerStore() override;
+
+    void setBatchInterval(int milliseconds) { m_batchIntervalMs = milliseconds; }
+    void start();
+    void stop();
+
+    bool hasSynced() const { return m_synced; }
+    QString resourceVersion() const { return m_resourceVersion; }
+    ReflectorState state() const { return m_state; }
+    qsizetype size() const { return m_entries.size(); }
+    QStringList keys() const { return m_entries.keys(); }
+    const InformerEntry *entry(const QString &key) const;
+    const QHash<QString, InformerEntry> &entries() const { return m_entries; }
+
+signals:
+    // After the batch is applied to entries(): upserted keys (new or changed) and removed keys.
+    void objectsChanged(const QStringList &upserted, const QStringList &removed);
+    void synced();
+    void connectionStateChanged(const reconscope::controller::kube::ReflectorState &state);
+
+private:
+    void handleBatch(const InformerBatch &batch);
+
+    ClientConfig m_config;
+    ResourceRef m_resource;
+    QString m_namespace;
+    models::LifecycleMapping m_mapping;
+    int m_batchIntervalMs = 33;
+    QThread *m_thread = nullptr;
+    InformerWorker *m_worker = nullptr;
+    QHash<QString, InformerEntry> m_entries;
+    bool m_synced = false;
+    QString m_resourceVersion;
+    ReflectorState m_state;
+};
+
+} // namespace reconscope::controller::kube
+
+Q_DECLARE_METATYPE(reconscope::controller::kube::InformerBatch)

@@ -1,0 +1,203 @@
+#include "controller/kube/informerstore.h"
+#include "testserver.h"
+
+#include <QtTest>
+
+#include <memory>
+
+using namespace Qt::StringLiterals;
+using namespace reconscope::controller::kube;
+
+class tst_InformerStore final : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void init();
+    void cleanup();
+    void listThenBatchedWatch();
+    void relistRemovesVanishedObjects();
+    void changesCoalescePerKey();
+
+private:
+    std::unique_ptr<TestServer> m_server;
+    ClientConfig m_config;
+};
+
+namespace {
+
+const ResourceRef CustomApps{ u"infrastructure.internal.net"_s, u"v1"_s, u"customapps"_s, true };
+
+QByteArray object(const QByteArray &name, int rv, const char *ready = "True")
+{
+    return R"({"apiVersion":"infrastructure.internal.net/v1","kind":"CustomApp","metadata":{"name":")"
+        + name + R"(","namespace":"default","resourceVersion":")" + QByteArray::number(rv)
+        + R"(","generation":9007199254740993},"status":{"observedGeneration":9007199254740993,"conditions":[{"type":"Ready","status":")"
+        + ready + R"(","reason":"R","message":"m","lastTransitionTime":"2026-08-09T00:15:00Z"}]}})";
+}
+
+QByteArray listBody(const QList<QByteArray> &items, int rv)
+{
+    QByteArray body = R"({"items":[)";
+    for (qsizetype i = 0; i < items.size(); ++i)
+        body += (i ? "," : "") + items[i];
+    return body + R"(],"kind":"CustomAppList","metadata":{"continue":"","resourceVersion":")"
+        + QByteArray::number(rv) + R"("}})";
+}
+
+QByteArray line(const char *type, const QByteArray &object)
+{
+    return R"({"type":")" + QByteArray(type) + R"(","object":)" + object + "}\n";
+}
+
+} // namespace
+
+void tst_InformerStore::init()
+{
+    m_server = std::make_unique<TestServer>();
+    m_config = ClientConfig();
+    m_config.server = QUrl(m_server->url(u"http"_s));
+}
+
+void tst_InformerStore::cleanup()
+{
+    m_server.reset();
+}
+
+void tst_InformerStore::listThenBatchedWatch()
+{
+    constexpr int Events = 2000;
+    m_server->handler = [&](const TestRequest &request, QTcpSocket *socket) {
+        if (!request.query.hasQueryItem(u"watch"_s)) {
+            TestServer::respond(socket,
+                                200,
+                                "application/json",
+                                listBody({ object("a", 5), object("b", 6, "False") }, 10));
+            return;
+        }
+        TestServer::startStream(socket);
+        // Many events in few chunks: the store must coalesce them into few batches.
+        QByteArray chunk;
+        for (int i = 0; i < Events; ++i)
+            chunk += line("ADDED", object("n" + QByteArray::number(i), 11 + i));
+        chunk += line("MODIFIED", object("a", 20000, "False"));
+        chunk += line("DELETED", object("b", 20001));
+        TestServer::writeChunk(socket, chunk);
+    };
+    InformerStore store(m_config, CustomApps, u"default"_s);
+    QSignalSpy changed(&store, &InformerStore::objectsChanged);
+    QSignalSpy synced(&store, &InformerStore::synced);
+    QList<ReflectorState> states;
+    connect(&store, &InformerStore::connectionStateChanged, this, [&](const ReflectorState &state) {
+        states << state;
+    });
+    QElapsedTimer timer;
+    timer.start();
+    store.start();
+    QTRY_COMPARE(synced.size(), 1);
+    QTRY_COMPARE_WITH_TIMEOUT(store.size(), Events + 1, 20000);
+    QTRY_COMPARE(store.resourceVersion(), u"20001"_s);
+    QVERIFY(store.hasSynced());
+    qInfo("%d watch events applied in %lld ms, %d batches",
+          Events + 2,
+          timer.elapsed(),
+          int(changed.size()));
+    QVERIFY2(changed.size() < 20, qPrintable(QString::number(changed.size())));
+
+    const InformerEntry *a = store.entry(u"default/a"_s);
+    QVERIFY(a);
+    QCOMPARE(a->summary.resourceVersion, u"20000"_s);
+    QCOMPARE(a->summary.generation.value_or(0), qint64(9007199254740993LL));
+    QCOMPARE(a->summary.conditions.size(), 1);
+    QCOMPARE(a->summary.conditions.first().status, u"False"_s);
+    QCOMPARE(a->json()["metadata"]["generation"].get<std::int64_t>(), 9007199254740993LL);
+    QVERIFY(!store.entry(u"default/b"_s));
+    QVERIFY(store.entry(u"default/n1999"_s));
+
+    bool sawWatching = false;
+    for (const auto &state : std::as_const(states))
+        sawWatching = sawWatching || state.phase == ReflectorState::Phase::Watching;
+    QVERIFY(sawWatching);
+    QCOMPARE(store.state().phase, ReflectorState::Phase::Watching);
+    store.stop();
+}
+
+void tst_InformerStore::relistRemovesVanishedObjects()
+{
+    int lists = 0;
+    QPointer<QTcpSocket> firstWatch;
+    m_server->handler = [&](const TestRequest &request, QTcpSocket *socket) {
+        if (!request.query.hasQueryItem(u"watch"_s)) {
+            ++lists;
+            TestServer::respond(socket,
+                                200,
+                                "application/json",
+                                lists == 1 ? listBody({ object("a", 5), object("b", 6) }, 10)
+                                           : listBody({ object("b", 6) }, 30));
+            return;
+        }
+        TestServer::startStream(socket);
+        if (lists == 1)
+            firstWatch = socket;
+    };
+    InformerStore store(m_config, CustomApps, u"default"_s);
+    QStringList removed;
+    QStringList upserted;
+    connect(&store,
+            &InformerStore::objectsChanged,
+            this,
+            [&](const QStringList &up, const QStringList &gone) {
+                upserted += up;
+                removed += gone;
+            });
+    store.start();
+    QTRY_COMPARE(store.size(), 2);
+    QTRY_VERIFY(firstWatch);
+    TestServer::writeChunk(
+        firstWatch,
+        R"j({"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","message":"too old resource version: 10 (25)","reason":"Expired","code":410}})j"
+        "\n");
+    TestServer::endStream(firstWatch);
+    QTRY_COMPARE(removed, QStringList{ u"default/a"_s });
+    QCOMPARE(store.keys(), QStringList{ u"default/b"_s });
+    // The unchanged object of the relist was not re-announced.
+    QCOMPARE(upserted.count(u"default/b"_s), 1);
+    QTRY_COMPARE(store.resourceVersion(), u"30"_s);
+    QCOMPARE(lists, 2);
+}
+
+void tst_InformerStore::changesCoalescePerKey()
+{
+    // Changes of one tick are merged per key: an object added and deleted before the store saw
+    // it is never announced.
+    m_server->handler = [&](const TestRequest &request, QTcpSocket *socket) {
+        if (!request.query.hasQueryItem(u"watch"_s)) {
+            TestServer::respond(socket, 200, "application/json", listBody({ object("a", 5) }, 10));
+            return;
+        }
+        TestServer::startStream(socket);
+        TestServer::writeChunk(socket,
+                               line("ADDED", object("x", 11)) + line("MODIFIED", object("a", 12))
+                                   + line("DELETED", object("x", 13))
+                                   + line("MODIFIED", object("a", 14)));
+    };
+    InformerStore store(m_config, CustomApps, u"default"_s);
+    store.setBatchInterval(200);
+    QStringList upserted;
+    QStringList removed;
+    connect(&store,
+            &InformerStore::objectsChanged,
+            this,
+            [&](const QStringList &up, const QStringList &gone) {
+                upserted += up;
+                removed += gone;
+            });
+    store.start();
+    QTRY_COMPARE(store.resourceVersion(), u"14"_s);
+    QCOMPARE(store.entry(u"default/a"_s)->summary.resourceVersion, u"14"_s);
+    QVERIFY(!upserted.contains(u"default/x"_s));
+    QVERIFY(removed.isEmpty());
+}
+
+QTEST_GUILESS_MAIN(tst_InformerStore)
+#include "tst_informerstore.moc"
