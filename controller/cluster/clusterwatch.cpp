@@ -84,7 +84,7 @@ void ClusterWatch::start(std::shared_ptr<WatchSink> sink)
     if (m_from && *m_from < cluster->m_compactedRevision) {
         ApiError error = ApiError::expired(
             u"too old resource version: %1 (%2)"_s.arg(*m_from).arg(cluster->m_compactedRevision));
-        send("ERROR", objectjson::dump(json::parse(error.toStatus().dump())));
+        send("ERROR", QByteArray::fromStdString(error.toStatus().dump()));
         end(true);
         return;
     }

@@ -97,12 +97,14 @@ public:
     QList<QByteArray> lines;
     std::vector<json> events;
     bool finished = false;
+    std::shared_ptr<WatchStream> stream; // kept alive as the transport would
 };
 
 // Starts the watch of `response` into a new sink.
 inline std::shared_ptr<CollectingSink> startWatch(const ApiResponse &response)
 {
     auto sink = std::make_shared<CollectingSink>();
+    sink->stream = response.watch;
     if (response.watch)
         response.watch->start(sink);
     return sink;

@@ -1,0 +1,346 @@
+#include "apitestsupport.h"
+
+using namespace Qt::StringLiterals;
+using namespace reconscope::controller::cluster;
+using namespace reconscope::controller::cluster::testsupport;
+
+// Watch semantics (shared/spec/kube-api.md section 4, section 9 items 9-11) through the handler
+// with a collecting sink.
+class tst_Watch : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void init();
+    void cleanup();
+
+    void initialEventsForUnsetAndZero_data();
+    void initialEventsForUnsetAndZero();
+    void watchFromResourceVersionSendsOnlyLaterChanges();
+    void tooOldResourceVersionIsErrorEventInside200();
+    void historyWindowBoundsWatches();
+    void selectorTransitionsAreAddedAndDeleted();
+    void deletedCarriesLastStateWithDeletionRv();
+    void singleObjectWatchByNameField();
+    void timeoutEndsStreamNormally();
+    void periodicBookmarksHoldOnlyResourceVersion();
+    void fanOutToTenWatchers();
+    void cancelStopsDelivery();
+    void invalidOptions();
+    void sendInitialEvents();
+    void inProcessSubscription();
+
+private:
+    ApiResponse call(const QByteArray &method,
+                     const QString &path,
+                     const QByteArray &body = {},
+                     const QByteArray &contentType = "application/json")
+    {
+        return m_server->handle(request(method, path, body, contentType));
+    }
+    json createApp(const std::string &name, const json &labels = json::object())
+    {
+        json app = customApp(name);
+        if (!labels.empty())
+            app["metadata"]["labels"] = labels;
+        return parse(call("POST", customApps, dump(app)).body);
+    }
+    json patchApp(const QString &name, const QByteArray &patch)
+    {
+        return parse(
+            call("PATCH", customApps + u'/' + name, patch, "application/merge-patch+json").body);
+    }
+
+    std::unique_ptr<Cluster> m_cluster;
+    std::unique_ptr<ApiServer> m_server;
+};
+
+void tst_Watch::init()
+{
+    m_cluster = std::make_unique<Cluster>();
+    m_server = std::make_unique<ApiServer>(m_cluster.get());
+}
+
+void tst_Watch::cleanup()
+{
+    m_server.reset();
+    m_cluster.reset();
+}
+
+void tst_Watch::initialEventsForUnsetAndZero_data()
+{
+    QTest::addColumn<QString>("query");
+    QTest::newRow("unset") << u"?watch=true&allowWatchBookmarks=true"_s;
+    QTest::newRow("zero") << u"?watch=true&allowWatchBookmarks=true&resourceVersion=0"_s;
+}
+
+void tst_Watch::initialEventsForUnsetAndZero()
+{
+    QFETCH(QString, query);
+    createApp("b");
+    createApp("a");
+    const ApiResponse response = call("GET", customApps + query);
+    QCOMPARE(response.status, 200);
+    QCOMPARE(response.contentType, QByteArray("application/json"));
+    QVERIFY(response.watch);
+    auto sink = startWatch(response);
+    QCOMPARE(sink->types(), (QStringList{ u"ADDED"_s, u"ADDED"_s, u"BOOKMARK"_s }));
+    QCOMPARE(str(sink->events[0]["object"]["metadata"]["name"]), u"a"_s);
+    QCOMPARE(str(sink->events[1]["object"]["metadata"]["name"]), u"b"_s);
+    const json &bookmark = sink->events[2]["object"];
+    QCOMPARE(str(bookmark["metadata"]["annotations"]["k8s.io/initial-events-end"]), u"true"_s);
+    QCOMPARE(str(bookmark["metadata"]["resourceVersion"]),
+             QString::number(m_cluster->currentResourceVersion()));
+    QCOMPARE(str(bookmark["kind"]), u"CustomApp"_s);
+    for (const QByteArray &line : std::as_const(sink->lines)) {
+        QVERIFY(line.endsWith("}\n"));
+        QCOMPARE(line.count('\n'), 1);
+    }
+    // Then live changes.
+    createApp("c");
+    QCOMPARE(sink->types().last(), u"ADDED"_s);
+    QCOMPARE(str(sink->events.back()["object"]["metadata"]["name"]), u"c"_s);
+}
+
+void tst_Watch::watchFromResourceVersionSendsOnlyLaterChanges()
+{
+    createApp("a");
+    const json b = createApp("b");
+    const QString rv = str(b["metadata"]["resourceVersion"]);
+    patchApp(u"a"_s, R"({"spec":{"image":"nginx:2"}})");
+    createApp("c");
+    call("DELETE", customApps + u"/b"_s);
+
+    auto sink = startWatch(call("GET", customApps + u"?watch=1&resourceVersion="_s + rv));
+    QCOMPARE(sink->types(), (QStringList{ u"MODIFIED"_s, u"ADDED"_s, u"DELETED"_s }));
+    qint64 last = rv.toLongLong();
+    for (const json &event : sink->events) {
+        const qint64 eventRv = str(event["object"]["metadata"]["resourceVersion"]).toLongLong();
+        QVERIFY(eventRv > last);
+        last = eventRv;
+    }
+    // kubectl get -w -o json: list, then watch from the list's RV: nothing replayed.
+    const json list = parse(call("GET", customApps).body);
+    auto fromList = startWatch(call("GET",
+                                    customApps + u"?watch=true&resourceVersion="_s
+                                        + str(list["metadata"]["resourceVersion"])));
+    QVERIFY(fromList->events.empty());
+}
+
+void tst_Watch::tooOldResourceVersionIsErrorEventInside200()
+{
+    const json a = createApp("a");
+    const QString rv = str(a["metadata"]["resourceVersion"]);
+    patchApp(u"a"_s, R"({"spec":{"image":"nginx:2"}})");
+    m_cluster->compact();
+    const ApiResponse response = call("GET", customApps + u"?watch=true&resourceVersion="_s + rv);
+    QCOMPARE(response.status, 200);
+    auto sink = startWatch(response);
+    QCOMPARE(sink->lines.size(), 1);
+    const QByteArray expected
+        = "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":\"v1\","
+          "\"metadata\":{},\"status\":\"Failure\",\"message\":\"too old resource version: "
+        + rv.toLatin1() + " (" + QByteArray::number(m_cluster->compactedResourceVersion())
+        + ")\",\"reason\":\"Expired\",\"code\":410}}\n";
+    QCOMPARE(sink->lines[0], expected);
+    QVERIFY(sink->finished);
+    QCOMPARE(m_cluster->watchCount(), 0);
+    // Lists at that RV get an HTTP 410.
+    const ApiResponse list
+        = call("GET", customApps + u"?resourceVersion="_s + rv + u"&resourceVersionMatch=Exact"_s);
+    QCOMPARE(list.status, 410);
+    QCOMPARE(str(parse(list.body)["reason"]), u"Expired"_s);
+}
+
+void tst_Watch::historyWindowBoundsWatches()
+{
+    m_cluster->setHistoryWindow(3);
+    const json a = createApp("a");
+    const QString rv = str(a["metadata"]["resourceVersion"]);
+    for (int i = 0; i < 2; ++i)
+        patchApp(u"a"_s, QByteArray(R"({"spec":{"port":)") + QByteArray::number(8000 + i) + "}}");
+    // Still inside the window (3 events kept: 2 patches + ...).
+    auto inside = startWatch(call("GET", customApps + u"?watch=true&resourceVersion="_s + rv));
+    QCOMPARE(inside->types(), (QStringList{ u"MODIFIED"_s, u"MODIFIED"_s }));
+    for (int i = 0; i < 3; ++i)
+        patchApp(u"a"_s, QByteArray(R"({"spec":{"port":)") + QByteArray::number(9000 + i) + "}}");
+    auto outside = startWatch(call("GET", customApps + u"?watch=true&resourceVersion="_s + rv));
+    QCOMPARE(outside->types(), QStringList{ u"ERROR"_s });
+    QCOMPARE(inside->types().size(), 5); // the live watch kept receiving
+}
+
+void tst_Watch::selectorTransitionsAreAddedAndDeleted()
+{
+    createApp("a", { { "tier", "web" } });
+    createApp("b", { { "tier", "db" } });
+    auto sink = startWatch(call("GET", customApps + u"?watch=true&labelSelector=tier%3Dweb"_s));
+    QCOMPARE(sink->types(), QStringList{ u"ADDED"_s });
+    patchApp(u"b"_s, R"({"metadata":{"labels":{"tier":"web"}}})");
+    patchApp(u"a"_s, R"({"metadata":{"labels":{"tier":"cache"}}})");
+    patchApp(u"b"_s, R"({"spec":{"port":80}})");
+    QCOMPARE(sink->types(), (QStringList{ u"ADDED"_s, u"ADDED"_s, u"DELETED"_s, u"MODIFIED"_s }));
+    QCOMPARE(str(sink->events[1]["object"]["metadata"]["name"]), u"b"_s);
+    QCOMPARE(str(sink->events[2]["object"]["metadata"]["name"]), u"a"_s);
+    // The DELETED of a transition carries the last matching state with the change's RV.
+    QCOMPARE(str(sink->events[2]["object"]["metadata"]["labels"]["tier"]), u"web"_s);
+    QVERIFY(str(sink->events[2]["object"]["metadata"]["resourceVersion"]).toLongLong()
+            > str(sink->events[1]["object"]["metadata"]["resourceVersion"]).toLongLong());
+}
+
+void tst_Watch::deletedCarriesLastStateWithDeletionRv()
+{
+    createApp("a");
+    patchApp(u"a"_s, R"({"spec":{"image":"nginx:9"}})");
+    auto sink = startWatch(call("GET",
+                                customApps + u"?watch=true&resourceVersion="_s
+                                    + QString::number(m_cluster->currentResourceVersion())));
+    const ApiResponse deleted = call("DELETE", customApps + u"/a"_s);
+    QCOMPARE(deleted.status, 200);
+    QCOMPARE(sink->types(), QStringList{ u"DELETED"_s });
+    const json &object = sink->events[0]["object"];
+    QCOMPARE(str(object["spec"]["image"]), u"nginx:9"_s);
+    QCOMPARE(str(object["metadata"]["resourceVersion"]),
+             QString::number(m_cluster->currentResourceVersion()));
+    QCOMPARE(str(object["apiVersion"]), u"infrastructure.internal.net/v1"_s);
+}
+
+void tst_Watch::singleObjectWatchByNameField()
+{
+    createApp("a");
+    createApp("b");
+    auto sink = startWatch(call(
+        "GET", customApps + u"?watch=true&fieldSelector=metadata.name%3Db&resourceVersion=0"_s));
+    QCOMPARE(sink->types(), QStringList{ u"ADDED"_s });
+    QCOMPARE(str(sink->events[0]["object"]["metadata"]["name"]), u"b"_s);
+    patchApp(u"a"_s, R"({"spec":{"port":1}})");
+    patchApp(u"b"_s, R"({"spec":{"port":2}})");
+    QCOMPARE(sink->types(), (QStringList{ u"ADDED"_s, u"MODIFIED"_s }));
+    // kubectl delete waits for DELETED on such a watch.
+    call("DELETE", customApps + u"/b"_s);
+    QCOMPARE(sink->types().last(), u"DELETED"_s);
+}
+
+void tst_Watch::timeoutEndsStreamNormally()
+{
+    createApp("a");
+    auto sink = startWatch(call("GET", customApps + u"?watch=true&timeoutSeconds=1"_s));
+    QCOMPARE(sink->types(), QStringList{ u"ADDED"_s });
+    QVERIFY(!sink->finished);
+    QTRY_VERIFY_WITH_TIMEOUT(sink->finished, 5000);
+    QCOMPARE(sink->types(), QStringList{ u"ADDED"_s }); // no ERROR event
+    QCOMPARE(m_cluster->watchCount(), 0);
+}
+
+void tst_Watch::periodicBookmarksHoldOnlyResourceVersion()
+{
+    m_cluster->setBookmarkInterval(30);
+    createApp("a");
+    const QString rv = QString::number(m_cluster->currentResourceVersion());
+    auto sink = startWatch(
+        call("GET", customApps + u"?watch=true&allowWatchBookmarks=true&resourceVersion="_s + rv));
+    QVERIFY(sink->events.empty());
+    QTRY_VERIFY_WITH_TIMEOUT(sink->events.size() >= 2, 5000);
+    for (const json &event : sink->events) {
+        QCOMPARE(str(event["type"]), u"BOOKMARK"_s);
+        const json expected = { { "apiVersion", "infrastructure.internal.net/v1" },
+                                { "kind", "CustomApp" },
+                                { "metadata", { { "resourceVersion", rv.toStdString() } } } };
+        QCOMPARE(dump(event["object"]), dump(expected));
+    }
+    // Without allowWatchBookmarks none are sent.
+    auto quiet = startWatch(call("GET", customApps + u"?watch=true&resourceVersion="_s + rv));
+    const size_t before = sink->events.size();
+    QTRY_VERIFY_WITH_TIMEOUT(sink->events.size() > before + 1, 5000);
+    QVERIFY(quiet->events.empty());
+}
+
+void tst_Watch::fanOutToTenWatchers()
+{
+    std::vector<std::shared_ptr<CollectingSink>> sinks;
+    for (int i = 0; i < 10; ++i)
+        sinks.push_back(
+            startWatch(call("GET",
+                            customApps + u"?watch=true&resourceVersion="_s
+                                + QString::number(m_cluster->currentResourceVersion()))));
+    QCOMPARE(m_cluster->watchCount(), 10);
+    for (int i = 0; i < 20; ++i)
+        createApp("app-" + std::to_string(i));
+    for (const auto &sink : sinks) {
+        QCOMPARE(sink->events.size(), size_t(20));
+        QCOMPARE(sink->lines, sinks.front()->lines);
+    }
+}
+
+void tst_Watch::cancelStopsDelivery()
+{
+    const ApiResponse response = call("GET", customApps + u"?watch=true"_s);
+    auto sink = startWatch(response);
+    QCOMPARE(m_cluster->watchCount(), 1);
+    response.watch->cancel();
+    QCOMPARE(m_cluster->watchCount(), 0);
+    createApp("a");
+    QVERIFY(sink->events.empty());
+    QVERIFY(!sink->finished);
+}
+
+void tst_Watch::invalidOptions()
+{
+    ApiResponse response = call("GET", customApps + u"?watch=true&resourceVersion=abc"_s);
+    QCOMPARE(response.status, 422);
+    response = call("GET", customApps + u"?resourceVersion=abc"_s);
+    QCOMPARE(response.status, 400);
+    response = call("GET", customApps + u"?watch=true&fieldSelector=spec.image%3Dx"_s);
+    QCOMPARE(response.status, 400);
+    QCOMPARE(str(parse(response.body)["message"]), u"field label not supported: spec.image"_s);
+    response = call("GET", customApps + u"?watch=true&resourceVersionMatch=NotOlderThan"_s);
+    QCOMPARE(response.status, 422);
+    response = call("GET", customApps + u"?watch=true&sendInitialEvents=true"_s);
+    QCOMPARE(response.status, 422);
+    QCOMPARE(
+        str(parse(response.body)["message"]),
+        u"ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"_s);
+}
+
+void tst_Watch::sendInitialEvents()
+{
+    createApp("a");
+    auto sink = startWatch(call(
+        "GET",
+        customApps
+            + u"?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true"_s));
+    QCOMPARE(sink->types(), (QStringList{ u"ADDED"_s, u"BOOKMARK"_s }));
+    QCOMPARE(str(sink->events[1]["object"]["metadata"]["annotations"]["k8s.io/initial-events-end"]),
+             u"true"_s);
+}
+
+void tst_Watch::inProcessSubscription()
+{
+    std::vector<ClusterEvent> events;
+    const int id
+        = m_cluster->subscribe([&](const ClusterEvent &event) { events.push_back(event); });
+    createApp("a");
+    patchApp(u"a"_s, R"({"spec":{"port":1}})");
+    call("DELETE", customApps + u"/a"_s);
+    QCOMPARE(events.size(), size_t(3));
+    QCOMPARE(int(events[0].type), int(EventType::Added));
+    QCOMPARE(int(events[1].type), int(EventType::Modified));
+    QCOMPARE(int(events[2].type), int(EventType::Deleted));
+    QCOMPARE(events[2].object->name, u"a"_s);
+    m_cluster->unsubscribe(id);
+    createApp("b");
+    QCOMPARE(events.size(), size_t(3));
+    // The in-process verbs share the HTTP semantics.
+    const ResourceRef ref{ u"infrastructure.internal.net"_s, u"v1"_s, u"customapps"_s };
+    auto missing = m_cluster->get(ref, u"default"_s, u"zzz"_s);
+    QVERIFY(!missing);
+    QCOMPARE(missing.error().code, 404);
+    auto created = m_cluster->create(ref, u"default"_s, customApp("c"));
+    QVERIFY(created);
+    QCOMPARE(created->httpStatus, 201);
+    auto list = m_cluster->list(ref, u"default"_s);
+    QVERIFY(list);
+    QCOMPARE((*list)["items"].size(), size_t(2));
+}
+
+QTEST_GUILESS_MAIN(tst_Watch)
+#include "tst_watch.moc"
