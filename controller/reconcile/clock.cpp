@@ -66,6 +66,7 @@ QString formatDuration(Duration d)
 
 RealClock::RealClock()
     : m_anchor(std::chrono::time_point_cast<Duration>(std::chrono::system_clock::now()))
+    , m_context(std::make_unique<QObject>())
 {
     m_elapsed.start();
 }
@@ -83,6 +84,21 @@ TimePoint RealClock::now() const
 Clock::TimerId RealClock::callAfter(Duration delay, std::function<void()> fn)
 {
     const TimerId id = m_nextId++;
+    if (delay <= Duration::zero()) {
+        m_posted.insert(id, std::move(fn));
+        QMetaObject::invokeMethod(
+            m_context.get(),
+            [this, id] {
+                const auto it = m_posted.find(id);
+                if (it == m_posted.end())
+                    return; // cancelled
+                const std::function<void()> posted = std::move(it.value());
+                m_posted.erase(it);
+                posted();
+            },
+            Qt::QueuedConnection);
+        return id;
+    }
     // Round up so that a timer never fires before its deadline; QTimer takes an int of ms.
     const auto ms = std::chrono::ceil<std::chrono::milliseconds>(std::max(delay, Duration::zero()));
     const auto interval = std::min<std::int64_t>(ms.count(), std::numeric_limits<int>::max());
@@ -102,6 +118,7 @@ Clock::TimerId RealClock::callAfter(Duration delay, std::function<void()> fn)
 
 void RealClock::cancel(TimerId id)
 {
+    m_posted.remove(id);
     if (QTimer *timer = m_timers.take(id)) {
         timer->stop();
         timer->deleteLater();

@@ -3,11 +3,13 @@
 #include <QDateTime>
 #include <QElapsedTimer>
 #include <QHash>
+#include <QObject>
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <utility>
 
 class QTimer;
@@ -65,6 +67,10 @@ private:
     QElapsedTimer m_elapsed;
     TimerId m_nextId = 1;
     QHash<TimerId, QTimer *> m_timers;
+    // "As soon as possible" calls are queued events on m_context, not timers; cancel() drops the
+    // id so that the event does nothing.
+    std::unique_ptr<QObject> m_context;
+    QHash<TimerId, std::function<void()>> m_posted;
 };
 
 // A manual clock for tests. Time only moves in step(); due timers fire in order of their deadline
