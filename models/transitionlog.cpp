@@ -1,8 +1,29 @@
 #include "models/transitionlog.h"
 
+#include "models/rfc3339.h"
+
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 
 namespace reconscope::models {
+
+nlohmann::json Transition::toJson() const
+{
+    const auto generationJson = [](std::optional<qint64> value) {
+        return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+    };
+    return nlohmann::json{
+        { "key", key.toStdString() },
+        { "time", formatRfc3339(time).toStdString() },
+        { "from", stateNodeName(from).toStdString() },
+        { "to", stateNodeName(to).toStdString() },
+        { "reason", reason.toStdString() },
+        { "generation", generationJson(generation) },
+        { "observedGeneration", generationJson(observedGeneration) },
+        { "onDesign", onDesign },
+    };
+}
 
 bool isDesignedTransition(StateNode from, StateNode to)
 {

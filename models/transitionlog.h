@@ -3,6 +3,8 @@
 #include "models/lifecyclestate.h"
 #include "models/stategraphstats.h"
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <QDateTime>
 #include <QHash>
 #include <QList>
@@ -26,6 +28,11 @@ struct Transition
     bool onDesign = false; // an edge of the designed graph (reconciler.md section 4)
 
     friend bool operator==(const Transition &, const Transition &) = default;
+
+    // {"key", "time" (RFC 3339), "from", "to" ("[*]" for the pseudo-state), "reason",
+    //  "generation", "observedGeneration" (null when unknown), "onDesign"}: one line of
+    // `reconscope watch -o json`.
+    nlohmann::json toJson() const;
 };
 
 // Whether from -> to is an edge of the designed graph: [*]->Pending, Pending->Reconciling,

@@ -115,6 +115,12 @@ void tst_TransitionLog::seedPath()
     QCOMPARE(emitted[0].observedGeneration, std::optional<qint64>());
     QCOMPARE(emitted.back().generation, std::optional<qint64>(1));
     QCOMPARE(emitted.back().time, t(216));
+    QCOMPARE(
+        emitted.front().toJson().dump(),
+        std::string(
+            R"({"from":"[*]","generation":1,"key":"default/app","observedGeneration":null,)"
+            R"("onDesign":true,"reason":"no status yet","time":"2027-01-15T08:00:00Z","to":"Pending"})"));
+    QCOMPARE(emitted.back().toJson()["to"].get<std::string>(), std::string("[*]"));
 
     const StateGraphStats &stats = log.stats();
     QCOMPARE(stats.edgeCount(std::nullopt, S::Pending), 1);
