@@ -40,7 +40,9 @@ int seedDemoObjects(Cluster &cluster)
         if (result.ok())
             ++created;
         else
-            spdlog::warn("demo seed: {}", result.error().message.toStdString());
+            spdlog::log(result.error().code == 409 ? spdlog::level::debug : spdlog::level::warn,
+                        "demo seed: {}",
+                        result.error().message.toStdString());
     };
 
     for (const char *ns : { "demo", "demo-quota" })
