@@ -276,6 +276,27 @@ void tst_Crd::invalidCrds_data()
         << QStringList{
                u"FieldValueInvalid|spec.versions[0].additionalPrinterColumns[0].jsonPath|Invalid value: \".spec[?(@.x\": must be a simple json path"_s
            };
+    QTest::newRow("default of the wrong type")
+        << QByteArray(
+               R"([{"op":"replace","path":"/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/replicas/default","value":"one"}])")
+        << QStringList{
+               u"FieldValueTypeInvalid|"_s + root
+               + u".properties[spec].properties[replicas].default|Invalid value: \"string\":  in body must be of type integer: \"string\""_s
+           };
+    QTest::newRow("default out of range")
+        << QByteArray(
+               R"([{"op":"replace","path":"/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/replicas/default","value":500}])")
+        << QStringList{
+               u"FieldValueInvalid|"_s + root
+               + u".properties[spec].properties[replicas].default|Invalid value: 500:  in body should be less than or equal to 100"_s
+           };
+    QTest::newRow("default with unknown fields")
+        << QByteArray(
+               R"([{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/secretRef/default","value":{"name":"x","extra":1}}])")
+        << QStringList{
+               u"FieldValueInvalid|"_s + root
+               + u".properties[spec].properties[secretRef].default|Invalid value: map[string]interface {}{\"extra\":1, \"name\":\"x\"}: must not have unknown fields"_s
+           };
     QTest::newRow("list-type map without keys")
         << QByteArray(
                R"([{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/ports","value":{"type":"array","x-kubernetes-list-type":"map","items":{"type":"object"}}}])")

@@ -303,6 +303,46 @@ private:
     }
 };
 
+// Defaults must be pruned and valid against their own schema (apiextensions'
+// defaulting.ValidateDefaults with requirePrunedDefaults, as for every v1 CRD). Defaults inside
+// the root's metadata are not checked here.
+void validateDefaults(const json &schema, const QString &path, bool root, QList<FieldError> &errors)
+{
+    if (!schema.is_object())
+        return;
+    if (auto it = schema.find("default"); it != schema.end() && !it->is_null()) {
+        const QString defaultPath = path + u".default"_s;
+        auto node = StructuralSchema::fromJson(schema);
+        if (node) {
+            json pruned = *it;
+            if (!node->prune(pruned).isEmpty()) {
+                errors.append(
+                    invalid(defaultPath, gofmt::badValue(*it), u"must not have unknown fields"_s));
+            } else {
+                for (FieldError error : node->validate(*it)) {
+                    error.field = error.field.isEmpty() || error.field == u"<nil>"_s
+                        ? defaultPath
+                        : defaultPath + u'.' + error.field;
+                    errors.append(error);
+                }
+            }
+        }
+    }
+    // additionalProperties are not followed: defaults are forbidden there.
+    if (auto it = schema.find("items"); it != schema.end() && it->is_object())
+        validateDefaults(*it, path + u".items"_s, false, errors);
+    if (auto it = schema.find("properties"); it != schema.end() && it->is_object()) {
+        for (auto p = it->begin(); p != it->end(); ++p) {
+            if (root && p.key() == "metadata")
+                continue;
+            validateDefaults(p.value(),
+                             path + u".properties["_s + QString::fromStdString(p.key()) + u']',
+                             false,
+                             errors);
+        }
+    }
+}
+
 bool hasStatus(const json &version)
 {
     return member(version, "subresources").is_object()
@@ -394,6 +434,8 @@ QList<FieldError> validateCrd(const json &crd)
             auto parsed = StructuralSchema::fromJson(schema);
             if (!parsed)
                 errors.append(invalid(schemaPath, u"\"\""_s, parsed.error().message));
+            else
+                validateDefaults(schema, schemaPath, true, errors);
         }
 
         const json &subresources = member(version, "subresources");
