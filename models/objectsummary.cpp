@@ -126,8 +126,10 @@ public:
     // The nesting limit of Go's encoding/json, which Kubernetes' JSON decoding inherits.
     static constexpr std::size_t MaxDepth = 10000;
 
-    explicit SummarySax(std::vector<Path> wanted)
-        : m_wanted(std::move(wanted))
+    // Paths kept: the fixed ones every summary needs, plus the mapping's.
+    SummarySax(const std::vector<Path> &fixed, std::vector<Path> extra)
+        : m_fixed(fixed)
+        , m_extra(std::move(extra))
     { }
 
     Json root;
@@ -178,14 +180,16 @@ private:
     Decision classify(const Path &path) const
     {
         bool prefix = false;
-        for (const Path &wanted : m_wanted) {
-            if (path.size() > wanted.size())
-                continue;
-            if (!std::equal(path.begin(), path.end(), wanted.begin()))
-                continue;
-            if (path.size() == wanted.size())
-                return Decision::Keep;
-            prefix = true;
+        for (const std::vector<Path> *list : { &m_fixed, &m_extra }) {
+            for (const Path &wanted : *list) {
+                if (path.size() > wanted.size())
+                    continue;
+                if (!std::equal(path.begin(), path.end(), wanted.begin()))
+                    continue;
+                if (path.size() == wanted.size())
+                    return Decision::Keep;
+                prefix = true;
+            }
         }
         return prefix ? Decision::Descend : Decision::Skip;
     }
@@ -277,16 +281,17 @@ private:
         return true;
     }
 
-    std::vector<Path> m_wanted;
+    const std::vector<Path> &m_fixed;
+    std::vector<Path> m_extra;
     std::vector<Frame> m_frames;
     Path m_path;
     std::string m_pendingKey;
     int m_skipDepth = 0;
 };
 
-std::vector<Path> wantedPaths(const LifecycleMapping &mapping)
+const std::vector<Path> &fixedPaths()
 {
-    std::vector<Path> wanted = {
+    static const std::vector<Path> paths = {
         { "apiVersion" },
         { "kind" },
         { "metadata", "name" },
@@ -301,9 +306,15 @@ std::vector<Path> wantedPaths(const LifecycleMapping &mapping)
         { "status", "observedGeneration" },
         { "status", "conditions" },
     };
+    return paths;
+}
+
+std::vector<Path> mappingPaths(const LifecycleMapping &mapping)
+{
+    std::vector<Path> paths;
     for (const QString &dotted : mapping.projectedPaths())
-        wanted.push_back(splitPath(dotted));
-    return wanted;
+        paths.push_back(splitPath(dotted));
+    return paths;
 }
 
 } // namespace
@@ -417,7 +428,7 @@ Result<ObjectSummary> ObjectSummary::fromJson(const nlohmann::json &object,
 
 Result<ObjectSummary> ObjectSummary::fromBytes(QByteArrayView json, const LifecycleMapping &mapping)
 {
-    SummarySax sax(wantedPaths(mapping));
+    SummarySax sax(fixedPaths(), mappingPaths(mapping));
     const char *begin = json.data();
     const char *end = begin + json.size();
     const bool parsed
