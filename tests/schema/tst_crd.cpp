@@ -3,6 +3,7 @@
 #include "schematestutil.h"
 
 #include <QDir>
+#include <QHash>
 #include <QTest>
 
 using namespace Qt::StringLiterals;
@@ -22,12 +23,22 @@ QStringList crdFiles()
         .entryList({ u"*.yaml"_s }, QDir::Files, QDir::Name);
 }
 
+// A fixture CRD, parsed once per run (the YAML of the largest is 400 kB).
+const json &crdFile(const QString &file)
+{
+    static QHash<QString, json> cache;
+    auto it = cache.find(file);
+    if (it == cache.end())
+        it = cache.insert(file, schematest::yamlFile(crdPath(file)));
+    return *it;
+}
+
 // All CRDs of the fixtures plus the project's own.
 QList<json> allCrds()
 {
     QList<json> crds;
     for (const QString &file : crdFiles())
-        crds.append(schematest::yamlFile(crdPath(file)));
+        crds.append(crdFile(file));
     crds.append(schematest::customAppCrd());
     return crds;
 }
@@ -66,7 +77,7 @@ void tst_Crd::realCrdsParse_data()
     QTest::addColumn<int>("versions");
     QTest::addColumn<QString>("kind");
     for (const QString &file : crdFiles()) {
-        const json crd = schematest::yamlFile(crdPath(file));
+        const json crd = crdFile(file);
         QTest::newRow(qPrintable(file)) << file << int(crd["spec"]["versions"].size())
                                         << QString::fromStdString(crd["spec"]["names"]["kind"]);
     }
@@ -78,7 +89,7 @@ void tst_Crd::realCrdsParse()
     QFETCH(QString, file);
     QFETCH(int, versions);
     QFETCH(QString, kind);
-    const json crd = schematest::yamlFile(crdPath(file));
+    const json crd = crdFile(file);
     QCOMPARE(schematest::errorLines(validateCrd(crd)).join(u"\n"_s), QString());
     auto types = resourceTypesFromCrd(crd);
     QVERIFY2(types.ok(), qPrintable(types.ok() ? QString() : types.error().message));
@@ -125,8 +136,7 @@ void tst_Crd::customApp()
 
 void tst_Crd::clusterApiMachinePools()
 {
-    auto types = resourceTypesFromCrd(
-        schematest::yamlFile(crdPath(u"cluster.x-k8s.io_machinepools.yaml"_s)));
+    auto types = resourceTypesFromCrd(crdFile(u"cluster.x-k8s.io_machinepools.yaml"_s));
     QVERIFY(types.ok());
     QCOMPARE(types->size(), 2);
     QCOMPARE(types->at(0).version, u"v1beta1"_s);
@@ -142,7 +152,7 @@ void tst_Crd::clusterApiMachinePools()
         QVERIFY(type.labelSelectorPath.isEmpty()); // this CRD declares none
     }
     // x-kubernetes-validations (CEL) are accepted, even though not evaluated.
-    const json crd = schematest::yamlFile(crdPath(u"cluster.x-k8s.io_clusters.yaml"_s));
+    const json crd = crdFile(u"cluster.x-k8s.io_clusters.yaml"_s);
     QVERIFY(crd.dump().find("x-kubernetes-validations") != std::string::npos);
     QVERIFY(resourceTypesFromCrd(crd).ok());
 }
@@ -389,9 +399,7 @@ void tst_Crd::schemaCost()
 {
     // The largest fixture schema: Argo CD's Application (~1 MB of YAML).
     const json schema
-        = resourceTypesFromCrd(schematest::yamlFile(crdPath(u"argoproj.io_applications.yaml"_s)))
-              ->first()
-              .schema;
+        = resourceTypesFromCrd(crdFile(u"argoproj.io_applications.yaml"_s))->first().schema;
     QBENCHMARK
     {
         auto structural = StructuralSchema::fromJson(schema);
@@ -402,9 +410,7 @@ void tst_Crd::schemaCost()
 void tst_Crd::objectCost()
 {
     auto schema = StructuralSchema::fromJson(
-        resourceTypesFromCrd(schematest::yamlFile(crdPath(u"argoproj.io_applications.yaml"_s)))
-            ->first()
-            .schema);
+        resourceTypesFromCrd(crdFile(u"argoproj.io_applications.yaml"_s))->first().schema);
     QVERIFY(schema.ok());
     const json object = schematest::yamlDocuments(
                             schematest::sharedPath(
