@@ -81,6 +81,7 @@ private slots:
     void slowWatcherIsDropped();
     void idleConnectionClosed();
     void slowRequestHeadClosed();
+    void failedHandshakesLeaveNothingBehind();
 
 private:
     QNetworkReply *get(QNetworkAccessManager &manager,
@@ -826,6 +827,28 @@ void tst_HttpsApiServer::slowRequestHeadClosed()
     QTRY_VERIFY_WITH_TIMEOUT(client.disconnected, timeoutMs);
     QVERIFY(client.received.isEmpty());
     QCOMPARE(m_api->requestCount, 0);
+}
+
+void tst_HttpsApiServer::failedHandshakesLeaveNothingBehind()
+{
+    // A client that does not trust the server aborts the handshake; one that speaks plain HTTP
+    // never starts it. Neither may leave a socket behind.
+    QSslConfiguration untrusting = QSslConfiguration::defaultConfiguration();
+    untrusting.setCaCertificates({});
+    RawClient rejecting(untrusting, m_port);
+    QTcpSocket plain;
+    plain.connectToHost(u"127.0.0.1"_s, m_port);
+    QTRY_VERIFY_WITH_TIMEOUT(plain.state() == QAbstractSocket::ConnectedState, timeoutMs);
+    plain.write("GET /version HTTP/1.1\r\nHost: x\r\n\r\n");
+    QTRY_VERIFY_WITH_TIMEOUT(rejecting.disconnected
+                                 || rejecting.socket().state() == QAbstractSocket::UnconnectedState,
+                             timeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(plain.state() == QAbstractSocket::UnconnectedState, timeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(m_server->findChildren<QSslSocket *>().size(), 0, timeoutMs);
+    QCOMPARE(m_server->connectionCount(), 0);
+    QCOMPARE(m_api->requestCount, 0);
+    // The server still serves.
+    QCOMPARE(rawRoundTrip(rawGet("/version"), &m_certificates.admin).status, 200);
 }
 
 QTEST_GUILESS_MAIN(tst_HttpsApiServer)

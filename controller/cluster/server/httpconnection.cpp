@@ -633,6 +633,11 @@ void HttpConnection::finishWatch(std::uint64_t watchId)
 
 void HttpConnection::finishResponse()
 {
+    spdlog::debug("embedded cluster: {} {} {} ({})",
+                  m_request.method.toStdString(),
+                  m_request.path.toStdString(),
+                  m_responseStatus,
+                  m_request.user.name.toStdString());
     emit m_server->requestServed(
         m_request.method, m_request.path, m_responseStatus, m_request.user.name);
     m_pendingBody = QByteArray();
