@@ -257,6 +257,24 @@ void tst_StructuralSchema::validate_data()
                u"FieldValueTypeInvalid|spec.items[1].name|Invalid value: \"integer\": spec.items[1].name in body must be of type string: \"integer\""_s
            };
 
+    QTest::newRow("embedded resource needs apiVersion and kind")
+        << appSchema << QByteArray(R"({"spec":{"image":"a","template":{"spec":{"x":"1"}}}})")
+        << QStringList{ u"FieldValueRequired|spec.template.apiVersion|Required value"_s,
+                        u"FieldValueRequired|spec.template.kind|Required value"_s };
+    QTest::newRow("embedded resource with malformed apiVersion and kind")
+        << appSchema
+        << QByteArray(
+               R"({"spec":{"image":"a","template":{"apiVersion":"a/b/c","kind":"Bad_Kind"}}})")
+        << QStringList{
+               u"FieldValueInvalid|spec.template.apiVersion|Invalid value: \"a/b/c\": unexpected GroupVersion string: a/b/c"_s,
+               u"FieldValueInvalid|spec.template.kind|Invalid value: \"Bad_Kind\": may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"_s
+           };
+    QTest::newRow("embedded resource ok")
+        << appSchema
+        << QByteArray(
+               R"({"spec":{"image":"a","template":{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"x"}}}})")
+        << QStringList{};
+
     const QByteArray rules = R"({"type":"object","properties":{
         "color": {"type":"string","enum":["red","green"]},
         "level": {"type":"integer","enum":[1,2]},

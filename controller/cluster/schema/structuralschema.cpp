@@ -773,12 +773,64 @@ private:
                                          : u": supported values: "_s + supported.join(u", "_s)) });
     }
 
+    // objectmeta.Validate for x-kubernetes-embedded-resource objects: apiVersion and kind are
+    // required and well-formed (metadata is not checked here).
+    void validateEmbeddedTypeMeta(const json &x, const std::string &path)
+    {
+        const std::string apiVersionPath = childPath(path, "apiVersion");
+        const std::string kindPath = childPath(path, "kind");
+        const auto required = [this](const std::string &field) {
+            errors.append({ u"FieldValueRequired"_s, fieldOf(field), u"Required value"_s });
+        };
+        auto apiVersion = x.find("apiVersion");
+        if (apiVersion == x.end()) {
+            required(apiVersionPath);
+        } else if (!apiVersion->is_string()) {
+            errors.append(
+                invalid(apiVersionPath, gofmt::badValue(*apiVersion), u"must be a string"_s));
+        } else if (apiVersion->get_ref<const std::string &>().empty()) {
+            required(apiVersionPath);
+        } else {
+            const std::string &text = apiVersion->get_ref<const std::string &>();
+            if (std::count(text.begin(), text.end(), '/') > 1)
+                errors.append(
+                    invalid(apiVersionPath,
+                            gofmt::quote(text),
+                            u"unexpected GroupVersion string: "_s + QString::fromStdString(text)));
+        }
+        auto kind = x.find("kind");
+        if (kind == x.end()) {
+            required(kindPath);
+        } else if (!kind->is_string()) {
+            errors.append(invalid(kindPath, gofmt::badValue(*kind), u"must be a string"_s));
+        } else if (kind->get_ref<const std::string &>().empty()) {
+            required(kindPath);
+        } else {
+            static const QRegularExpression dns1035(u"\\A[a-z]([-a-z0-9]*[a-z0-9])?\\z"_s);
+            const QString text = QString::fromStdString(kind->get<std::string>());
+            if (text.size() > 63 || !dns1035.match(text.toLower()).hasMatch())
+                errors.append(invalid(
+                    kindPath,
+                    gofmt::quote(text),
+                    u"may have mixed case, but should otherwise match: "_s
+                        + (text.size() > 63
+                               ? u"must be no more than 63 characters"_s
+                               : u"a DNS-1035 label must consist of lower case "
+                                 u"alphanumeric characters or '-', start with an "
+                                 u"alphabetic character, and end with an alphanumeric "
+                                 u"character (e.g. 'my-name',  or 'abc-123', regex "
+                                 u"used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"_s)));
+        }
+    }
+
     void
     validateObject(const SchemaNode &s, const json &x, const std::string &path, const json *old)
     {
         const auto name = [&path] {
             return nameOf(path);
         };
+        if (s.embeddedResource && !path.empty())
+            validateEmbeddedTypeMeta(x, path);
         const auto count = static_cast<std::int64_t>(x.size());
         if (s.minProperties && count < *s.minProperties) {
             errors.append(invalid(path,
