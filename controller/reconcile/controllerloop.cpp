@@ -111,6 +111,28 @@ ControllerLoop::ControllerLoop(
     m_metrics.declare(QString::fromLatin1(WorkqueueRetries),
                       Type::Counter,
                       u"Total number of retries handled by workqueue"_s);
+    // client-go's workqueue latency buckets: ExponentialBuckets(10e-9, 10, 12), 10ns .. 1000s.
+    std::vector<double> latencyBuckets;
+    for (double b = 1e-8; latencyBuckets.size() < 12; b *= 10)
+        latencyBuckets.push_back(b);
+    m_metrics.declare(QString::fromLatin1(WorkqueueQueueDuration),
+                      Type::Histogram,
+                      u"How long in seconds an item stays in workqueue before being requested"_s,
+                      latencyBuckets);
+    m_metrics.declare(QString::fromLatin1(WorkqueueWorkDuration),
+                      Type::Histogram,
+                      u"How long in seconds processing an item from workqueue takes."_s,
+                      latencyBuckets);
+    m_metrics.declare(QString::fromLatin1(WorkqueueUnfinished),
+                      Type::Gauge,
+                      u"How many seconds of work has been done that is in progress and hasn't been "
+                      "observed by work_duration. Large values indicate stuck threads. One can "
+                      "deduce the number of stuck threads by observing the rate at which this "
+                      "increases."_s);
+    m_metrics.declare(QString::fromLatin1(WorkqueueLongestRunning),
+                      Type::Gauge,
+                      u"How many seconds has the longest running processor for workqueue been "
+                      "running."_s);
     m_metrics.declare(QString::fromLatin1(Conflicts),
                       Type::Counter,
                       u"Writes answered with 409 Conflict, per controller and writer"_s);
@@ -131,10 +153,13 @@ ControllerLoop::ControllerLoop(
     m_metrics.ensure(QString::fromLatin1(IgnoredResults), controller);
     m_metrics.ensure(QString::fromLatin1(ReconcileTime), controller);
     m_metrics.ensure(u"controller_runtime_active_workers"_s, controller);
+    m_metrics.ensure(QString::fromLatin1(WorkqueueQueueDuration), queueLabels());
+    m_metrics.ensure(QString::fromLatin1(WorkqueueWorkDuration), queueLabels());
     m_metrics.set(u"controller_runtime_max_concurrent_reconciles"_s,
                   controller,
                   m_options.maxConcurrentReconciles);
     handleQueueChanged();
+    refreshMetrics();
 }
 
 ControllerLoop::~ControllerLoop()
@@ -304,6 +329,8 @@ void ControllerLoop::startReconcile(const QString &key, bool stepped)
     record.failuresBefore = m_queue->numRequeues(key);
     record.stepped = stepped;
     m_running.insert(record.id, record);
+    m_metrics.observe(
+        QString::fromLatin1(WorkqueueQueueDuration), queueLabels(), toSeconds(record.waitTime));
     storeRecord(record);
     m_metrics.set(u"controller_runtime_active_workers"_s, controllerLabel(), inFlight());
     emit reconcileStarted(key, record.id);
@@ -341,6 +368,8 @@ void ControllerLoop::finishReconcile(quint64 id, const QString &key, ReconcileOu
     record.conflicts = outcome.conflicts;
     const MetricLabels controller = controllerLabel();
     m_metrics.observe(QString::fromLatin1(ReconcileTime), controller, toSeconds(record.duration));
+    m_metrics.observe(
+        QString::fromLatin1(WorkqueueWorkDuration), queueLabels(), toSeconds(record.duration));
     auto countResult = [&](const QString &label) {
         MetricLabels labels = controller;
         labels.append({ u"result"_s, label });
@@ -421,6 +450,26 @@ void ControllerLoop::finishReconcile(quint64 id, const QString &key, ReconcileOu
     emit reconcileFinished(record);
     if (m_queue->len() > 0)
         scheduleDispatch();
+}
+
+void ControllerLoop::refreshMetrics()
+{
+    const TimePoint now = m_clock.now();
+    double unfinished = 0;
+    double longest = 0;
+    for (const ReconcileRecord &running : std::as_const(m_running)) {
+        const double seconds = toSeconds(now - running.startedAt);
+        unfinished += seconds;
+        longest = std::max(longest, seconds);
+    }
+    m_metrics.set(QString::fromLatin1(WorkqueueUnfinished), queueLabels(), unfinished);
+    m_metrics.set(QString::fromLatin1(WorkqueueLongestRunning), queueLabels(), longest);
+}
+
+QByteArray ControllerLoop::metricsText()
+{
+    refreshMetrics();
+    return m_metrics.renderText();
 }
 
 void ControllerLoop::recordConflict(const QString &writer)

@@ -124,8 +124,11 @@ public:
     // A 409 Conflict outside a reconcile (e.g. the patch lab): counted per writer.
     void recordConflict(const QString &writer);
 
+    // The registry; the time-dependent workqueue gauges (unfinished work, longest running
+    // processor) are brought up to date by metricsText() and refreshMetrics().
     const Metrics &metrics() const { return m_metrics; }
-    QByteArray metricsText() const { return m_metrics.renderText(); }
+    void refreshMetrics();
+    QByteArray metricsText();
 
     // Metric names, for consumers that read single values.
     static constexpr const char *ReconcileTotal = "controller_runtime_reconcile_total";
@@ -136,6 +139,11 @@ public:
     static constexpr const char *WorkqueueDepth = "workqueue_depth";
     static constexpr const char *WorkqueueAdds = "workqueue_adds_total";
     static constexpr const char *WorkqueueRetries = "workqueue_retries_total";
+    static constexpr const char *WorkqueueQueueDuration = "workqueue_queue_duration_seconds";
+    static constexpr const char *WorkqueueWorkDuration = "workqueue_work_duration_seconds";
+    static constexpr const char *WorkqueueUnfinished = "workqueue_unfinished_work_seconds";
+    static constexpr const char *WorkqueueLongestRunning
+        = "workqueue_longest_running_processor_seconds";
     static constexpr const char *Conflicts = "reconscope_write_conflicts_total";
     static constexpr const char *IgnoredResults = "reconscope_reconcile_ignored_results_total";
 

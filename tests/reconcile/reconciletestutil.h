@@ -3,6 +3,7 @@
 // Readable QCOMPARE failures for the reconciler's value types.
 
 #include "controller/reconcile/clock.h"
+#include "controller/reconcile/controllerloop.h"
 #include "controller/reconcile/workqueue.h"
 
 #include <QtTest>
@@ -45,6 +46,11 @@ namespace reconscope::controller::reconcile {
 inline char *toString(QueueEntry::State state)
 {
     return qstrdup(stateName(state).toUtf8().constData());
+}
+
+inline char *toString(ReconcileRecord::Result result)
+{
+    return qstrdup(resultName(result).toUtf8().constData());
 }
 
 } // namespace reconscope::controller::reconcile

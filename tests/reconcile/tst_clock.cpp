@@ -22,6 +22,7 @@ private slots:
     void fakeClockStepZeroFiresDueNow();
     void fakeClockStepToNextTimer();
     void realClockFiresAndCancels();
+    void realClockZeroDelayIsQueuedAndCancellable();
     void realClockNowIsWallTime();
 };
 
@@ -161,6 +162,21 @@ void tst_Clock::realClockFiresAndCancels()
     QVERIFY2(firedAt - start >= 20ms, qPrintable(rc::formatDuration(firedAt - start)));
     // The cancelled one had its chance (10ms < 20ms) and did not fire.
     QCOMPARE(cancelled, 0);
+}
+
+void tst_Clock::realClockZeroDelayIsQueuedAndCancellable()
+{
+    RealClock clock;
+    QStringList order;
+    clock.callAfter(0ms, [&] { order << u"first"_s; });
+    const auto cancelled = clock.callAfter(-1s, [&] { order << u"cancelled"_s; });
+    clock.callAfter(0ms, [&] {
+        order << u"second"_s;
+        clock.callAfter(0ms, [&] { order << u"nested"_s; });
+    });
+    clock.cancel(cancelled);
+    QVERIFY(order.isEmpty()); // never inside callAfter()
+    QTRY_COMPARE(order, QStringList({ u"first"_s, u"second"_s, u"nested"_s }));
 }
 
 void tst_Clock::realClockNowIsWallTime()

@@ -137,6 +137,7 @@ private slots:
     void resumeFillsEveryWorker();
     void queueSnapshotShowsStates();
     void metricsText();
+    void stuckWorkShowsInTheGauges();
     void stopFinishesInFlightAndStartsNothing();
     void realClockRunsTheLoop();
 
@@ -641,10 +642,39 @@ void tst_ControllerLoop::metricsText()
         "workqueue_retries_total{name=\"customapp\",controller=\"customapp\"} 1",
         "reconscope_write_conflicts_total{controller=\"customapp\",writer=\"patch-lab\"} 2",
         "reconscope_reconcile_ignored_results_total{controller=\"customapp\"} 0",
+        "workqueue_queue_duration_seconds_count{name=\"customapp\",controller=\"customapp\"} 3",
+        "workqueue_work_duration_seconds_bucket{name=\"customapp\",controller=\"customapp\",le="
+        "\"1e-08\"} 3",
+        "workqueue_unfinished_work_seconds{name=\"customapp\",controller=\"customapp\"} 0",
     };
     const QList<QByteArray> lines = text.split('\n');
     for (const QByteArray &line : expectedLines)
         QVERIFY2(lines.contains(line), (line + "\n--- in ---\n" + text).constData());
+}
+
+void tst_ControllerLoop::stuckWorkShowsInTheGauges()
+{
+    ManualReconciler reconciler;
+    ControllerLoop::Options options;
+    options.maxConcurrentReconciles = 2;
+    ControllerLoop loop(*m_clock, reconciler, options);
+    loop.enqueue(u"a"_s, u"ADDED"_s);
+    m_clock->step(3s);
+    loop.enqueue(u"b"_s, u"ADDED"_s);
+    m_clock->step(1s);
+    loop.refreshMetrics();
+    QCOMPARE(queueMetric(loop, ControllerLoop::WorkqueueLongestRunning), 4.0);
+    QCOMPARE(queueMetric(loop, ControllerLoop::WorkqueueUnfinished), 5.0);
+    reconciler.complete(0, ReconcileOutcome::success());
+    const QByteArray text = loop.metricsText();
+    QVERIFY2(text.contains("workqueue_longest_running_processor_seconds{name=\"customapp\","
+                           "controller=\"customapp\"} 1\n"),
+             text.constData());
+    const auto work = loop.metrics().histogram(
+        QString::fromLatin1(ControllerLoop::WorkqueueWorkDuration),
+        { { u"name"_s, u"customapp"_s }, { u"controller"_s, u"customapp"_s } });
+    QCOMPARE(work.count, quint64(1));
+    QCOMPARE(work.sum, 4.0);
 }
 
 void tst_ControllerLoop::stopFinishesInFlightAndStartsNothing()
