@@ -349,6 +349,18 @@ void tst_StructuralSchema::validate_data()
                                   << QByteArray(
                                          R"({"when":"2026-08-09T00:15:00Z","day":"2026-02-28"})")
                                   << QStringList{};
+    QTest::newRow("date-time needs T and a colon offset")
+        << rules << QByteArray(R"({"when":"2026-08-09 00:15:00+0200"})")
+        << QStringList{
+               u"FieldValueTypeInvalid|when|Invalid value: \"2026-08-09 00:15:00+0200\": when in body must be of type date-time: \"2026-08-09 00:15:00+0200\""_s
+           };
+    QTest::newRow("date-time with fraction and offset")
+        << rules << QByteArray(R"({"when":"2026-08-09t00:15:00.123+02:00"})") << QStringList{};
+    QTest::newRow("date-time leap second")
+        << rules << QByteArray(R"({"when":"2026-08-09T23:59:60Z"})")
+        << QStringList{
+               u"FieldValueTypeInvalid|when|Invalid value: \"2026-08-09T23:59:60Z\": when in body must be of type date-time: \"2026-08-09T23:59:60Z\""_s
+           };
     QTest::newRow("date")
         << rules << QByteArray(R"({"day":"2026-02-30"})")
         << QStringList{
@@ -364,6 +376,11 @@ void tst_StructuralSchema::validate_data()
         << rules << QByteArray(R"({"ip":"300.1.1.1"})")
         << QStringList{
                u"FieldValueTypeInvalid|ip|Invalid value: \"300.1.1.1\": ip in body must be of type ipv4: \"300.1.1.1\""_s
+           };
+    QTest::newRow("uuid")
+        << rules << QByteArray(R"({"id":"6ba7b810-9dad-11d1-80b4"})")
+        << QStringList{
+               u"FieldValueTypeInvalid|id|Invalid value: \"6ba7b810-9dad-11d1-80b4\": id in body must be of type uuid: \"6ba7b810-9dad-11d1-80b4\""_s
            };
     QTest::newRow("uuid ok") << rules
                              << QByteArray(R"({"id":"6ba7b810-9dad-11d1-80b4-00c04fd430c8"})")

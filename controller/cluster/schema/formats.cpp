@@ -2,6 +2,7 @@
 
 #include <QByteArray>
 #include <QDate>
+#include <QHash>
 #include <QHostAddress>
 #include <QRegularExpression>
 #include <QString>
@@ -17,8 +18,12 @@ namespace {
 
 bool matches(const QString &pattern, const QString &value)
 {
-    const QRegularExpression re(u"\\A(?:"_s + pattern + u")\\z"_s);
-    return re.match(value).hasMatch();
+    // Compiled once per pattern and thread.
+    thread_local QHash<QString, QRegularExpression> compiled;
+    auto it = compiled.find(pattern);
+    if (it == compiled.end())
+        it = compiled.insert(pattern, QRegularExpression(u"\\A(?:"_s + pattern + u")\\z"_s));
+    return it->match(value).hasMatch();
 }
 
 bool isDate(const QString &value)
@@ -30,14 +35,15 @@ bool isDate(const QString &value)
 
 bool isDateTime(const QString &value)
 {
-    // RFC 3339 as strfmt.ParseDateTime accepts it: 'T' or 't' (or a space), optional fraction,
-    // 'Z' or a numeric offset with or without the colon.
+    // strfmt.IsDateTime: a date, 'T' (either case), hh:mm:ss, an optional fraction, then 'Z' or
+    // an offset with a colon; no leap seconds.
     static const QRegularExpression re(
-        u"\\A(\\d{4}-\\d{2}-\\d{2})[Tt ](\\d{2}):(\\d{2}):(\\d{2})(\\.\\d+)?([Zz]|[+-]\\d{2}:?\\d{2})\\z"_s);
+        u"\\A(\\d{4}-\\d{2}-\\d{2})[Tt](\\d{2}):(\\d{2}):(\\d{2})(\\.\\d+)?([Zz]|[+-]\\d{2}:\\d{2})\\z"_s);
     const auto m = re.match(value);
     if (!m.hasMatch() || !isDate(m.captured(1)))
         return false;
-    return m.captured(2).toInt() < 24 && m.captured(3).toInt() < 60 && m.captured(4).toInt() < 61;
+    return m.captured(2).toInt() <= 23 && m.captured(3).toInt() <= 59
+        && m.captured(4).toInt() <= 59;
 }
 
 bool isDuration(const QString &value)
@@ -132,13 +138,15 @@ bool isValid(const std::string &format, const std::string &text)
     if (format == "cidr")
         return isCidr(value);
     if (format == "uuid")
-        return matches(
-            u"[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}"_s,
-            value);
-    if (format == "uuid3" || format == "uuid4" || format == "uuid5") {
-        const QChar version = QChar(u'0' + (format.back() - '0'));
-        return matches(u"[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?"_s + version
-                           + u"[0-9a-fA-F]{3}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}"_s,
+        return matches(u"(?i)[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}"_s,
+                       value);
+    if (format == "uuid3")
+        return matches(u"(?i)[0-9a-f]{8}-?[0-9a-f]{4}-?3[0-9a-f]{3}-?[0-9a-f]{4}-?[0-9a-f]{12}"_s,
+                       value);
+    if (format == "uuid4" || format == "uuid5") {
+        const QString version = format == "uuid4" ? u"4"_s : u"5"_s;
+        return matches(u"(?i)[0-9a-f]{8}-?[0-9a-f]{4}-?"_s + version
+                           + u"[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}"_s,
                        value);
     }
     if (format == "mac")
