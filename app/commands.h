@@ -1,0 +1,17 @@
+#pragma once
+
+// One function per command of the `reconscope` binary (shared/design.md). Each creates its own
+// application object; `arguments` are those after the command word.
+#include <QStringList>
+
+namespace reconscope::app {
+
+int runServe(int argc, char *argv[]);
+// The console (no command word): the embedded cluster in demo mode, or --kubeconfig F [--context
+// C].
+int runConsole(int argc, char *argv[]);
+
+void setApplicationInfo();
+QStringList argumentsAfterCommand(int argc, char *argv[]);
+
+} // namespace reconscope::app
