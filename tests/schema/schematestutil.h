@@ -61,6 +61,15 @@ inline json parse(const QByteArray &text)
     return value;
 }
 
+// {"type":"object","properties":{"a": inner}} without copying `inner` (deep-nesting tests).
+inline json nested(json inner)
+{
+    json outer = json::object();
+    outer["type"] = "object";
+    outer["properties"]["a"] = std::move(inner);
+    return outer;
+}
+
 inline QString dump(const json &value)
 {
     return QString::fromStdString(value.dump());

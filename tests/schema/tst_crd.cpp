@@ -64,6 +64,7 @@ private slots:
     void invalidCrds_data();
     void invalidCrds();
     void invalidCrdIsRejectedWithMessage();
+    void absurdlyNestedSchemaIsRejected();
     void fixtureObjectsValidate_data();
     void fixtureObjectsValidate();
     void fixtureObjectCoverage();
@@ -334,6 +335,19 @@ void tst_Crd::invalidCrdIsRejectedWithMessage()
     QCOMPARE(
         types.error().message,
         u"CustomResourceDefinition.apiextensions.k8s.io \"customapps.infrastructure.internal.net\" is invalid: [metadata.name: Invalid value: \"customapps.infrastructure.internal.net\": must be spec.names.plural+\".\"+spec.group, spec.group: Invalid value: \"infra\": should be a domain with at least one dot]"_s);
+}
+
+void tst_Crd::absurdlyNestedSchemaIsRejected()
+{
+    json deep = { { "type", "string" } };
+    for (int i = 0; i < 1500; ++i)
+        deep = schematest::nested(std::move(deep));
+    json crd = schematest::customAppCrd();
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"] = deep;
+    QCOMPARE(
+        schematest::errorLines(validateCrd(crd)),
+        QStringList{
+            u"FieldValueInvalid|spec.versions[0].schema.openAPIV3Schema|Invalid value: \"\": must not be nested more than 2000 levels deep"_s });
 }
 
 void tst_Crd::fixtureObjectsValidate_data()

@@ -67,6 +67,7 @@ private slots:
     void declaresStatus();
     void rejectsMalformedSchemas_data();
     void rejectsMalformedSchemas();
+    void rejectsAbsurdNesting();
     void formatFieldErrors_data();
     void formatFieldErrors();
 };
@@ -595,6 +596,22 @@ void tst_StructuralSchema::rejectsMalformedSchemas()
     auto result = StructuralSchema::fromJson(parse(schema));
     QVERIFY(!result.ok());
     QVERIFY2(result.error().message.startsWith(message), qPrintable(result.error().message));
+}
+
+void tst_StructuralSchema::rejectsAbsurdNesting()
+{
+    json schema = { { "type", "string" } };
+    for (int i = 0; i < 1200; ++i)
+        schema = schematest::nested(std::move(schema));
+    auto result = StructuralSchema::fromJson(schema);
+    QVERIFY(!result.ok());
+    QVERIFY2(result.error().message.endsWith(u": must not be nested more than 1000 levels deep"_s),
+             qPrintable(result.error().message.right(200)));
+    // A realistic depth is fine.
+    json shallow = { { "type", "string" } };
+    for (int i = 0; i < 60; ++i)
+        shallow = schematest::nested(std::move(shallow));
+    QVERIFY(StructuralSchema::fromJson(shallow).ok());
 }
 
 void tst_StructuralSchema::formatFieldErrors_data()

@@ -5,7 +5,9 @@
 #include "controller/cluster/schema/structuralschema.h"
 
 #include <QRegularExpression>
+
 #include <QSet>
+#include <algorithm>
 
 using namespace Qt::StringLiterals;
 using json = nlohmann::json;
@@ -343,6 +345,19 @@ void validateDefaults(const json &schema, const QString &path, bool root, QList<
     }
 }
 
+// JSON nesting (objects and arrays) of a value; schema nodes take about two levels each.
+constexpr int maxSchemaNesting = 2000;
+
+int nestingDepth(const json &value)
+{
+    if (!value.is_structured())
+        return 0;
+    int deepest = 0;
+    for (const json &child : value)
+        deepest = std::max(deepest, nestingDepth(child));
+    return deepest + 1;
+}
+
 bool hasStatus(const json &version)
 {
     return member(version, "subresources").is_object()
@@ -427,6 +442,14 @@ QList<FieldError> validateCrd(const json &crd)
 
         const json &schema = member(member(version, "schema"), "openAPIV3Schema");
         const QString schemaPath = path + u".schema.openAPIV3Schema"_s;
+        // Schemas arrive from API clients: refuse absurd nesting before walking it recursively.
+        if (nestingDepth(schema) > maxSchemaNesting) {
+            errors.append(invalid(schemaPath,
+                                  u"\"\""_s,
+                                  u"must not be nested more than "_s
+                                      + QString::number(maxSchemaNesting) + u" levels deep"_s));
+            continue;
+        }
         StructuralCheck check;
         check.checkRoot(schema, schemaPath, hasStatus(version));
         errors.append(check.errors);

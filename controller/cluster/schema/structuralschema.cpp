@@ -57,6 +57,9 @@ namespace {
 
 using NodePtr = std::shared_ptr<const SchemaNode>;
 
+// Schemas arrive from API clients; bound the recursion (real CRDs nest a few dozen levels).
+constexpr int maxSchemaDepth = 1000;
+
 std::optional<std::int64_t> intField(const json &schema, const char *key)
 {
     auto it = schema.find(key);
@@ -79,11 +82,14 @@ std::string stringField(const json &schema, const char *key)
     return it != schema.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-models::Result<NodePtr> parseNode(const json &schema, const QString &path)
+models::Result<NodePtr> parseNode(const json &schema, const QString &path, int depth)
 {
     using R = models::Result<NodePtr>;
     if (!schema.is_object())
         return R::failure(path + u": must be an object"_s);
+    if (depth > maxSchemaDepth)
+        return R::failure(path + u": must not be nested more than "_s
+                          + QString::number(maxSchemaDepth) + u" levels deep"_s);
     auto node = std::make_shared<SchemaNode>();
     if (auto it = schema.find("type"); it != schema.end()) {
         if (!it->is_string())
@@ -101,8 +107,10 @@ models::Result<NodePtr> parseNode(const json &schema, const QString &path)
 
     if (auto it = schema.find("properties"); it != schema.end() && it->is_object()) {
         for (auto p = it->begin(); p != it->end(); ++p) {
-            auto child = parseNode(
-                p.value(), path + u".properties["_s + QString::fromStdString(p.key()) + u']');
+            auto child
+                = parseNode(p.value(),
+                            path + u".properties["_s + QString::fromStdString(p.key()) + u']',
+                            depth + 1);
             if (!child)
                 return R(child.error());
             node->properties.emplace(p.key(), std::move(child).value());
@@ -112,7 +120,7 @@ models::Result<NodePtr> parseNode(const json &schema, const QString &path)
         if (it->is_boolean()) {
             node->hasAdditionalProperties = it->get<bool>();
         } else {
-            auto child = parseNode(*it, path + u".additionalProperties"_s);
+            auto child = parseNode(*it, path + u".additionalProperties"_s, depth + 1);
             if (!child)
                 return R(child.error());
             node->hasAdditionalProperties = true;
@@ -120,8 +128,8 @@ models::Result<NodePtr> parseNode(const json &schema, const QString &path)
         }
     }
     if (auto it = schema.find("items"); it != schema.end() && !it->is_null()) {
-        auto child
-            = parseNode(it->is_array() && !it->empty() ? it->front() : *it, path + u".items"_s);
+        auto child = parseNode(
+            it->is_array() && !it->empty() ? it->front() : *it, path + u".items"_s, depth + 1);
         if (!child)
             return R(child.error());
         node->items = std::move(child).value();
@@ -176,7 +184,8 @@ models::Result<NodePtr> parseNode(const json &schema, const QString &path)
         for (std::size_t i = 0; i < it->size(); ++i) {
             auto child = parseNode((*it)[i],
                                    path + u'.' + QString::fromLatin1(key) + u'['
-                                       + QString::number(i) + u']');
+                                       + QString::number(i) + u']',
+                                   depth + 1);
             if (!child)
                 return child.error();
             out.push_back(std::move(child).value());
@@ -190,7 +199,7 @@ models::Result<NodePtr> parseNode(const json &schema, const QString &path)
     if (auto error = parseList("oneOf", node->oneOf))
         return R(*error);
     if (auto it = schema.find("not"); it != schema.end()) {
-        auto child = parseNode(*it, path + u".not"_s);
+        auto child = parseNode(*it, path + u".not"_s, depth + 1);
         if (!child)
             return R(child.error());
         node->notSchema = std::move(child).value();
@@ -876,7 +885,7 @@ models::Result<StructuralSchema> StructuralSchema::fromJson(const json &openAPIV
 {
     if (openAPIV3Schema.is_null())
         return StructuralSchema();
-    auto root = parseNode(openAPIV3Schema, u"openAPIV3Schema"_s);
+    auto root = parseNode(openAPIV3Schema, u"openAPIV3Schema"_s, 0);
     if (!root)
         return models::Result<StructuralSchema>(root.error());
     return StructuralSchema(std::move(root).value());
