@@ -126,7 +126,7 @@ Result<QNetworkProxy> proxyFromUrl(const QString &text)
 {
     const QUrl url(text, QUrl::StrictMode);
     if (!url.isValid() || url.host().isEmpty())
-        return Result<QNetworkProxy>::failure(u"not a valid URL: "_s + text);
+        return Result<QNetworkProxy>::failure(u"not a valid URL"_s); // may hold a password
     QNetworkProxy proxy;
     const QString scheme = url.scheme().toLower();
     if (scheme == u"http" || scheme == u"https") {

@@ -30,7 +30,7 @@ struct ClientConfig
     QString namespace_ = QStringLiteral("default");
 
     QList<QSslCertificate> caCertificates;
-    bool insecureSkipTlsVerify = false; // only when the kubeconfig asks; show a warning
+    bool insecureSkipTlsVerify = false; // only when the kubeconfig asks; see warnings
     QString tlsServerName;
     std::optional<QNetworkProxy> proxy;
 
@@ -43,6 +43,10 @@ struct ClientConfig
     QString password;
     std::optional<ExecConfig> exec;
     QString execWorkingDirectory; // the directory of the kubeconfig that defined the user
+
+    // Things the user should see: "TLS verification is disabled ..." (insecure-skip-tls-verify),
+    // plain http, a client certificate that expired or is not yet valid.
+    QStringList warnings;
 
     // TLS settings for requests: CA, client certificate (unless exec supplies one), peer
     // verification (off only with insecureSkipTlsVerify), TLS 1.2+, HTTP/1.1.

@@ -4,6 +4,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -368,6 +369,15 @@ Result<ClientConfig> Kubeconfig::resolve(const QString &contextName) const
         config.caCertificates = *certificates;
     }
     config.insecureSkipTlsVerify = cluster.insecureSkipTlsVerify;
+    if (config.insecureSkipTlsVerify) {
+        config.warnings
+            << u"TLS verification is disabled for cluster %1 (insecure-skip-tls-verify): "
+               u"the server's identity is not checked"_s.arg(quoted(cluster.name));
+    }
+    if (config.server.scheme() == u"http") {
+        config.warnings << u"cluster %1 is reached over plain http: nothing is encrypted"_s.arg(
+            quoted(cluster.name));
+    }
     if (config.insecureSkipTlsVerify && !config.caCertificates.isEmpty()) {
         // client-go refuses this combination as well.
         return fail(
@@ -447,6 +457,14 @@ Result<ClientConfig> Kubeconfig::resolve(const QString &contextName) const
         }
         config.clientCertificate = *certificate;
         config.clientKey = *key;
+        const QDateTime now = QDateTime::currentDateTimeUtc();
+        if (certificate->expiryDate() < now) {
+            config.warnings << u"the client certificate of user %1 expired on %2"_s.arg(
+                quoted(user.name), certificate->expiryDate().toUTC().toString(Qt::ISODate));
+        } else if (certificate->effectiveDate() > now) {
+            config.warnings << u"the client certificate of user %1 is not valid before %2"_s.arg(
+                quoted(user.name), certificate->effectiveDate().toUTC().toString(Qt::ISODate));
+        }
     }
 
     config.token = user.token;

@@ -10,6 +10,10 @@
 #include <QString>
 #include <QStringList>
 
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
 namespace testpki {
 
 inline bool run(const QString &directory, const QStringList &args, QString *error)
@@ -175,6 +179,60 @@ inline bool generate(const QString &dir, QString *error)
                   "30",
                   "-extfile",
                   "alias.ext" });
+}
+
+// Writes expired.crt (signed by ca, SAN IP:127.0.0.1 and DNS:localhost, valid from 10 days ago
+// to 1 day ago) with the key of server.key. The openssl tool cannot back-date, so this uses the
+// library.
+inline bool generateExpired(const QString &dir, QString *error)
+{
+    auto readKey = [](const QByteArray &pem) {
+        BIO *bio = BIO_new_mem_buf(pem.constData(), int(pem.size()));
+        EVP_PKEY *key = PEM_read_bio_PrivateKey(bio, nullptr, nullptr, nullptr);
+        BIO_free(bio);
+        return key;
+    };
+    const QByteArray caPem = read(QDir(dir).filePath(QStringLiteral("ca.crt")));
+    BIO *caBio = BIO_new_mem_buf(caPem.constData(), int(caPem.size()));
+    X509 *ca = PEM_read_bio_X509(caBio, nullptr, nullptr, nullptr);
+    BIO_free(caBio);
+    EVP_PKEY *caKey = readKey(read(QDir(dir).filePath(QStringLiteral("ca.key"))));
+    EVP_PKEY *key = readKey(read(QDir(dir).filePath(QStringLiteral("server.key"))));
+    if (!ca || !caKey || !key) {
+        *error = QStringLiteral("cannot read the test CA or server key");
+        return false;
+    }
+    X509 *certificate = X509_new();
+    X509_set_version(certificate, 2);
+    ASN1_INTEGER_set(X509_get_serialNumber(certificate), 4242);
+    X509_gmtime_adj(X509_getm_notBefore(certificate), -10L * 24 * 3600);
+    X509_gmtime_adj(X509_getm_notAfter(certificate), -1L * 24 * 3600);
+    X509_set_pubkey(certificate, key);
+    X509_NAME *name = X509_get_subject_name(certificate);
+    X509_NAME_add_entry_by_txt(
+        name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char *>("localhost"), -1, -1, 0);
+    X509_set_issuer_name(certificate, X509_get_subject_name(ca));
+    X509V3_CTX context;
+    X509V3_set_ctx(&context, ca, certificate, nullptr, nullptr, 0);
+    X509_EXTENSION *san = X509V3_EXT_conf_nid(
+        nullptr, &context, NID_subject_alt_name, "IP:127.0.0.1,DNS:localhost");
+    X509_add_ext(certificate, san, -1);
+    X509_EXTENSION_free(san);
+    const bool signedOk = X509_sign(certificate, caKey, EVP_sha256()) > 0;
+    BIO *out = BIO_new(BIO_s_mem());
+    PEM_write_bio_X509(out, certificate);
+    char *data = nullptr;
+    const long size = BIO_get_mem_data(out, &data);
+    QFile file(QDir(dir).filePath(QStringLiteral("expired.crt")));
+    const bool written = file.open(QIODevice::WriteOnly) && file.write(data, size) == size;
+    BIO_free(out);
+    X509_free(certificate);
+    X509_free(ca);
+    EVP_PKEY_free(caKey);
+    EVP_PKEY_free(key);
+    if (!signedOk || !written)
+        *error = QStringLiteral("cannot sign or write expired.crt");
+    return signedOk && written;
 }
 
 } // namespace testpki

@@ -453,9 +453,13 @@ void tst_Kubeconfig::insecureSkipTlsVerifyAndProxy()
     QCOMPARE(config.proxy->type(), QNetworkProxy::Socks5Proxy);
     QCOMPARE(config.proxy->hostName(), u"proxy.local"_s);
     QCOMPARE(config.proxy->port(), quint16(1081));
+    QCOMPARE(config.warnings.size(), 1);
+    QVERIFY(config.warnings.first().startsWith(
+        u"TLS verification is disabled for cluster \"c\" (insecure-skip-tls-verify)"_s));
 
     // Without the flag peers are verified.
     QVERIFY(!resolve(u"kind.yaml"_s).insecureSkipTlsVerify);
+    QVERIFY(resolve(u"kind.yaml"_s).warnings.isEmpty());
 }
 
 void tst_Kubeconfig::keyFormats_data()

@@ -33,6 +33,7 @@ private slots:
     void int64SurvivesRoundTrip();
     void rotatedTokenFileRetriedOn401();
     void tlsWrongCa();
+    void tlsExpiredServerCertificate();
     void tlsHostNameMismatchAndServerName();
     void connectionRefused();
     void watchStreamsEvents();
@@ -78,6 +79,7 @@ void tst_RestClient::initTestCase()
     QVERIFY(m_pki.isValid());
     QString error;
     QVERIFY2(testpki::generate(m_pki.path(), &error), qPrintable(error));
+    QVERIFY2(testpki::generateExpired(m_pki.path(), &error), qPrintable(error));
 }
 
 QSslConfiguration tst_RestClient::serverSsl(const QString &certificate, const QString &key) const
@@ -464,6 +466,21 @@ void tst_RestClient::tlsWrongCa()
     QVERIFY2(result->error().message.contains(
                  u"the server's certificate (issuer \"test-ca\") is not signed by the cluster's "
                  u"certificate authority"_s),
+             qPrintable(result->error().message));
+    QVERIFY(m_server->requests.isEmpty());
+}
+
+void tst_RestClient::tlsExpiredServerCertificate()
+{
+    m_server = std::make_unique<TestServer>(serverSsl(u"expired.crt"_s, u"server.key"_s));
+    m_server->handler = [](const TestRequest &, QTcpSocket *socket) {
+        TestServer::respond(socket, 200, "application/json", "{}");
+    };
+    RestClient client(clientConfig());
+    const auto result = waitJson([&](auto done) { client.get(CustomApps, u"a"_s, u"b"_s, done); });
+    QVERIFY(result && !result->ok());
+    QCOMPARE(result->error().category, ApiError::Category::Tls);
+    QVERIFY2(result->error().message.contains(u"the server's certificate expired on "_s),
              qPrintable(result->error().message));
     QVERIFY(m_server->requests.isEmpty());
 }
