@@ -1,0 +1,277 @@
+#include "models/resourcetablemodel.h"
+
+#include "models/rfc3339.h"
+
+#include <QSet>
+
+#include <algorithm>
+
+using namespace Qt::StringLiterals;
+
+namespace reconscope::models {
+
+bool ResourceRow::statusStale() const
+{
+    return summary.generation && summary.observedGeneration
+        && *summary.observedGeneration < *summary.generation;
+}
+
+ResourceTableModel::ResourceTableModel(QObject *parent)
+    : QAbstractTableModel(parent)
+    , m_now(QDateTime::currentDateTimeUtc())
+{ }
+
+ResourceTableModel::~ResourceTableModel() = default;
+
+void ResourceTableModel::count(const ResourceRow &row, int delta)
+{
+    m_counts[std::size_t(row.verdict.state)] += delta;
+}
+
+void ResourceTableModel::rebuildIndex(int from)
+{
+    for (int i = from; i < m_rows.size(); ++i)
+        m_index.insert(m_rows[i].summary.key, i);
+}
+
+void ResourceTableModel::applyBatch(const QList<ResourceRow> &upserts, const QStringList &removals)
+{
+    const QSet<QString> removed(removals.cbegin(), removals.cend());
+
+    // Removals: contiguous ranges, from the bottom so that earlier rows keep their numbers.
+    QList<int> doomed;
+    doomed.reserve(removals.size());
+    for (const QString &key : removed) {
+        const int row = m_index.value(key, -1);
+        if (row >= 0)
+            doomed.append(row);
+    }
+    std::sort(doomed.begin(), doomed.end());
+    int lowestRemoved = int(m_rows.size());
+    for (qsizetype end = doomed.size(); end > 0;) {
+        qsizetype begin = end - 1;
+        while (begin > 0 && doomed[begin - 1] == doomed[begin] - 1)
+            --begin;
+        const int first = doomed[begin];
+        const int last = doomed[end - 1];
+        beginRemoveRows({}, first, last);
+        for (int row = first; row <= last; ++row) {
+            count(m_rows[row], -1);
+            m_index.remove(m_rows[row].summary.key);
+        }
+        m_rows.remove(first, last - first + 1);
+        endRemoveRows();
+        lowestRemoved = first;
+        end = begin;
+    }
+    if (!doomed.isEmpty())
+        rebuildIndex(lowestRemoved);
+
+    // Changes in place, then the new rows in one insertion at the end.
+    QList<int> changed;
+    QList<ResourceRow> added;
+    QHash<QString, qsizetype> addedIndex;
+    for (const ResourceRow &row : upserts) {
+        const QString &key = row.summary.key;
+        if (removed.contains(key))
+            continue;
+        const int existing = m_index.value(key, -1);
+        if (existing >= 0) {
+            count(m_rows[existing], -1);
+            m_rows[existing] = row;
+            count(row, +1);
+            changed.append(existing);
+        } else if (const auto it = addedIndex.constFind(key); it != addedIndex.cend()) {
+            added[*it] = row;
+        } else {
+            addedIndex.insert(key, added.size());
+            added.append(row);
+        }
+    }
+    std::sort(changed.begin(), changed.end());
+    changed.erase(std::unique(changed.begin(), changed.end()), changed.end());
+    for (qsizetype end = changed.size(); end > 0;) {
+        qsizetype begin = end - 1;
+        while (begin > 0 && changed[begin - 1] == changed[begin] - 1)
+            --begin;
+        emit dataChanged(index(changed[begin], 0), index(changed[end - 1], ColumnCount - 1));
+        end = begin;
+    }
+    if (!added.isEmpty()) {
+        const int first = int(m_rows.size());
+        beginInsertRows({}, first, first + int(added.size()) - 1);
+        for (ResourceRow &row : added) {
+            count(row, +1);
+            m_rows.append(std::move(row));
+        }
+        rebuildIndex(first);
+        endInsertRows();
+    }
+}
+
+void ResourceTableModel::clear()
+{
+    if (m_rows.isEmpty())
+        return;
+    beginResetModel();
+    m_rows.clear();
+    m_index.clear();
+    m_counts.fill(0);
+    endResetModel();
+}
+
+void ResourceTableModel::setNow(const QDateTime &now)
+{
+    m_now = now;
+    if (!m_rows.isEmpty())
+        emit dataChanged(index(0, AgeColumn),
+                         index(int(m_rows.size()) - 1, LastTransitionColumn),
+                         { Qt::DisplayRole });
+}
+
+const ResourceRow *ResourceTableModel::rowAt(int row) const
+{
+    return row >= 0 && row < m_rows.size() ? &m_rows[row] : nullptr;
+}
+
+const ResourceRow *ResourceTableModel::find(const QString &key) const
+{
+    return rowAt(rowOf(key));
+}
+
+int ResourceTableModel::countIn(LifecycleState state) const
+{
+    return m_counts[std::size_t(state)];
+}
+
+int ResourceTableModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int ResourceTableModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QString ResourceTableModel::formatAge(qint64 msecs)
+{
+    const qint64 seconds = std::max<qint64>(0, msecs / 1000);
+    if (seconds < 120)
+        return u"%1s"_s.arg(seconds);
+    if (seconds < 3600 * 3)
+        return u"%1m"_s.arg(seconds / 60);
+    if (seconds < 86400 * 2)
+        return u"%1h"_s.arg(seconds / 3600);
+    return u"%1d"_s.arg(seconds / 86400);
+}
+
+QVariant ResourceTableModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const ResourceRow &row = m_rows[index.row()];
+    const ObjectSummary &summary = row.summary;
+    switch (role) {
+    case KeyRole:
+        return summary.key;
+    case StateRole:
+        return int(row.verdict.state);
+    case StaleRole:
+        return row.statusStale();
+    case SortRole:
+        switch (index.column()) {
+        case StateColumn:
+            return int(row.verdict.state);
+        case GenerationColumn:
+            return summary.generation.value_or(-1);
+        case AgeColumn:
+            // Oldest first when ascending, like the age it shows.
+            return summary.creationTimestamp.isValid()
+                ? -summary.creationTimestamp.toMSecsSinceEpoch()
+                : qint64(0);
+        case LastTransitionColumn:
+            return row.lastTransition.isValid() ? row.lastTransition.toMSecsSinceEpoch()
+                                                : qint64(0);
+        default:
+            return data(index, Qt::DisplayRole);
+        }
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case NameColumn:
+            return summary.name;
+        case NamespaceColumn:
+            return summary.namespaceName;
+        case StateColumn:
+            return lifecycleStateName(row.verdict.state);
+        case ReasonColumn:
+            return row.verdict.reason;
+        case GenerationColumn: {
+            const QString generation
+                = summary.generation ? QString::number(*summary.generation) : u"–"_s;
+            const QString observed = summary.observedGeneration
+                ? QString::number(*summary.observedGeneration)
+                : u"–"_s;
+            return u"%1 / %2"_s.arg(generation, observed);
+        }
+        case AgeColumn:
+            return summary.creationTimestamp.isValid()
+                ? formatAge(summary.creationTimestamp.msecsTo(m_now))
+                : QString();
+        case LastTransitionColumn:
+            return row.lastTransition.isValid()
+                ? formatAge(row.lastTransition.msecsTo(m_now)) + u" ago"_s
+                : QString();
+        }
+        break;
+    case Qt::ToolTipRole:
+        switch (index.column()) {
+        case StateColumn:
+        case ReasonColumn:
+            return row.verdict.message.isEmpty()
+                ? row.verdict.reason
+                : row.verdict.reason + u"\n"_s + row.verdict.message;
+        case GenerationColumn:
+            return row.statusStale()
+                ? tr("Stale status: the controller has not observed generation %1 yet")
+                      .arg(summary.generation.value_or(0))
+                : tr("metadata.generation / status.observedGeneration");
+        case AgeColumn:
+            return formatRfc3339(summary.creationTimestamp);
+        case LastTransitionColumn:
+            return formatRfc3339(row.lastTransition);
+        }
+        break;
+    case Qt::TextAlignmentRole:
+        if (index.column() == GenerationColumn || index.column() == AgeColumn
+            || index.column() == LastTransitionColumn)
+            return int(Qt::AlignRight | Qt::AlignVCenter);
+        break;
+    }
+    return {};
+}
+
+QVariant ResourceTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case NameColumn:
+        return tr("Name");
+    case NamespaceColumn:
+        return tr("Namespace");
+    case StateColumn:
+        return tr("State");
+    case ReasonColumn:
+        return tr("Reason");
+    case GenerationColumn:
+        return tr("Gen / Observed");
+    case AgeColumn:
+        return tr("Age");
+    case LastTransitionColumn:
+        return tr("Last transition");
+    }
+    return {};
+}
+
+} // namespace reconscope::models

@@ -1,0 +1,90 @@
+#pragma once
+
+#include "models/lifecycle.h"
+#include "models/objectsummary.h"
+
+#include <QAbstractTableModel>
+#include <QDateTime>
+#include <QHash>
+#include <QList>
+#include <QStringList>
+
+#include <array>
+
+namespace reconscope::models {
+
+// One row of the resource table: what the informer knows of an object and what the lifecycle
+// rules and the transition log say about it.
+struct ResourceRow
+{
+    ObjectSummary summary;
+    LifecycleVerdict verdict;
+    QDateTime stateSince; // when it entered its current state (invalid when unknown)
+    QDateTime lastTransition; // the time of its last observed transition
+
+    // generation > observedGeneration: the status describes an older spec.
+    bool statusStale() const;
+};
+
+// The objects of one resource, one row each. Changes arrive in batches (one per informer tick):
+// new rows are inserted with one beginInsertRows at the end, removed rows in contiguous ranges,
+// changed rows with one dataChanged per contiguous run; the model is never reset per event, so a
+// QSortFilterProxyModel on top sorts a batch at a time and selections survive.
+class ResourceTableModel final : public QAbstractTableModel
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(ResourceTableModel)
+
+public:
+    enum Column {
+        NameColumn,
+        NamespaceColumn,
+        StateColumn,
+        ReasonColumn,
+        GenerationColumn,
+        AgeColumn,
+        LastTransitionColumn,
+        ColumnCount
+    };
+    enum Role {
+        KeyRole = Qt::UserRole + 1, // "namespace/name"
+        StateRole, // int(LifecycleState)
+        StaleRole, // bool: generation > observedGeneration
+        SortRole, // a value that sorts naturally (times as ms since epoch, state by enum order)
+    };
+
+    explicit ResourceTableModel(QObject *parent = nullptr);
+    ~ResourceTableModel() override;
+
+    // One tick's changes: rows to insert or replace (by summary.key) and keys to remove. A key in
+    // both lists is removed.
+    void applyBatch(const QList<ResourceRow> &upserts, const QStringList &removals);
+    void clear();
+    // The reference time of the Age column (the model does not read the clock itself).
+    void setNow(const QDateTime &now);
+
+    int rowOf(const QString &key) const { return m_index.value(key, -1); }
+    const ResourceRow *rowAt(int row) const;
+    const ResourceRow *find(const QString &key) const;
+    // Objects per lifecycle state, kept up to date with every batch.
+    int countIn(LifecycleState state) const;
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+    // "5s", "3m", "2h", "4d" as kubectl prints ages.
+    static QString formatAge(qint64 msecs);
+
+private:
+    void rebuildIndex(int from);
+    void count(const ResourceRow &row, int delta);
+
+    QList<ResourceRow> m_rows;
+    QHash<QString, int> m_index;
+    std::array<int, LifecycleStateCount> m_counts{};
+    QDateTime m_now;
+};
+
+} // namespace reconscope::models
