@@ -56,6 +56,11 @@ void tst_JsonPath::evaluate_data()
     QTest::newRow("slice") << u".spec.ports[0:2].name"_s << QByteArray(R"(["http","https"])");
     QTest::newRow("slice open end") << u".spec.ports[1:].port"_s << QByteArray("[443,9090]");
     QTest::newRow("slice step") << u".spec.ports[::2].port"_s << QByteArray("[80,9090]");
+    QTest::newRow("huge step") << u".spec.ports[0:3:9223372036854775807].port"_s
+                               << QByteArray("[80]");
+    QTest::newRow("negative step") << u".spec.ports[::-1].port"_s << QByteArray("[9090,443,80]");
+    QTest::newRow("index beyond int64 is malformed")
+        << u".spec.ports[99999999999999999999].port"_s << QByteArray("[]");
     QTest::newRow("union of indices") << u".spec.ports[0,2].port"_s << QByteArray("[80,9090]");
     QTest::newRow("filter ==") << u".status.conditions[?(@.type==\"Ready\")].status"_s
                                << QByteArray(R"(["True"])");

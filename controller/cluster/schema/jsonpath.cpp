@@ -3,7 +3,9 @@
 #include <QString>
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <variant>
 #include <vector>
@@ -186,7 +188,11 @@ private:
         if (m_pos == start
             || (m_pos == start + 1 && (m_text[start] == '-' || m_text[start] == '+')))
             return false;
-        out = std::stoll(m_text.substr(start, m_pos - start));
+        const char *first = m_text.data() + start + (m_text[start] == '+' ? 1 : 0);
+        const auto [end, error] = std::from_chars(first, m_text.data() + m_pos, out);
+        if (error != std::errc() || end != m_text.data() + m_pos)
+            return false; // out of range
+
         skipSpaces();
         return true;
     }
@@ -439,18 +445,29 @@ void applyStep(const Step &step, const json &value, std::vector<const json *> &o
                 i += size;
             return std::clamp<std::int64_t>(i, 0, size);
         };
+        // Steps may be huge: advance without overflowing.
         const std::int64_t step_ = array->step;
         if (step_ > 0) {
             const std::int64_t start = array->start ? clamp(*array->start) : 0;
             const std::int64_t end = array->end ? clamp(*array->end) : size;
-            for (std::int64_t i = start; i < end; i += step_)
+            for (std::int64_t i = start; i < end;) {
                 out.push_back(&value[static_cast<std::size_t>(i)]);
+                if (end - i <= step_)
+                    break;
+                i += step_;
+            }
         } else {
+            const std::int64_t back
+                = step_ == std::numeric_limits<std::int64_t>::min() ? size + 1 : -step_;
             const std::int64_t start
                 = array->start ? std::min(clamp(*array->start), size - 1) : size - 1;
             const std::int64_t end = array->end ? clamp(*array->end) : -1;
-            for (std::int64_t i = start; i > end && i >= 0; i += step_)
+            for (std::int64_t i = start; i > end && i >= 0;) {
                 out.push_back(&value[static_cast<std::size_t>(i)]);
+                if (i - end <= back)
+                    break;
+                i -= back;
+            }
         }
         return;
     }

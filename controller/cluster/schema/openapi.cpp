@@ -268,6 +268,12 @@ std::string modelName(const ResourceType &type, const QString &kind)
     return reversedGroup(type.group) + suffix;
 }
 
+bool isTrue(const json &schema, const char *key)
+{
+    auto it = schema.find(key);
+    return it != schema.end() && it->is_boolean() && it->get<bool>();
+}
+
 // ToStructuralOpenAPIV2: what kubectl's OpenAPI v2 validation can digest.
 void toV2(json &schema)
 {
@@ -276,9 +282,9 @@ void toV2(json &schema)
     for (const char *key :
          { "nullable", "anyOf", "oneOf", "allOf", "not", "x-kubernetes-validations" })
         schema.erase(key);
-    if (schema.value("x-kubernetes-int-or-string", false))
+    if (isTrue(schema, "x-kubernetes-int-or-string"))
         schema.erase("type");
-    if (schema.value("x-kubernetes-preserve-unknown-fields", false)) {
+    if (isTrue(schema, "x-kubernetes-preserve-unknown-fields")) {
         schema.erase("properties");
         schema.erase("items");
         schema.erase("additionalProperties");
@@ -307,9 +313,11 @@ void unfold(json &schema, bool v2)
         unfold(*it, v2);
     if (auto it = schema.find("additionalProperties"); it != schema.end())
         unfold(*it, v2);
-    if (!v2 && schema.value("x-kubernetes-int-or-string", false) && !schema.contains("anyOf"))
+    if (!v2 && isTrue(schema, "x-kubernetes-int-or-string") && !schema.contains("anyOf"))
         schema["anyOf"] = json::array({ { { "type", "integer" } }, { { "type", "string" } } });
-    if (schema.value("x-kubernetes-embedded-resource", false)) {
+    if (isTrue(schema, "x-kubernetes-embedded-resource")) {
+        if (!schema["properties"].is_object())
+            schema["properties"] = json::object();
         json &properties = schema["properties"];
         properties["apiVersion"]
             = { { "type", "string" }, { "description", apiVersionDescription } };
@@ -322,7 +330,7 @@ json kindSchema(const ResourceType &type, bool v2)
 {
     json schema;
     const bool permissive = type.schema.is_null() || !type.schema.is_object()
-        || (v2 && type.schema.value("x-kubernetes-preserve-unknown-fields", false));
+        || (v2 && isTrue(type.schema, "x-kubernetes-preserve-unknown-fields"));
     if (permissive) {
         schema = { { "type", "object" } };
         if (!v2)
@@ -332,6 +340,8 @@ json kindSchema(const ResourceType &type, bool v2)
         unfold(schema, v2);
         if (v2)
             toV2(schema);
+        if (!schema["properties"].is_object())
+            schema["properties"] = json::object();
         json &properties = schema["properties"];
         properties["apiVersion"]
             = { { "type", "string" }, { "description", apiVersionDescription } };
