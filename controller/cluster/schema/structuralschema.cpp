@@ -656,7 +656,7 @@ private:
             const double factor = s.multipleOf->get<double>();
             bool multiple;
             if (x.is_number_integer() && s.multipleOf->is_number_integer()
-                && s.multipleOf->get<std::int64_t>() != 0)
+                && s.multipleOf->get<std::int64_t>() > 0)
                 multiple = x.get<std::int64_t>() % s.multipleOf->get<std::int64_t>() == 0;
             else {
                 const double q = x.get<double>() / factor;
