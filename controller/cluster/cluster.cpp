@@ -850,7 +850,9 @@ Cluster::listRecords(const TypeEntry &type, const QString &ns, const ListOptions
 std::optional<ApiError>
 Cluster::checkTypeMeta(const TypeEntry &type, json &object, const QString &name) const
 {
-    const QString body = QString::fromStdString(object.dump());
+    const auto body = [&object] {
+        return QString::fromUtf8(objectjson::dump(object));
+    };
     const json &apiVersion = objectjson::member(object, "apiVersion");
     const json &kind = objectjson::member(object, "kind");
     if (type.type.builtin) {
@@ -861,9 +863,9 @@ Cluster::checkTypeMeta(const TypeEntry &type, json &object, const QString &name)
             object["kind"] = type.type.kind.toStdString();
     } else {
         if (!kind.is_string() || kind.get<std::string>().empty())
-            return ApiError::badRequest(u"Object 'Kind' is missing in '%1'"_s.arg(body));
+            return ApiError::badRequest(u"Object 'Kind' is missing in '%1'"_s.arg(body()));
         if (!apiVersion.is_string() || apiVersion.get<std::string>().empty())
-            return ApiError::badRequest(u"Object 'apiVersion' is missing in '%1'"_s.arg(body));
+            return ApiError::badRequest(u"Object 'apiVersion' is missing in '%1'"_s.arg(body()));
     }
     const QString bodyApiVersion = objectjson::string(object, "apiVersion");
     if (bodyApiVersion != type.type.groupVersion())
