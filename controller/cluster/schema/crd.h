@@ -12,10 +12,13 @@ namespace reconscope::controller::cluster {
 // defaults first; fails with the formatted FieldErrors of validateCrd().
 models::Result<QList<ResourceType>> resourceTypesFromCrd(const nlohmann::json &crd);
 // CRD validation as the apiextensions-apiserver does it on create/update: name == plural.group,
-// group has a dot, names are DNS labels, exactly one storage version, structural schemas...
+// group has a dot, scope, names are DNS labels, unique versions with exactly one storage version,
+// structural schemas (types, metadata, items, additionalProperties, int-or-string, list types,
+// value validations only inside allOf/anyOf/oneOf/not), pruned and valid defaults, scale paths,
+// printer columns. Not checked: CEL rules, selectableFields, status.storedVersions.
 QList<FieldError> validateCrd(const nlohmann::json &crd);
-// The defaults the API server sets on a CRD: singular/listKind, conversion None, served/storage
-// flags left as given, schema defaults inside each version.
+// The defaults the API server sets on a CRD: names.singular (lower-case kind), names.listKind
+// (kind + "List"), spec.conversion.strategy None.
 void applyCrdDefaults(nlohmann::json &crd);
 
 } // namespace reconscope::controller::cluster

@@ -15,21 +15,27 @@ struct SchemaNode;
 
 // A CRD version's structural schema (apiextensions-apiserver pkg/apiserver/schema): what pruning,
 // defaulting and validation of custom resources work on. Cheap to copy (the tree is shared and
-// immutable).
+// immutable). Upstream's order on a write: applyDefaults, prune, validate (or validateUpdate).
+// Messages are upstream's (kube-openapi's "<path> in body ..." details, apimachinery's field.Error
+// bodies). Not evaluated: x-kubernetes-validations (CEL) and embedded objects' metadata.
 class StructuralSchema
 {
 public:
     StructuralSchema(); // accepts anything (x-kubernetes-preserve-unknown-fields everywhere)
     static models::Result<StructuralSchema> fromJson(const nlohmann::json &openAPIV3Schema);
 
-    // Removes undeclared fields (never root apiVersion/kind/metadata); returns their paths, e.g.
-    // "spec.foo", in document order.
+    // Removes undeclared fields (never root apiVersion/kind/metadata, nor those of
+    // x-kubernetes-embedded-resource objects); keeps everything under
+    // x-kubernetes-preserve-unknown-fields. Returns the pruned paths sorted, e.g. "spec.foo",
+    // "spec.items[0].bar" (for fieldValidation Warn/Strict).
     QStringList prune(nlohmann::json &object) const;
-    // Applies the schema's `default`s as upstream does (defaults inside absent parents are not
-    // created; a null value of a non-nullable field with a default is replaced).
+    // Applies the schema's `default`s as upstream does: defaults inside absent parents are not
+    // created; a null in a non-nullable field is replaced by its default, or removed when it has
+    // none (PruneNonNullableNullsWithoutDefaults).
     void applyDefaults(nlohmann::json &object) const;
-    // type/required/enum/min/max/minLength/maxLength/pattern/minItems/maxItems/format/
-    // int-or-string/list-type map keys unique
+    // type (nullable, int-or-string), required, enum, minimum/maximum (exclusive), multipleOf,
+    // minLength/maxLength (characters), pattern, format, minItems/maxItems, min/maxProperties,
+    // list-type set/map uniqueness, allOf/anyOf/oneOf/not, embedded apiVersion/kind.
     QList<FieldError> validate(const nlohmann::json &object) const;
     // validate() for an update, with CRD validation ratcheting (beta, on by default since 1.30):
     // values equal to their counterpart in `old` (same keys; list-type=map items by their keys,
