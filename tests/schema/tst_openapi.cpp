@@ -1,8 +1,19 @@
 #include "controller/cluster/schema/openapi.h"
 #include "schematestutil.h"
 
+#include "controller/cluster/schema/discovery.h"
+#include "controller/cluster/schema/table.h"
+
 #include <QCryptographicHash>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QTemporaryDir>
 #include <QTest>
+#include <QUrl>
+#include <QUrlQuery>
 
 #include <functional>
 
@@ -77,6 +88,135 @@ QStringList unresolvedRefs(const json &document, const std::string &prefix, cons
 const json customAppGvk
     = { { "group", "infrastructure.internal.net" }, { "version", "v1" }, { "kind", "CustomApp" } };
 
+// Just enough of an API server for kubectl to discover, validate, create and list CustomApps
+// from the documents this library renders. One request per connection.
+class FakeApiServer : public QObject
+{
+public:
+    explicit FakeApiServer(QList<ResourceType> types)
+        : m_types(std::move(types))
+    {
+        m_server.listen(QHostAddress::LocalHost);
+        QObject::connect(&m_server, &QTcpServer::newConnection, this, [this] {
+            while (QTcpSocket *socket = m_server.nextPendingConnection()) {
+                QObject::connect(
+                    socket, &QTcpSocket::readyRead, this, [this, socket] { handle(socket); });
+                QObject::connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
+            }
+        });
+    }
+
+    quint16 port() const { return m_server.serverPort(); }
+    QStringList requests; // "METHOD path?query content-type"
+
+private:
+    void handle(QTcpSocket *socket)
+    {
+        QByteArray &buffer = m_buffers[socket];
+        buffer += socket->readAll();
+        const qsizetype headerEnd = buffer.indexOf("\r\n\r\n");
+        if (headerEnd < 0)
+            return;
+        const QList<QByteArray> lines = buffer.left(headerEnd).split('\n');
+        const QList<QByteArray> requestLine = lines.first().trimmed().split(' ');
+        QByteArray accept, contentType;
+        qsizetype length = 0;
+        for (const QByteArray &line : lines.mid(1)) {
+            const qsizetype colon = line.indexOf(':');
+            const QByteArray name = line.left(colon).trimmed().toLower();
+            const QByteArray value = line.mid(colon + 1).trimmed();
+            if (name == "accept")
+                accept = value;
+            else if (name == "content-type")
+                contentType = value;
+            else if (name == "content-length")
+                length = value.toLongLong();
+        }
+        if (buffer.size() < headerEnd + 4 + length)
+            return;
+        const QByteArray body = buffer.mid(headerEnd + 4, length);
+        m_buffers.remove(socket);
+        const QByteArray method = requestLine.value(0);
+        const QUrl url(QString::fromLatin1(requestLine.value(1)));
+        requests.append(QString::fromLatin1(method) + u' ' + url.path() + u'?' + url.query() + u' '
+                        + QString::fromLatin1(contentType));
+        const auto [status, type, payload] = respond(method, url.path(), accept, body);
+        socket->write("HTTP/1.1 " + QByteArray::number(status) + " X\r\nContent-Type: " + type
+                      + "\r\nContent-Length: " + QByteArray::number(payload.size())
+                      + "\r\nConnection: close\r\n\r\n" + payload);
+        socket->disconnectFromHost();
+    }
+
+    std::tuple<int, QByteArray, QByteArray> respond(const QByteArray &method,
+                                                    const QString &path,
+                                                    const QByteArray &accept,
+                                                    const QByteArray &body)
+    {
+        const QByteArray jsonType = "application/json";
+        const QByteArray aggregated
+            = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+        const auto dump = [](const json &value) {
+            return QByteArray::fromStdString(value.dump());
+        };
+        if (path == u"/version"_s)
+            return { 200, jsonType, R"({"major":"1","minor":"32","gitVersion":"v1.32.0"})" };
+        if (path == u"/api"_s)
+            return { 200, aggregated, dump(aggregatedDiscovery(m_types, true)) };
+        if (path == u"/apis"_s)
+            return { 200, aggregated, dump(aggregatedDiscovery(m_types, false)) };
+        if (path == u"/openapi/v3"_s)
+            return { 200, jsonType, dump(openApiV3Index(m_types)) };
+        if (path.startsWith(u"/openapi/v3/apis/"_s))
+            return { 200, jsonType, dump(openApiV3Document(path.mid(17), m_types)) };
+        if (path.startsWith(u"/openapi/v3/api/"_s))
+            return { 200, jsonType, dump(openApiV3Document(path.mid(16), m_types)) };
+        if (path == u"/apis/infrastructure.internal.net/v1/namespaces/default/customapps"_s) {
+            if (method == "POST")
+                return { 201, jsonType, body };
+            json item
+                = json::parse(R"({"apiVersion":"infrastructure.internal.net/v1","kind":"CustomApp",
+                "metadata":{"name":"web","namespace":"default","creationTimestamp":"2026-08-09T11:55:00Z"},
+                "spec":{"image":"nginx:1.27","replicas":2},
+                "status":{"conditions":[{"type":"Ready","status":"True","reason":"Available"}]}})");
+            if (accept.contains("as=Table")) {
+                const json table = renderTable(m_types.first(),
+                                               { &item },
+                                               json{ { "resourceVersion", "7" } },
+                                               u"",
+                                               QDateTime(QDate(2026, 8, 9), QTime(12, 0), Qt::UTC));
+                return { 200, "application/json;as=Table;v=v1;g=meta.k8s.io", dump(table) };
+            }
+        }
+        return { 404, "text/plain; charset=utf-8", "404 page not found\n" };
+    }
+
+    QList<ResourceType> m_types;
+    QTcpServer m_server;
+    QHash<QTcpSocket *, QByteArray> m_buffers;
+};
+
+// Runs kubectl against `server`; returns stdout+stderr.
+QString kubectl(const QString &program,
+                const FakeApiServer &server,
+                const QTemporaryDir &home,
+                const QStringList &arguments)
+{
+    QProcess process;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(u"HOME"_s, home.path());
+    environment.remove(u"KUBECONFIG"_s);
+    process.setProcessEnvironment(environment);
+    process.setProcessChannelMode(QProcess::MergedChannels);
+    QSignalSpy finished(&process, &QProcess::finished);
+    process.start(program,
+                  QStringList{ u"--server=http://127.0.0.1:"_s + QString::number(server.port()),
+                               u"--cache-dir="_s + home.filePath(u"cache"_s) }
+                      + arguments);
+    if (!finished.wait(30000))
+        process.kill();
+    return QString::fromUtf8(process.readAll()).simplified();
+}
+
 } // namespace
 
 class tst_OpenApi : public QObject
@@ -92,6 +232,7 @@ private slots:
     void builtinsArePermissive();
     void unknownGroupVersion();
     void v2();
+    void kubectlConsumesTheDocuments();
 };
 
 void tst_OpenApi::index()
@@ -293,6 +434,47 @@ void tst_OpenApi::v2()
         v2["paths"]["/apis/infrastructure.internal.net/v1/namespaces/{namespace}/customapps/{name}"]
           ["patch"]["x-kubernetes-group-version-kind"],
         customAppGvk);
+}
+
+void tst_OpenApi::kubectlConsumesTheDocuments()
+{
+    const QString program = QStandardPaths::findExecutable(u"kubectl"_s);
+    if (program.isEmpty())
+        QSKIP("kubectl is not installed");
+    FakeApiServer server(cluster());
+    QTemporaryDir home;
+    QVERIFY(home.isValid());
+
+    // Aggregated discovery: responseKind, short names, scope.
+    QVERIFY2(kubectl(program, server, home, { u"api-resources"_s })
+                 .contains(u"customapps ca infrastructure.internal.net/v1 true CustomApp"_s),
+             qPrintable(server.requests.join(u'\n')));
+
+    // The OpenAPI v3 PATCH operation lists fieldValidation, so kubectl (default
+    // --validate=strict) leaves validation to the server.
+    const QString manifest = home.filePath(u"app.yaml"_s);
+    QFile file(manifest);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(
+        "apiVersion: infrastructure.internal.net/v1\nkind: CustomApp\nmetadata:\n  name: web\n"
+        "  namespace: default\nspec:\n  image: nginx:1.27\n  replicas: 2\n");
+    file.close();
+    QCOMPARE(kubectl(program, server, home, { u"create"_s, u"-f"_s, manifest }),
+             u"customapp.infrastructure.internal.net/web created"_s);
+    QVERIFY2(
+        server.requests.contains(
+            u"POST /apis/infrastructure.internal.net/v1/namespaces/default/customapps?fieldManager=kubectl-create&fieldValidation=Strict application/json"_s),
+        qPrintable(server.requests.join(u'\n')));
+
+    // kubectl explain reads the component schema by its x-kubernetes-group-version-kind.
+    const QString explained
+        = kubectl(program, server, home, { u"explain"_s, u"customapps.spec.replicas"_s });
+    QVERIFY2(explained.contains(u"KIND: CustomApp VERSION: v1 FIELD: replicas <integer>"_s),
+             qPrintable(explained));
+
+    // kubectl get prints the Table's printer columns and cells as they are.
+    QCOMPARE(kubectl(program, server, home, { u"get"_s, u"customapps"_s, u"-n"_s, u"default"_s }),
+             u"NAME IMAGE REPLICAS READY REASON AGE web nginx:1.27 2 True Available 5m"_s);
 }
 
 QTEST_GUILESS_MAIN(tst_OpenApi)
