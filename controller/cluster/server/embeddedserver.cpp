@@ -52,28 +52,33 @@ models::Status<> EmbeddedServer::start()
 {
     if (m_running)
         return models::Status<>::failure(u"the embedded cluster is already running"_s);
-    auto certificates = generateClusterCertificates();
-    if (!certificates)
-        return fail(certificates.error().message);
-    m_certificates = *certificates;
-
-    ApiHandler handler = m_factory ? m_factory(*this) : ApiHandler();
-    if (!handler)
-        return fail(u"no API handler"_s);
+    const bool restart = static_cast<bool>(m_handler);
+    if (!restart) {
+        auto certificates = generateClusterCertificates();
+        if (!certificates)
+            return fail(certificates.error().message);
+        m_certificates = *certificates;
+        m_handler = m_factory ? m_factory(*this) : ApiHandler();
+        if (!m_handler)
+            return fail(u"no API handler"_s);
+    }
 
     Authenticator authenticator(m_certificates.ca.certificatePem);
     authenticator.addToken(m_options.adminToken, u"reconscope-token"_s, { u"system:masters"_s });
     authenticator.addToken(
         m_options.viewerToken, u"reconscope-viewer-token"_s, { u"reconscope:viewers"_s });
 
-    m_http = new HttpsApiServer(std::move(handler), this);
+    m_http = new HttpsApiServer(m_handler, this);
     if (auto status = m_http->setServerCertificate(m_certificates.server.certificatePem,
                                                    m_certificates.server.privateKeyPem);
         !status)
         return fail(status.error().message);
     m_http->setAuthenticator(authenticator);
     m_http->setFaultInjector(m_faults);
-    const auto port = m_http->listen(m_options.address, m_options.port);
+    // A restart keeps the port, so that clients and the kubeconfig stay valid.
+    const quint16 wantedPort
+        = restart && m_url.port() > 0 ? static_cast<quint16>(m_url.port()) : m_options.port;
+    const auto port = m_http->listen(m_options.address, wantedPort);
     if (!port)
         return fail(port.error().message);
     m_url = m_http->url();

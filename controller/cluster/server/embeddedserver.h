@@ -56,7 +56,9 @@ public:
     ~EmbeddedServer() override;
 
     // Generates certificates, builds the handler, listens, writes the kubeconfig; emits started()
-    // or startFailed().
+    // or startFailed(). After stop(), start() again is a restart of the API server alone: the same
+    // handler (cluster state), certificates, tokens and port; every connection and watch is cut,
+    // as when kube-apiserver restarts.
     models::Status<> start();
     void stop();
 
@@ -85,6 +87,7 @@ private:
     EmbeddedServerOptions m_options;
     std::shared_ptr<FaultInjector> m_faults;
     ClusterCertificates m_certificates;
+    ApiHandler m_handler; // built once by the factory
     QPointer<HttpsApiServer> m_http;
     QUrl m_url;
     bool m_running = false;
