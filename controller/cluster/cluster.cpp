@@ -827,7 +827,9 @@ Cluster::listRecords(const TypeEntry &type, const QString &ns, const ListOptions
             return true;
         if (limit > 0 && qint64(page.items.size()) >= limit) {
             more = true;
-            if (hasSelector)
+            // Without selectors every later object counts; at the latest revision they are
+            // counted below straight from the map.
+            if (hasSelector || readRv >= m_revision)
                 return false;
             ++remaining;
             return true;
@@ -836,6 +838,13 @@ Cluster::listRecords(const TypeEntry &type, const QString &ns, const ListOptions
         page.items.push_back(record);
         return true;
     });
+    if (more && !hasSelector && readRv >= m_revision) {
+        for (auto it = b->objects.upper_bound(lastKey); it != b->objects.end(); ++it) {
+            if (!prefix.empty() && it->first.compare(0, prefix.size(), prefix) != 0)
+                break;
+            ++remaining;
+        }
+    }
     if (more) {
         page.continueToken = encodeContinue(readRv, lastKey + '\0');
         if (!hasSelector)
