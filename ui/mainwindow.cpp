@@ -1,26 +1,84 @@
 #include "ui/mainwindow.h"
 
+#include "ui/consolesession.h"
+#include "ui/consolestatusbar.h"
+#include "ui/contextpicker.h"
+#include "ui/detailpane.h"
+#include "ui/resourcebrowser.h"
+#include "ui/resourcetablepanel.h"
+#include "ui/stategraphpanel.h"
+
 #include <QApplication>
-#include <QLabel>
+#include <QDockWidget>
 #include <QMenuBar>
+#include <QSplitter>
 
 namespace reconscope::ui {
 
-MainWindow::MainWindow(QWidget *parent)
+MainWindow::MainWindow(ConsoleSession *session, QWidget *parent)
     : QMainWindow(parent)
+    , m_session(session)
+    , m_contextPicker(new ContextPicker(session, this))
+    , m_browser(new ResourceBrowser(session, this))
+    , m_table(new ResourceTablePanel(session->tableModel(), this))
+    , m_graph(new StateGraphPanel(session, this))
+    , m_detail(new DetailPane(session, this))
+    , m_statusBar(new ConsoleStatusBar(session, this))
 {
     setWindowTitle(tr("Reconscope"));
     resize(1400, 900);
+    setStatusBar(m_statusBar);
+    setDockNestingEnabled(true);
 
     auto *fileMenu = menuBar()->addMenu(tr("&File"));
     auto *quit = fileMenu->addAction(tr("&Quit"), qApp, &QApplication::quit);
     quit->setShortcut(QKeySequence::Quit);
+    auto *objectsMenu = menuBar()->addMenu(tr("&Objects"));
+    objectsMenu->addActions(m_table->actions());
+    auto *graphMenu = menuBar()->addMenu(tr("&Graph"));
+    graphMenu->addActions(m_graph->actions());
+    auto *viewMenu = menuBar()->addMenu(tr("&View"));
 
-    auto *welcome = new QLabel(tr("Reconscope %1").arg(QStringLiteral(RECONSCOPE_VERSION)), this);
-    welcome->setAlignment(Qt::AlignCenter);
-    setCentralWidget(welcome);
+    auto *centre = new QSplitter(Qt::Vertical, this);
+    centre->addWidget(m_table);
+    centre->addWidget(m_graph);
+    centre->setStretchFactor(0, 1);
+    centre->setStretchFactor(1, 1);
+    centre->setChildrenCollapsible(false);
+    setCentralWidget(centre);
+
+    addDock(m_contextPicker, Qt::LeftDockWidgetArea, viewMenu);
+    addDock(m_browser, Qt::LeftDockWidgetArea, viewMenu);
+    addDock(m_detail, Qt::RightDockWidgetArea, viewMenu);
+    const auto docks = findChildren<QDockWidget *>();
+    for (QDockWidget *dock : docks) {
+        if (dock->widget() == m_detail)
+            resizeDocks({ dock }, { 520 }, Qt::Horizontal);
+        if (dock->widget() == m_browser)
+            resizeDocks({ dock }, { 300 }, Qt::Horizontal);
+    }
+    centre->setSizes({ 380, 420 });
+
+    connect(m_table, &ResourceTablePanel::objectSelected, this, &MainWindow::handleObjectSelected);
 }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::addDock(QWidget *panel, Qt::DockWidgetArea area, QMenu *viewMenu)
+{
+    auto *dock = new QDockWidget(panel->windowTitle(), this);
+    dock->setObjectName(panel->windowTitle());
+    dock->setWidget(panel);
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable
+                      | QDockWidget::DockWidgetClosable);
+    addDockWidget(area, dock);
+    viewMenu->addAction(dock->toggleViewAction());
+}
+
+void MainWindow::handleObjectSelected(const QString &key)
+{
+    m_detail->showObject(key);
+    m_graph->setSelectedObject(key);
+}
 
 } // namespace reconscope::ui

@@ -4,15 +4,43 @@
 
 namespace reconscope::ui {
 
-// The main window only composes panels; each panel brings its own actions.
+class ConsoleSession;
+class ContextPicker;
+class DetailPane;
+class ResourceBrowser;
+class ResourceTablePanel;
+class StateGraphPanel;
+class ConsoleStatusBar;
+
+// The main window only composes panels (docks and a splitter) and wires the selection between
+// them; each panel brings its own actions, which appear in the panel's menu.
 class MainWindow final : public QMainWindow
 {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(MainWindow)
 
 public:
-    explicit MainWindow(QWidget *parent = nullptr);
+    explicit MainWindow(ConsoleSession *session, QWidget *parent = nullptr);
     ~MainWindow() override;
+
+    ContextPicker *contextPicker() const { return m_contextPicker; }
+    ResourceBrowser *resourceBrowser() const { return m_browser; }
+    ResourceTablePanel *tablePanel() const { return m_table; }
+    StateGraphPanel *graphPanel() const { return m_graph; }
+    DetailPane *detailPane() const { return m_detail; }
+    ConsoleStatusBar *consoleStatusBar() const { return m_statusBar; }
+
+private:
+    void addDock(QWidget *panel, Qt::DockWidgetArea area, QMenu *viewMenu);
+    void handleObjectSelected(const QString &key);
+
+    ConsoleSession *m_session;
+    ContextPicker *m_contextPicker;
+    ResourceBrowser *m_browser;
+    ResourceTablePanel *m_table;
+    StateGraphPanel *m_graph;
+    DetailPane *m_detail;
+    ConsoleStatusBar *m_statusBar;
 };
 
 } // namespace reconscope::ui

@@ -1,0 +1,142 @@
+#pragma once
+
+#include "controller/kube/clientconfig.h"
+#include "controller/kube/discovery.h"
+#include "controller/kube/informerstore.h"
+#include "controller/kube/kubeconfig.h"
+#include "controller/kube/reflector.h"
+#include "controller/kube/restclient.h"
+#include "models/lifecyclemapping.h"
+#include "models/lifecycletracker.h"
+#include "models/result.h"
+
+#include <QObject>
+#include <QPointer>
+#include <QSet>
+#include <QString>
+#include <QTemporaryDir>
+
+#include <memory>
+
+class QThread;
+class QTimer;
+
+namespace reconscope::controller::cluster {
+class EmbeddedServer;
+}
+
+namespace reconscope::models {
+class ResourceTableModel;
+}
+
+namespace reconscope::ui {
+
+// What the console is connected to and watching, without any widget: the embedded cluster on a
+// thread of its own (demo mode) or a kubeconfig's context, one RestClient, discovery, and one
+// informer for the chosen resource feeding the lifecycle tracker and the resource table model.
+// The embedded cluster is reached exactly like a real one: through the kubeconfig it wrote, over
+// mTLS.
+class ConsoleSession final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(ConsoleSession)
+
+public:
+    static const controller::kube::ResourceRef CustomApps;
+
+    explicit ConsoleSession(QObject *parent = nullptr);
+    ~ConsoleSession() override;
+
+    // Starts the embedded cluster (demo objects seeded) and connects to it once it listens.
+    models::Status<> startDemo();
+    // Loads the kubeconfig (kubectl's precedence when `path` is empty) and connects to `context`
+    // (current-context when empty).
+    models::Status<> openKubeconfig(const QString &path, const QString &context = {});
+    // Another context of the loaded kubeconfig.
+    models::Status<> switchContext(const QString &context);
+    // "" = all namespaces.
+    void setNamespaceFilter(const QString &namespace_);
+    // Watches another resource (the browser's selection); the table and the tracker start over.
+    void setResource(const controller::kube::DiscoveredResource &resource);
+    // The informer's batch interval, ~30 ms by default.
+    void setBatchInterval(int milliseconds) { m_batchIntervalMs = milliseconds; }
+
+    bool isDemo() const { return m_demo; }
+    bool isConnected() const { return m_client != nullptr; }
+    const controller::kube::Kubeconfig &kubeconfig() const { return m_kubeconfig; }
+    QString contextName() const { return m_config.contextName; }
+    QString namespaceFilter() const { return m_namespace; }
+    QString serverUrl() const { return m_config.server.toString(); }
+    QString kubeconfigPath() const { return m_kubeconfigPath; }
+    const controller::kube::DiscoveredResource &resource() const { return m_resource; }
+    const models::LifecycleMapping &mapping() const { return m_mapping; }
+
+    // Writes (patches, creates, deletes) are refused on real clusters until enabled for the
+    // context; the embedded cluster is always writable.
+    bool writesEnabled() const;
+    void setWritesEnabled(bool enabled);
+    // A write through the controller layer; refused (with a Forbidden-like error) when writes
+    // are not enabled for the current context.
+    void patchObject(const QString &namespace_,
+                     const QString &name,
+                     const QByteArray &mergePatch,
+                     const QString &subresource,
+                     controller::kube::RestClient::JsonCallback callback);
+
+    controller::kube::RestClient *client() const { return m_client; }
+    controller::kube::DiscoveryClient *discovery() const { return m_discovery; }
+    controller::kube::InformerStore *informer() const { return m_informer; }
+    controller::cluster::EmbeddedServer *embeddedServer() const { return m_server; }
+    const models::LifecycleTracker &tracker() const { return m_tracker; }
+    models::ResourceTableModel *tableModel() const { return m_table; }
+    controller::kube::ReflectorState connectionState() const;
+    // Watch changes applied per second over the last second.
+    double eventsPerSecond() const { return m_eventsPerSecond; }
+
+signals:
+    void connected(const QString &contextName, const QString &serverUrl);
+    void connectionFailed(const QString &message);
+    void contextsChanged(const QStringList &contexts, const QString &current);
+    void resourceChanged(const reconscope::controller::kube::DiscoveredResource &resource);
+    void connectionStateChanged(const reconscope::controller::kube::ReflectorState &state);
+    void writesEnabledChanged(bool enabled);
+    // One tick's lifecycle transitions, after the table model was updated.
+    void transitionsObserved(const QList<reconscope::models::Transition> &transitions);
+    // The objects of one tick (upserted, removed), after the table model was updated.
+    void objectsChanged(const QStringList &upserted, const QStringList &removed);
+    void trackerReset();
+    void eventRateChanged(double eventsPerSecond);
+
+private:
+    void connectTo(const controller::kube::ClientConfig &config);
+    void restartInformer();
+    void stopEmbeddedServer();
+    void handleServerStarted();
+    void handleObjectsChanged(const QStringList &upserted, const QStringList &removed);
+    void handleRateTick();
+
+    bool m_demo = false;
+    std::unique_ptr<QTemporaryDir> m_demoDir;
+    QThread *m_serverThread = nullptr;
+    controller::cluster::EmbeddedServer *m_server = nullptr;
+
+    QString m_kubeconfigPath;
+    controller::kube::Kubeconfig m_kubeconfig;
+    controller::kube::ClientConfig m_config;
+    controller::kube::RestClient *m_client = nullptr;
+    controller::kube::DiscoveryClient *m_discovery = nullptr;
+    controller::kube::InformerStore *m_informer = nullptr;
+    controller::kube::DiscoveredResource m_resource;
+    models::LifecycleMapping m_mapping;
+    QString m_namespace;
+    int m_batchIntervalMs = 30;
+    QSet<QString> m_writableContexts;
+
+    models::LifecycleTracker m_tracker;
+    models::ResourceTableModel *m_table;
+    QTimer *m_rateTimer;
+    qint64 m_eventsThisSecond = 0;
+    double m_eventsPerSecond = 0;
+};
+
+} // namespace reconscope::ui

@@ -1,0 +1,47 @@
+#pragma once
+
+#include "controller/kube/reflector.h"
+
+#include <QDeadlineTimer>
+#include <QStatusBar>
+
+class QLabel;
+class QTimer;
+
+namespace reconscope::ui {
+
+class ConsoleSession;
+
+// The window's status bar: the reflector's connection state (watching, reconnecting in N s
+// counting down, relisting), events per second, the context, and a badge saying whether writes are
+// allowed (real clusters are read-only until enabled per context).
+class ConsoleStatusBar final : public QStatusBar
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(ConsoleStatusBar)
+
+public:
+    explicit ConsoleStatusBar(ConsoleSession *session, QWidget *parent = nullptr);
+    ~ConsoleStatusBar() override;
+
+    QString connectionText() const;
+    QString rateText() const;
+    QString badgeText() const;
+    QString contextText() const;
+
+private:
+    void handleState(const controller::kube::ReflectorState &state);
+    void updateConnection();
+    void updateBadge(bool writesEnabled);
+
+    ConsoleSession *m_session;
+    QLabel *m_connection;
+    QLabel *m_rate;
+    QLabel *m_context;
+    QLabel *m_badge;
+    QTimer *m_countdown;
+    controller::kube::ReflectorState m_state;
+    QDeadlineTimer m_retryDeadline;
+};
+
+} // namespace reconscope::ui

@@ -1,0 +1,297 @@
+#include "ui/detailpane.h"
+
+#include "models/conditionsmodel.h"
+#include "models/rfc3339.h"
+#include "models/transitiontimelinemodel.h"
+#include "ui/consolesession.h"
+#include "ui/statepalette.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QFontDatabase>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPointer>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+using namespace Qt::StringLiterals;
+
+namespace reconscope::ui {
+
+namespace {
+
+QPlainTextEdit *jsonView(QWidget *parent)
+{
+    auto *view = new QPlainTextEdit(parent);
+    view->setReadOnly(true);
+    view->setLineWrapMode(QPlainTextEdit::NoWrap);
+    view->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    return view;
+}
+
+QString pretty(const nlohmann::json &value)
+{
+    if (value.is_null())
+        return QString();
+    return QString::fromStdString(
+        value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+QWidget *titled(const QString &title, QWidget *content, QWidget *parent)
+{
+    auto *box = new QWidget(parent);
+    auto *layout = new QVBoxLayout(box);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    auto *label = new QLabel(u"<b>%1</b>"_s.arg(title.toHtmlEscaped()), box);
+    layout->addWidget(label);
+    content->setParent(box);
+    layout->addWidget(content, 1);
+    return box;
+}
+
+QTableView *tableView(QAbstractItemModel *model, QWidget *parent)
+{
+    auto *view = new QTableView(parent);
+    view->setModel(model);
+    view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    view->verticalHeader()->hide();
+    view->setWordWrap(false);
+    view->setAlternatingRowColors(true);
+    view->horizontalHeader()->setStretchLastSection(true);
+    view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    return view;
+}
+
+} // namespace
+
+DetailPane::DetailPane(ConsoleSession *session, QWidget *parent)
+    : QWidget(parent)
+    , m_session(session)
+    , m_header(new QLabel(this))
+    , m_tabs(new QTabWidget(this))
+    , m_spec(jsonView(this))
+    , m_status(jsonView(this))
+    , m_raw(jsonView(this))
+    , m_conditions(new models::ConditionsModel(this))
+    , m_timeline(
+          new models::TransitionTimelineModel(models::TransitionLog::DefaultHistoryLimit, this))
+    , m_events(new QTableWidget(0, 5, this))
+{
+    setWindowTitle(tr("Details"));
+    m_header->setTextFormat(Qt::RichText);
+    m_header->setWordWrap(true);
+    m_header->setContentsMargins(8, 6, 8, 6);
+    m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    auto *overview = new QSplitter(Qt::Horizontal, this);
+    overview->addWidget(titled(tr("spec"), m_spec, overview));
+    overview->addWidget(titled(tr("status"), m_status, overview));
+    overview->setChildrenCollapsible(false);
+
+    auto *conditionsView = tableView(m_conditions, this);
+    conditionsView->horizontalHeader()->setSectionResizeMode(models::ConditionsModel::MessageColumn,
+                                                             QHeaderView::Interactive);
+    auto *overviewPage = new QSplitter(Qt::Vertical, this);
+    overviewPage->addWidget(overview);
+    overviewPage->addWidget(titled(tr("Conditions"), conditionsView, overviewPage));
+    overviewPage->setStretchFactor(0, 3);
+    overviewPage->setStretchFactor(1, 2);
+
+    auto *timelineView = tableView(m_timeline, this);
+    timelineView->setColumnHidden(models::TransitionTimelineModel::KeyColumn, true);
+
+    m_events->setHorizontalHeaderLabels(
+        { tr("Last seen"), tr("Type"), tr("Reason"), tr("Count"), tr("Message") });
+    m_events->verticalHeader()->hide();
+    m_events->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_events->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_events->horizontalHeader()->setStretchLastSection(true);
+    m_events->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_events->setWordWrap(false);
+    auto *eventsPage = new QWidget(this);
+    auto *eventsLayout = new QVBoxLayout(eventsPage);
+    eventsLayout->setContentsMargins(0, 4, 0, 0);
+    auto *reload = new QPushButton(tr("&Reload Events"), eventsPage);
+    connect(reload, &QPushButton::clicked, this, &DetailPane::refreshEvents);
+    eventsLayout->addWidget(reload, 0, Qt::AlignLeft);
+    eventsLayout->addWidget(m_events, 1);
+
+    m_tabs->addTab(overviewPage, tr("Spec && Status"));
+    m_tabs->addTab(timelineView, tr("Timeline"));
+    m_tabs->addTab(m_raw, tr("Raw JSON"));
+    m_tabs->addTab(eventsPage, tr("Events"));
+    m_tabs->setDocumentMode(true);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addWidget(m_header);
+    layout->addWidget(m_tabs, 1);
+
+    connect(m_session, &ConsoleSession::objectsChanged, this, &DetailPane::handleObjectsChanged);
+    connect(m_session, &ConsoleSession::trackerReset, this, [this] { showObject(QString()); });
+    refresh();
+}
+
+DetailPane::~DetailPane() = default;
+
+void DetailPane::showObject(const QString &key)
+{
+    const bool changed = key != m_key;
+    m_key = key;
+    refresh();
+    if (changed) {
+        m_timeline->setTransitions(m_session->tracker().log().history(m_key));
+        refreshEvents();
+    }
+}
+
+void DetailPane::handleObjectsChanged(const QStringList &upserted, const QStringList &removed)
+{
+    if (m_key.isEmpty() || (!upserted.contains(m_key) && !removed.contains(m_key)))
+        return;
+    refresh();
+    // Transitions the timeline has not shown yet.
+    const auto history = m_session->tracker().log().history(m_key);
+    const auto &shown = m_timeline->transitions();
+    if (shown.isEmpty() || history.isEmpty() || !history.contains(shown.last())) {
+        m_timeline->setTransitions(history);
+    } else {
+        const qsizetype last = history.lastIndexOf(shown.last());
+        m_timeline->append(history.mid(last + 1));
+    }
+}
+
+void DetailPane::refresh()
+{
+    const controller::kube::InformerEntry *entry
+        = m_session->informer() && !m_key.isEmpty() ? m_session->informer()->entry(m_key) : nullptr;
+    if (!entry) {
+        m_header->setText(m_key.isEmpty()
+                              ? tr("<i>Select an object to see its spec, status, conditions, "
+                                   "transitions and events.</i>")
+                              : tr("<b>%1</b> — deleted").arg(m_key.toHtmlEscaped()));
+        m_spec->clear();
+        m_status->clear();
+        m_raw->clear();
+        m_conditions->clear();
+        return;
+    }
+    const models::ObjectSummary &summary = entry->summary;
+    const models::LifecycleVerdict verdict = m_session->tracker().verdict(m_key);
+    const StateColors colors = stateColors(verdict.state);
+    QString header
+        = u"<span style='font-size:13pt'><b>%1</b></span>"
+          u" <span style='color:#616161'>%2 · %3</span>"
+          u"&nbsp;&nbsp;<span style='background:%4;color:%5'>&nbsp;<b>%6</b>&nbsp;</span>"_s.arg(
+              summary.name.toHtmlEscaped(),
+              summary.namespaceName.toHtmlEscaped(),
+              summary.kind.toHtmlEscaped(),
+              colors.accent.name(),
+              colors.chipText.name(),
+              models::lifecycleStateName(verdict.state));
+    header += u"<br>%1"_s.arg(verdict.reason.toHtmlEscaped());
+    if (!verdict.message.isEmpty())
+        header += u" — <i>%1</i>"_s.arg(verdict.message.toHtmlEscaped());
+    const auto number = [](std::optional<qint64> value) {
+        return value ? QString::number(*value) : u"–"_s;
+    };
+    header += tr("<br>generation %1 · observedGeneration %2 · kstatus %3 · resourceVersion %4")
+                  .arg(number(summary.generation),
+                       number(summary.observedGeneration),
+                       models::kstatusName(verdict.kstatus),
+                       summary.resourceVersion.toHtmlEscaped());
+    m_header->setText(header);
+
+    const nlohmann::json object = entry->json();
+    const auto field = [&](const char *name) {
+        return object.is_object() && object.contains(name) ? object[name] : nlohmann::json();
+    };
+    const auto keep = [](QPlainTextEdit *view, const QString &text) {
+        if (view->toPlainText() != text) {
+            const int scroll = view->verticalScrollBar() ? view->verticalScrollBar()->value() : 0;
+            view->setPlainText(text);
+            if (view->verticalScrollBar())
+                view->verticalScrollBar()->setValue(scroll);
+        }
+    };
+    keep(m_spec, pretty(field("spec")));
+    keep(m_status, pretty(field("status")));
+    keep(m_raw, pretty(object));
+    m_conditions->setConditions(summary.conditions, summary.generation);
+}
+
+void DetailPane::refreshEvents()
+{
+    const quint64 request = ++m_eventsRequest;
+    m_events->setRowCount(0);
+    auto *client = m_session->client();
+    const auto *entry
+        = m_session->informer() && !m_key.isEmpty() ? m_session->informer()->entry(m_key) : nullptr;
+    if (!client || !entry)
+        return;
+    controller::kube::ListOptions options;
+    options.fieldSelector = u"involvedObject.name=%1"_s.arg(entry->summary.name);
+    if (!entry->summary.uid.isEmpty())
+        options.fieldSelector += u",involvedObject.uid=%1"_s.arg(entry->summary.uid);
+    const controller::kube::ResourceRef events{ QString(), u"v1"_s, u"events"_s, true };
+    QPointer<DetailPane> self(this);
+    client->list(
+        events,
+        entry->summary.namespaceName,
+        options,
+        [self,
+         request](models::Result<controller::kube::ListPage, controller::kube::ApiError> result) {
+            if (!self || request != self->m_eventsRequest)
+                return;
+            QTableWidget *table = self->m_events;
+            if (!result.ok()) {
+                table->setRowCount(1);
+                table->setItem(0, 4, new QTableWidgetItem(result.error().toString()));
+                emit self->eventsLoaded(0);
+                return;
+            }
+            const auto &items = result->items;
+            table->setRowCount(int(items.size()));
+            for (int row = 0; row < items.size(); ++row) {
+                const auto event = nlohmann::json::parse(items[row].constData(),
+                                                         items[row].constData() + items[row].size(),
+                                                         nullptr,
+                                                         false);
+                if (event.is_discarded() || !event.is_object())
+                    continue;
+                const auto text = [&](const char *name) {
+                    const auto it = event.find(name);
+                    return it != event.end() && it->is_string()
+                        ? QString::fromStdString(it->get<std::string>())
+                        : QString();
+                };
+                QString seen = text("lastTimestamp");
+                if (seen.isEmpty())
+                    seen = text("eventTime");
+                const auto count = event.find("count");
+                table->setItem(row, 0, new QTableWidgetItem(seen));
+                table->setItem(row, 1, new QTableWidgetItem(text("type")));
+                table->setItem(row, 2, new QTableWidgetItem(text("reason")));
+                table->setItem(
+                    row,
+                    3,
+                    new QTableWidgetItem(count != event.end() && count->is_number_integer()
+                                             ? QString::number(count->get<qint64>())
+                                             : QString()));
+                table->setItem(row, 4, new QTableWidgetItem(text("message")));
+            }
+            emit self->eventsLoaded(int(items.size()));
+        });
+}
+
+} // namespace reconscope::ui

@@ -1,0 +1,155 @@
+#include "ui/resourcetablepanel.h"
+
+#include "models/resourcetablemodel.h"
+#include "ui/statechipdelegate.h"
+
+#include <QAction>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+using namespace Qt::StringLiterals;
+
+namespace reconscope::ui {
+
+using models::ResourceTableModel;
+
+ResourceTablePanel::ResourceTablePanel(ResourceTableModel *model, QWidget *parent)
+    : QWidget(parent)
+    , m_model(model)
+    , m_proxy(new QSortFilterProxyModel(this))
+    , m_view(new QTableView(this))
+    , m_filter(new QLineEdit(this))
+    , m_summary(new QLabel(this))
+{
+    setWindowTitle(tr("Objects"));
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(ResourceTableModel::SortRole);
+    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    m_proxy->setFilterKeyColumn(-1);
+    m_proxy->setDynamicSortFilter(true);
+
+    m_view->setModel(m_proxy);
+    m_view->setItemDelegate(new StateChipDelegate(m_view));
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_view->setSortingEnabled(true);
+    m_view->sortByColumn(ResourceTableModel::NameColumn, Qt::AscendingOrder);
+    m_view->setAlternatingRowColors(true);
+    m_view->setShowGrid(false);
+    m_view->setWordWrap(false);
+    m_view->verticalHeader()->hide();
+    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 12);
+    auto *header = m_view->horizontalHeader();
+    header->setHighlightSections(false);
+    header->setStretchLastSection(false);
+    header->setSectionResizeMode(QHeaderView::Interactive);
+    header->setSectionResizeMode(ResourceTableModel::ReasonColumn, QHeaderView::Stretch);
+    const int em = m_view->fontMetrics().horizontalAdvance(u'M');
+    m_view->setColumnWidth(ResourceTableModel::NameColumn, 12 * em);
+    m_view->setColumnWidth(ResourceTableModel::NamespaceColumn, 9 * em);
+    m_view->setColumnWidth(ResourceTableModel::StateColumn, 9 * em);
+    m_view->setColumnWidth(ResourceTableModel::GenerationColumn, 9 * em);
+    m_view->setColumnWidth(ResourceTableModel::AgeColumn, 5 * em);
+    m_view->setColumnWidth(ResourceTableModel::LastTransitionColumn, 8 * em);
+
+    m_filter->setPlaceholderText(tr("Filter by name, namespace, state or reason (Ctrl+F)"));
+    m_filter->setClearButtonEnabled(true);
+    m_filter->installEventFilter(this);
+    connect(m_filter, &QLineEdit::textChanged, this, [this](const QString &text) {
+        m_proxy->setFilterFixedString(text);
+        updateSummary();
+    });
+    auto *focusFilter = new QAction(tr("&Filter Objects"), this);
+    focusFilter->setShortcut(QKeySequence::Find);
+    focusFilter->setShortcutContext(Qt::WindowShortcut);
+    connect(focusFilter, &QAction::triggered, this, [this] {
+        m_filter->setFocus(Qt::ShortcutFocusReason);
+        m_filter->selectAll();
+    });
+    addAction(focusFilter);
+
+    connect(m_view->selectionModel(),
+            &QItemSelectionModel::currentRowChanged,
+            this,
+            &ResourceTablePanel::handleCurrentChanged);
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, &ResourceTablePanel::updateSummary);
+    connect(m_model, &QAbstractItemModel::rowsRemoved, this, &ResourceTablePanel::updateSummary);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &ResourceTablePanel::updateSummary);
+
+    auto *top = new QHBoxLayout;
+    top->setContentsMargins(6, 6, 6, 2);
+    top->addWidget(m_filter, 1);
+    top->addWidget(m_summary);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    layout->addLayout(top);
+    layout->addWidget(m_view, 1);
+    updateSummary();
+}
+
+ResourceTablePanel::~ResourceTablePanel() = default;
+
+void ResourceTablePanel::updateSummary()
+{
+    const int shown = m_proxy->rowCount();
+    const int total = m_model->rowCount();
+    m_summary->setText(shown == total ? tr("%n object(s)", nullptr, total)
+                                      : tr("%1 of %2 objects").arg(shown).arg(total));
+}
+
+void ResourceTablePanel::handleCurrentChanged()
+{
+    const QModelIndex current = m_view->selectionModel()->currentIndex();
+    const QString key = current.data(ResourceTableModel::KeyRole).toString();
+    if (key == m_selectedKey)
+        return;
+    m_selectedKey = key;
+    emit objectSelected(key);
+}
+
+bool ResourceTablePanel::selectKey(const QString &key)
+{
+    const int sourceRow = m_model->rowOf(key);
+    if (sourceRow < 0)
+        return false;
+    QModelIndex index = m_proxy->mapFromSource(m_model->index(sourceRow, 0));
+    if (!index.isValid()) {
+        m_filter->clear();
+        index = m_proxy->mapFromSource(m_model->index(sourceRow, 0));
+    }
+    m_view->selectionModel()->setCurrentIndex(
+        index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    m_view->scrollTo(index);
+    return true;
+}
+
+bool ResourceTablePanel::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_filter && event->type() == QEvent::KeyPress) {
+        const auto *key = static_cast<QKeyEvent *>(event);
+        if (key->key() == Qt::Key_Escape && !m_filter->text().isEmpty()) {
+            m_filter->clear();
+            return true;
+        }
+        if (key->key() == Qt::Key_Down || key->key() == Qt::Key_Return
+            || key->key() == Qt::Key_Enter) {
+            m_view->setFocus(Qt::OtherFocusReason);
+            if (!m_view->selectionModel()->currentIndex().isValid() && m_proxy->rowCount() > 0)
+                m_view->selectionModel()->setCurrentIndex(m_proxy->index(0, 0),
+                                                          QItemSelectionModel::ClearAndSelect
+                                                              | QItemSelectionModel::Rows);
+            return true;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+} // namespace reconscope::ui

@@ -1,0 +1,57 @@
+#pragma once
+
+#include "models/transitionlog.h"
+
+#include <QWidget>
+
+class QAction;
+class QGraphicsView;
+class QTimer;
+
+namespace reconscope::ui {
+
+class ConsoleSession;
+class StateGraphScene;
+
+// The live state graph of the watched resource: the scene in a view that keeps it fitted, fed by
+// the session's tracker (counts and counters every tick, an animation per transition), plus its
+// actions: aggregate/object mode and export as SVG or PNG.
+class StateGraphPanel final : public QWidget
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(StateGraphPanel)
+
+public:
+    explicit StateGraphPanel(ConsoleSession *session, QWidget *parent = nullptr);
+    ~StateGraphPanel() override;
+
+    StateGraphScene *scene() const { return m_scene; }
+    QGraphicsView *view() const { return m_view; }
+    QAction *objectModeAction() const { return m_objectMode; }
+
+    // The object whose path is highlighted ("" for none).
+    void setSelectedObject(const QString &key);
+    QString selectedObject() const { return m_selectedKey; }
+    // Export by file suffix (.svg or .png).
+    bool exportTo(const QString &fileName);
+
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
+private:
+    void handleTransitions(const QList<models::Transition> &transitions);
+    void refreshStatistics();
+    void refreshSelection();
+    void fit();
+    void exportInteractively(const QString &suffix);
+
+    ConsoleSession *m_session;
+    StateGraphScene *m_scene;
+    QGraphicsView *m_view;
+    QAction *m_objectMode;
+    QTimer *m_clockTimer;
+    QString m_selectedKey;
+    QRectF m_fitted;
+};
+
+} // namespace reconscope::ui

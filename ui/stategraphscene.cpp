@@ -1,0 +1,599 @@
+#include "ui/stategraphscene.h"
+
+#include "models/lifecyclestate.h"
+#include "ui/statepalette.h"
+
+#include <QFont>
+#include <QFontMetricsF>
+#include <QGraphicsEllipseItem>
+#include <QGraphicsPathItem>
+#include <QImage>
+#include <QPainter>
+#include <QPainterPath>
+#include <QStyleOptionGraphicsItem>
+#include <QSvgGenerator>
+#include <QVariantAnimation>
+
+#include <cmath>
+
+using namespace Qt::StringLiterals;
+
+namespace reconscope::ui {
+
+using models::LifecycleState;
+using models::StateNode;
+
+namespace {
+
+constexpr QSizeF NodeSize(156, 74);
+constexpr qreal PseudoRadius = 13;
+
+// 0 = [*] as start, 1 = [*] as end, 2 + state.
+int fromIndex(StateNode node)
+{
+    return node ? int(*node) + 2 : 0;
+}
+int toIndex(StateNode node)
+{
+    return node ? int(*node) + 2 : 1;
+}
+int edgeKey(const GraphEdge &edge)
+{
+    return fromIndex(edge.from) * 16 + toIndex(edge.to);
+}
+
+QString formatDuration(qint64 msecs)
+{
+    if (msecs < 1000)
+        return u"%1 ms"_s.arg(msecs);
+    if (msecs < 60'000)
+        return u"%1 s"_s.arg(double(msecs) / 1000.0, 0, 'f', 1);
+    if (msecs < 3'600'000)
+        return u"%1 min"_s.arg(double(msecs) / 60'000.0, 0, 'f', 1);
+    return u"%1 h"_s.arg(double(msecs) / 3'600'000.0, 0, 'f', 1);
+}
+
+QFont uiFont(qreal pointSize, bool bold)
+{
+    QFont font;
+    font.setPointSizeF(pointSize);
+    font.setBold(bold);
+    return font;
+}
+
+} // namespace
+
+// A lifecycle state (rounded box: name, count, time in state) or the [*] pseudo-state (a filled
+// dot as start, a ringed dot as end).
+class GraphNodeItem final : public QGraphicsItem
+{
+public:
+    enum class Kind { Start, End, State };
+    GraphNodeItem(Kind kind, LifecycleState state = LifecycleState::Unknown)
+        : m_kind(kind)
+        , m_state(state)
+    {
+        setZValue(2);
+    }
+
+    Kind kind() const { return m_kind; }
+    LifecycleState state() const { return m_state; }
+
+    QRectF boundingRect() const override
+    {
+        if (m_kind != Kind::State)
+            return QRectF(
+                -PseudoRadius - 4, -PseudoRadius - 4, 2 * PseudoRadius + 8, 2 * PseudoRadius + 8);
+        return QRectF(QPointF(-NodeSize.width() / 2 - 4, -NodeSize.height() / 2 - 4),
+                      NodeSize + QSizeF(8, 8));
+    }
+
+    // Where a line from the centre towards `direction` leaves the node.
+    QPointF boundaryPoint(QPointF direction) const
+    {
+        const qreal length = std::hypot(direction.x(), direction.y());
+        if (length < 1e-6)
+            return pos();
+        const QPointF unit = direction / length;
+        if (m_kind != Kind::State)
+            return pos() + unit * (PseudoRadius + 2);
+        const qreal hw = NodeSize.width() / 2 + 2;
+        const qreal hh = NodeSize.height() / 2 + 2;
+        const qreal tx = std::abs(unit.x()) > 1e-6 ? hw / std::abs(unit.x()) : 1e9;
+        const qreal ty = std::abs(unit.y()) > 1e-6 ? hh / std::abs(unit.y()) : 1e9;
+        return pos() + unit * std::min(tx, ty);
+    }
+
+    void setFigures(int count, const QString &time, bool highlighted)
+    {
+        if (count == m_count && time == m_time && highlighted == m_highlighted)
+            return;
+        m_count = count;
+        m_time = time;
+        m_highlighted = highlighted;
+        update();
+    }
+    int count() const { return m_count; }
+    QString timeText() const { return m_time; }
+    bool highlighted() const { return m_highlighted; }
+
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *) override
+    {
+        painter->setRenderHint(QPainter::Antialiasing);
+        const QColor ink(0x21, 0x21, 0x21);
+        if (m_kind != Kind::State) {
+            const QColor ring = m_highlighted ? selectionColor() : ink;
+            if (m_kind == Kind::End) {
+                painter->setPen(QPen(ring, 2));
+                painter->setBrush(Qt::white);
+                painter->drawEllipse(QPointF(), PseudoRadius, PseudoRadius);
+                painter->setPen(Qt::NoPen);
+                painter->setBrush(ring);
+                painter->drawEllipse(QPointF(), PseudoRadius - 5, PseudoRadius - 5);
+            } else {
+                painter->setPen(Qt::NoPen);
+                painter->setBrush(ring);
+                painter->drawEllipse(QPointF(), PseudoRadius - 2, PseudoRadius - 2);
+            }
+            return;
+        }
+        const StateColors colors = stateColors(m_state);
+        const QRectF box(QPointF(-NodeSize.width() / 2, -NodeSize.height() / 2), NodeSize);
+        painter->setPen(
+            QPen(m_highlighted ? selectionColor() : colors.accent, m_highlighted ? 4 : 2));
+        painter->setBrush(colors.fill);
+        painter->drawRoundedRect(box, 12, 12);
+
+        // Header band in the accent colour with the state's name.
+        const QRectF header(box.left(), box.top(), box.width(), 26);
+        QPainterPath band;
+        band.addRoundedRect(box.adjusted(1, 1, -1, -1), 11, 11);
+        QPainterPath clip;
+        clip.addRect(header);
+        painter->setPen(Qt::NoPen);
+        painter->setBrush(colors.accent);
+        painter->drawPath(band.intersected(clip));
+        painter->setPen(colors.chipText);
+        painter->setFont(uiFont(10.5, true));
+        painter->drawText(header, Qt::AlignCenter, models::lifecycleStateName(m_state));
+
+        painter->setPen(ink);
+        painter->setFont(uiFont(15, true));
+        const QRectF body(box.left(), header.bottom() + 1, box.width(), 28);
+        painter->drawText(body, Qt::AlignCenter, QString::number(m_count));
+        painter->setFont(uiFont(8.5, false));
+        painter->setPen(QColor(0x42, 0x42, 0x42));
+        painter->drawText(
+            QRectF(box.left(), body.bottom() - 2, box.width(), 18), Qt::AlignCenter, m_time);
+    }
+
+private:
+    Kind m_kind;
+    LifecycleState m_state;
+    int m_count = 0;
+    QString m_time;
+    bool m_highlighted = false;
+};
+
+// An edge with an arrow head and a counter label; off-design edges are dashed and red.
+class GraphEdgeItem final : public QGraphicsPathItem
+{
+public:
+    GraphEdgeItem(GraphEdge edge, bool onDesign, qreal offset, qreal bend)
+        : m_edge(edge)
+        , m_onDesign(onDesign)
+        , m_offset(offset)
+        , m_bend(bend)
+    {
+        setZValue(1);
+    }
+
+    const GraphEdge &edge() const { return m_edge; }
+    bool onDesign() const { return m_onDesign; }
+    qreal offset() const { return m_offset; }
+    qreal bend() const { return m_bend; }
+    qint64 counter() const { return m_counter; }
+    bool highlighted() const { return m_highlighted; }
+
+    void setFigures(qint64 counter, bool highlighted)
+    {
+        if (counter == m_counter && highlighted == m_highlighted)
+            return;
+        m_counter = counter;
+        m_highlighted = highlighted;
+        update();
+    }
+
+    QString label() const
+    {
+        return m_onDesign ? QString::number(m_counter) : u"⚠ %1"_s.arg(m_counter);
+    }
+
+    QRectF labelRect() const
+    {
+        const QFontMetricsF metrics(uiFont(9, true));
+        const QSizeF size(metrics.horizontalAdvance(label()) + 14, metrics.height() + 4);
+        const QPointF centre = path().pointAtPercent(0.5);
+        return QRectF(centre - QPointF(size.width() / 2, size.height() / 2), size);
+    }
+
+    QRectF boundingRect() const override
+    {
+        return QGraphicsPathItem::boundingRect()
+            .adjusted(-12, -12, 12, 12)
+            .united(labelRect().adjusted(-2, -2, 2, 2));
+    }
+
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *) override
+    {
+        painter->setRenderHint(QPainter::Antialiasing);
+        const QColor colour = m_highlighted ? selectionColor()
+            : m_onDesign                    ? QColor(0x45, 0x5a, 0x64)
+                                            : offDesignColor();
+        QPen pen(colour, m_highlighted ? 3.5 : 1.8);
+        if (!m_onDesign)
+            pen.setStyle(Qt::DashLine);
+        painter->setPen(pen);
+        painter->setBrush(Qt::NoBrush);
+        painter->drawPath(path());
+
+        // Arrow head at the end.
+        const QPointF tip = path().pointAtPercent(1.0);
+        const qreal angle = path().angleAtPercent(0.99) * M_PI / 180.0;
+        const QPointF back(-std::cos(angle), std::sin(angle));
+        const QPointF side(-back.y(), back.x());
+        QPolygonF head;
+        head << tip << tip + back * 11 + side * 5 << tip + back * 11 - side * 5;
+        painter->setPen(Qt::NoPen);
+        painter->setBrush(colour);
+        painter->drawPolygon(head);
+
+        // The counter, in a pill.
+        const QRectF rect = labelRect();
+        painter->setPen(QPen(colour, 1.2));
+        painter->setBrush(m_onDesign ? QColor(Qt::white) : QColor(0xff, 0xf3, 0xf3));
+        painter->drawRoundedRect(rect, rect.height() / 2, rect.height() / 2);
+        painter->setFont(uiFont(9, true));
+        painter->setPen(m_onDesign ? QColor(0x21, 0x21, 0x21) : offDesignColor().darker(130));
+        painter->drawText(rect, Qt::AlignCenter, label());
+    }
+
+private:
+    GraphEdge m_edge;
+    bool m_onDesign;
+    qreal m_offset;
+    qreal m_bend;
+    qint64 m_counter = 0;
+    bool m_highlighted = false;
+};
+
+struct StateGraphScene::Animation
+{
+    GraphEdge edge;
+    QVariantAnimation *animation = nullptr;
+    QGraphicsEllipseItem *dot = nullptr;
+};
+
+StateGraphScene::StateGraphScene(QObject *parent)
+    : QGraphicsScene(parent)
+    , m_start(new GraphNodeItem(GraphNodeItem::Kind::Start))
+    , m_end(new GraphNodeItem(GraphNodeItem::Kind::End))
+{
+    setBackgroundBrush(Qt::white);
+    addItem(m_start);
+    addItem(m_end);
+    m_start->setPos(0, 0);
+    m_end->setPos(900, 200);
+    const QList<QPair<LifecycleState, QPointF>> layout{
+        { LifecycleState::Pending, { 170, 0 } },       { LifecycleState::Reconciling, { 420, 0 } },
+        { LifecycleState::Degraded, { 700, 0 } },      { LifecycleState::Ready, { 420, 200 } },
+        { LifecycleState::Terminating, { 700, 200 } }, { LifecycleState::Unknown, { 170, 200 } },
+        { LifecycleState::NoLifecycle, { 170, 330 } },
+    };
+    for (const auto &[state, position] : layout) {
+        auto *item = new GraphNodeItem(GraphNodeItem::Kind::State, state);
+        item->setPos(position);
+        addItem(item);
+        m_states.insert(int(state), item);
+    }
+    using S = LifecycleState;
+    // The designed edges; pairs in both directions run side by side.
+    ensureEdge({ std::nullopt, S::Pending });
+    ensureEdge({ S::Pending, S::Reconciling });
+    ensureEdge({ S::Reconciling, S::Ready });
+    ensureEdge({ S::Ready, S::Reconciling });
+    ensureEdge({ S::Reconciling, S::Degraded });
+    ensureEdge({ S::Degraded, S::Reconciling });
+    ensureEdge({ S::Ready, S::Terminating });
+    ensureEdge({ S::Terminating, std::nullopt });
+    refresh();
+}
+
+StateGraphScene::~StateGraphScene()
+{
+    for (Animation *animation : std::as_const(m_animations)) {
+        animation->animation->stop();
+        delete animation->animation;
+        delete animation;
+    }
+}
+
+GraphNodeItem *StateGraphScene::node(StateNode node) const
+{
+    return node ? m_states.value(int(*node)) : nullptr;
+}
+
+GraphEdgeItem *StateGraphScene::edge(const GraphEdge &edge) const
+{
+    for (GraphEdgeItem *item : m_edges) {
+        if (item->edge() == edge)
+            return item;
+    }
+    return nullptr;
+}
+
+GraphEdgeItem *StateGraphScene::ensureEdge(const GraphEdge &edge)
+{
+    if (GraphEdgeItem *existing = this->edge(edge))
+        return existing;
+    const bool onDesign = models::isDesignedTransition(edge.from, edge.to);
+    // A designed pair (Reconciling <-> Ready, Reconciling <-> Degraded) runs side by side;
+    // off-design edges bend away so that they never hide a designed one (nor their reverse).
+    const bool pairedByDesign
+        = onDesign && edge.from && edge.to && models::isDesignedTransition(edge.to, edge.from);
+    auto *item = new GraphEdgeItem(edge, onDesign, pairedByDesign ? 11 : 0, onDesign ? 0 : 46);
+    addItem(item);
+    m_edges.append(item);
+    layoutEdge(item);
+    return item;
+}
+
+void StateGraphScene::layoutEdge(GraphEdgeItem *item)
+{
+    const GraphEdge &edge = item->edge();
+    GraphNodeItem *from = edge.from ? node(edge.from) : m_start;
+    GraphNodeItem *to = edge.to ? node(edge.to) : m_end;
+    const QPointF a = from->pos();
+    const QPointF b = to->pos();
+    QPointF direction = b - a;
+    const qreal length = std::hypot(direction.x(), direction.y());
+    const QPointF normal = length > 0 ? QPointF(-direction.y(), direction.x()) / length : QPointF();
+    // Offsets to the right of the direction of travel keep a pair apart.
+    const QPointF shift = normal * item->offset();
+    QPainterPath path;
+    if (item->bend() == 0) {
+        const QPointF start = from->boundaryPoint(direction) + shift;
+        const QPointF end = to->boundaryPoint(-direction) + shift;
+        path.moveTo(start);
+        path.lineTo(end);
+    } else {
+        const QPointF control = (a + b) / 2 + normal * (item->bend() + item->offset());
+        const QPointF start = from->boundaryPoint(control - a);
+        const QPointF end = to->boundaryPoint(control - b);
+        path.moveTo(start);
+        path.quadTo(control, end);
+    }
+    item->setPath(path);
+}
+
+void StateGraphScene::setStatistics(const models::StateGraphStats &stats, const QDateTime &now)
+{
+    for (int i = 0; i < models::LifecycleStateCount; ++i) {
+        const auto state = LifecycleState(i);
+        m_counts[i] = stats.objectsIn(state);
+        // Mean time per visit: all time spent there over the number of entries.
+        qint64 entries = stats.edgeCount(std::nullopt, state);
+        for (int j = 0; j < models::LifecycleStateCount; ++j)
+            entries += stats.edgeCount(LifecycleState(j), state);
+        const qint64 total = stats.msecsIn(state, now);
+        m_times[i] = entries > 0
+            ? tr("avg %1 · Σ %2").arg(formatDuration(total / entries), formatDuration(total))
+            : QString();
+    }
+    m_edgeCounts.clear();
+    QList<StateNode> nodes{ std::nullopt };
+    for (int i = 0; i < models::LifecycleStateCount; ++i)
+        nodes.append(LifecycleState(i));
+    for (const StateNode &from : nodes) {
+        for (const StateNode &to : nodes) {
+            if (!from && !to)
+                continue;
+            const qint64 count = stats.edgeCount(from, to);
+            if (count == 0)
+                continue;
+            m_edgeCounts.insert(edgeKey({ from, to }), count);
+            ensureEdge({ from, to });
+        }
+    }
+    refresh();
+}
+
+void StateGraphScene::setSelectedObject(const QString &key,
+                                        const QList<models::Transition> &history,
+                                        std::optional<LifecycleState> current)
+{
+    m_selectedKey = key;
+    m_selectedHistory = key.isEmpty() ? QList<models::Transition>() : history;
+    m_selectedState = key.isEmpty() ? std::nullopt : current;
+    for (const models::Transition &transition : std::as_const(m_selectedHistory))
+        ensureEdge({ transition.from, transition.to });
+    refresh();
+}
+
+void StateGraphScene::setMode(Mode mode)
+{
+    if (mode == m_mode)
+        return;
+    m_mode = mode;
+    refresh();
+}
+
+void StateGraphScene::refresh()
+{
+    QHash<int, qint64> pathCounts;
+    for (const models::Transition &transition : std::as_const(m_selectedHistory))
+        ++pathCounts[edgeKey({ transition.from, transition.to })];
+    const bool objectMode = m_mode == Mode::Object;
+    for (auto it = m_states.cbegin(); it != m_states.cend(); ++it) {
+        const int state = it.key();
+        const bool current = m_selectedState && int(*m_selectedState) == state;
+        const int count = objectMode ? (current ? 1 : 0) : m_counts[state];
+        const QString time = objectMode ? QString() : m_times[state];
+        it.value()->setFigures(count, time, current);
+        const bool optional = LifecycleState(state) == LifecycleState::Unknown
+            || LifecycleState(state) == LifecycleState::NoLifecycle;
+        bool used = m_counts[state] > 0 || current;
+        for (GraphEdgeItem *edge : std::as_const(m_edges))
+            used = used || (edge->edge().from && int(*edge->edge().from) == state)
+                || (edge->edge().to && int(*edge->edge().to) == state);
+        it.value()->setVisible(!optional || used);
+    }
+    const bool gone = !m_selectedKey.isEmpty() && !m_selectedState && !m_selectedHistory.isEmpty();
+    m_end->setFigures(0, {}, gone);
+    m_start->setFigures(0, {}, false);
+    for (GraphEdgeItem *edge : std::as_const(m_edges)) {
+        const int key = edgeKey(edge->edge());
+        const qint64 count = objectMode ? pathCounts.value(key) : m_edgeCounts.value(key);
+        edge->setFigures(count, pathCounts.contains(key));
+        // Off-design edges exist only while something went along them.
+        edge->setVisible(edge->onDesign() || count > 0 || pathCounts.contains(key)
+                         || m_edgeCounts.contains(key));
+    }
+}
+
+void StateGraphScene::animateTransition(const models::Transition &transition)
+{
+    const GraphEdge key{ transition.from, transition.to };
+    GraphEdgeItem *item = ensureEdge(key);
+    item->setVisible(true);
+    if (m_animations.size() >= MaxAnimations)
+        return;
+    auto *animation = new Animation;
+    animation->edge = key;
+    const QColor colour = transition.to ? stateColors(*transition.to).accent : QColor(Qt::black);
+    animation->dot = addEllipse(QRectF(-7, -7, 14, 14), QPen(Qt::white, 2), colour);
+    animation->dot->setZValue(3);
+    animation->dot->setPos(item->path().pointAtPercent(0));
+    animation->animation = new QVariantAnimation;
+    animation->animation->setStartValue(0.0);
+    animation->animation->setEndValue(1.0);
+    animation->animation->setDuration(AnimationMs);
+    animation->animation->setEasingCurve(QEasingCurve::InOutQuad);
+    QObject::connect(animation->animation,
+                     &QVariantAnimation::valueChanged,
+                     this,
+                     [this, animation](const QVariant &value) {
+                         if (GraphEdgeItem *edge = this->edge(animation->edge))
+                             animation->dot->setPos(edge->path().pointAtPercent(
+                                 std::clamp(value.toDouble(), 0.0, 1.0)));
+                     });
+    QObject::connect(animation->animation, &QVariantAnimation::finished, this, [this, animation] {
+        m_animations.removeOne(animation);
+        removeItem(animation->dot);
+        delete animation->dot;
+        animation->animation->deleteLater();
+        delete animation;
+        emit animationFinished();
+    });
+    m_animations.append(animation);
+    animation->animation->start();
+}
+
+bool StateGraphScene::hasEdge(const GraphEdge &edge) const
+{
+    const GraphEdgeItem *item = this->edge(edge);
+    return item && item->isVisible();
+}
+
+bool StateGraphScene::isEdgeOnDesign(const GraphEdge &edge) const
+{
+    const GraphEdgeItem *item = this->edge(edge);
+    return item && item->onDesign();
+}
+
+bool StateGraphScene::isEdgeHighlighted(const GraphEdge &edge) const
+{
+    const GraphEdgeItem *item = this->edge(edge);
+    return item && item->highlighted();
+}
+
+qint64 StateGraphScene::edgeCounter(const GraphEdge &edge) const
+{
+    const GraphEdgeItem *item = this->edge(edge);
+    return item ? item->counter() : 0;
+}
+
+int StateGraphScene::nodeCounter(LifecycleState state) const
+{
+    return m_states.value(int(state))->count();
+}
+
+QString StateGraphScene::nodeTimeText(LifecycleState state) const
+{
+    return m_states.value(int(state))->timeText();
+}
+
+std::optional<LifecycleState> StateGraphScene::highlightedNode() const
+{
+    for (auto it = m_states.cbegin(); it != m_states.cend(); ++it) {
+        if (it.value()->highlighted())
+            return LifecycleState(it.key());
+    }
+    return std::nullopt;
+}
+
+QList<GraphEdge> StateGraphScene::animatingEdges() const
+{
+    QList<GraphEdge> edges;
+    for (const Animation *animation : m_animations)
+        edges.append(animation->edge);
+    return edges;
+}
+
+std::optional<QPointF> StateGraphScene::animationPosition(const GraphEdge &edge) const
+{
+    for (const Animation *animation : m_animations) {
+        if (animation->edge == edge)
+            return animation->dot->pos();
+    }
+    return std::nullopt;
+}
+
+QRectF StateGraphScene::contentRect() const
+{
+    QRectF rect;
+    for (QGraphicsItem *item : items()) {
+        if (item->isVisible())
+            rect = rect.united(item->sceneBoundingRect());
+    }
+    return rect.adjusted(-24, -24, 24, 24);
+}
+
+bool StateGraphScene::exportSvg(const QString &fileName)
+{
+    const QRectF source = contentRect();
+    QSvgGenerator generator;
+    generator.setFileName(fileName);
+    generator.setSize(source.size().toSize());
+    generator.setViewBox(QRectF(QPointF(), source.size()));
+    generator.setTitle(tr("Reconscope state graph"));
+    QPainter painter;
+    if (!painter.begin(&generator))
+        return false;
+    render(&painter, QRectF(QPointF(), source.size()), source);
+    return painter.end();
+}
+
+bool StateGraphScene::exportPng(const QString &fileName, qreal scale)
+{
+    const QRectF source = contentRect();
+    QImage image((source.size() * scale).toSize(), QImage::Format_ARGB32_Premultiplied);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    painter.setRenderHint(QPainter::Antialiasing);
+    render(&painter, QRectF(QPointF(), QSizeF(image.size())), source);
+    painter.end();
+    return image.save(fileName, "PNG");
+}
+
+} // namespace reconscope::ui
