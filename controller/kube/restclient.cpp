@@ -257,8 +257,17 @@ QNetworkRequest RestClient::buildRequest(const Call &call) const
     QUrl url = m_config.server;
     const QString basePath = url.path().endsWith(u'/') ? url.path().chopped(1) : url.path();
     url.setPath(basePath + call.path, QUrl::TolerantMode);
-    if (!call.query.isEmpty())
-        url.setQuery(call.query);
+    if (!call.query.isEmpty()) {
+        // Encode every reserved character: Go servers read a literal '+' in a query as a space,
+        // and QUrlQuery would leave it (and '/', '=' in values) as is.
+        QByteArray query;
+        for (const auto &[key, value] : call.query.queryItems(QUrl::FullyDecoded)) {
+            if (!query.isEmpty())
+                query += '&';
+            query += QUrl::toPercentEncoding(key) + '=' + QUrl::toPercentEncoding(value);
+        }
+        url.setQuery(QString::fromLatin1(query), QUrl::StrictMode);
+    }
     QNetworkRequest request(url);
     request.setHeader(QNetworkRequest::UserAgentHeader, userAgent());
     request.setRawHeader("Accept", call.accept.isEmpty() ? "application/json" : call.accept);
@@ -517,8 +526,6 @@ void RestClient::listPage(const ResourceRef &resource,
         if (!options.resourceVersionMatch.isEmpty())
             query.addQueryItem(u"resourceVersionMatch"_s, options.resourceVersionMatch);
     }
-    // QUrlQuery leaves '+' alone, which servers read as a space.
-    query.setQueryDelimiters(u'=', u'&');
     const QString path = resource.collectionPath(namespace_);
     request("GET",
             path,

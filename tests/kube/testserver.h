@@ -21,6 +21,7 @@
 struct TestRequest
 {
     QByteArray method;
+    QByteArray target; // as sent: path and query, percent-encoded
     QString path;
     QUrlQuery query;
     QMap<QByteArray, QByteArray> headers; // lower-case names
@@ -113,6 +114,7 @@ private:
             const QList<QByteArray> lines = buffer->left(end).split('\n');
             const QList<QByteArray> first = lines.value(0).trimmed().split(' ');
             request.method = first.value(0);
+            request.target = first.value(1);
             const QUrl target(QString::fromLatin1(first.value(1)));
             request.path = target.path(QUrl::FullyDecoded);
             request.query = QUrlQuery(target);

@@ -294,6 +294,7 @@ void tst_RestClient::listFollowsContinue()
     ListOptions options;
     options.resourceVersion = u"0"_s;
     options.labelSelector = u"app in (a,b)"_s;
+    options.fieldSelector = u"spec.note=x+y"_s;
     using ListResult = reconscope::models::Result<ListPage, ApiError>;
     const auto result = waitFor<ListResult>(
         [&](auto done) { client.list(CustomApps, u"default"_s, options, done); });
@@ -305,8 +306,14 @@ void tst_RestClient::listFollowsContinue()
     QCOMPARE(first.queryValue(u"limit"_s), u"500"_s);
     QCOMPARE(first.queryValue(u"resourceVersion"_s), u"0"_s);
     QCOMPARE(first.queryValue(u"labelSelector"_s), u"app in (a,b)"_s);
+    // A '+' must reach a Go server as %2B (a literal '+' in a query means a space there).
+    QCOMPARE(first.queryValue(u"fieldSelector"_s), u"spec.note=x+y"_s);
+    QVERIFY2(first.target.contains("fieldSelector=spec.note%3Dx%2By"), first.target.constData());
+    QVERIFY2(first.target.contains("labelSelector=app%20in%20%28a%2Cb%29"),
+             first.target.constData());
     const TestRequest &second = m_server->requests[1];
     QCOMPARE(second.queryValue(u"continue"_s), u"page+2"_s);
+    QVERIFY2(second.target.contains("continue=page%2B2"), second.target.constData());
     QVERIFY(!second.query.hasQueryItem(u"resourceVersion"_s));
     QCOMPARE(second.queryValue(u"limit"_s), u"500"_s);
 }
