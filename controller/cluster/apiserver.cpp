@@ -281,6 +281,18 @@ ApiHandler ApiServer::handler()
 
 ApiResponse ApiServer::handle(const ApiRequest &request)
 {
+    // Nothing may throw across the transport's event loop: a bug answers 500, not a crash.
+    try {
+        return handleRequest(request);
+    } catch (const std::exception &error) {
+        return errorResponse(
+            request,
+            ApiError::internal(u"Internal error occurred: "_s + QString::fromUtf8(error.what())));
+    }
+}
+
+ApiResponse ApiServer::handleRequest(const ApiRequest &request)
+{
     if (!m_cluster)
         return errorResponse(request, ApiError::internal(u"the cluster is gone"_s));
     if (request.body.size() > maxBodyBytes)

@@ -31,6 +31,7 @@ public:
 private:
     struct RequestInfo;
 
+    ApiResponse handleRequest(const ApiRequest &request);
     ApiResponse handleNonResource(const ApiRequest &request, const QStringList &parts);
     ApiResponse handleResource(const ApiRequest &request, const RequestInfo &info);
     ApiResponse handleScale(const ApiRequest &request,

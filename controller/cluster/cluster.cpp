@@ -999,7 +999,12 @@ void Cluster::prepareBuiltinForCreate(const TypeEntry &type, json &object) const
 {
     if (isNamespaceType(type.type)) {
         json &metadata = object["metadata"];
-        metadata["labels"]["kubernetes.io/metadata.name"] = metadata["name"];
+        if (!metadata.contains("labels") || metadata["labels"].is_null())
+            metadata["labels"] = json::object();
+        if (metadata["labels"].is_object())
+            metadata["labels"]["kubernetes.io/metadata.name"] = metadata["name"];
+        if (!object["spec"].is_object())
+            object["spec"] = json::object();
         object["spec"]["finalizers"] = json::array({ "kubernetes" });
         object["status"] = { { "phase", "Active" } };
     } else if (isCrdType(type.type)) {
@@ -1026,8 +1031,8 @@ std::optional<ApiError> Cluster::validateObject(const TypeEntry &type,
     QList<FieldError> errors = validateMetadata(type, object, create);
     if (old && old->deleting) {
         QStringList added;
-        const QStringList finalizers
-            = objectjson::strings(objectjson::member(object["metadata"], "finalizers"));
+        const QStringList finalizers = objectjson::strings(
+            objectjson::member(objectjson::member(object, "metadata"), "finalizers"));
         for (const QString &finalizer : finalizers) {
             if (!old->finalizers.contains(finalizer))
                 added << finalizer;
@@ -1414,8 +1419,11 @@ ApiResult<WriteResult> Cluster::deleteRecord(const TypePtr &typePtr,
         finalizers.removeAll(kForegroundFinalizer);
     }
     // Kinds whose deletion is always finalized by a controller of the cluster.
-    if (isNamespaceType(type.type) && !existing->deleting)
+    if (isNamespaceType(type.type) && !existing->deleting) {
+        if (!object["status"].is_object())
+            object["status"] = json::object();
         object["status"]["phase"] = "Terminating";
+    }
     if (isCrdType(type.type) && !finalizers.contains(kCrdCleanupFinalizer) && !existing->deleting)
         finalizers.append(kCrdCleanupFinalizer);
     const bool namespaceHeld = isNamespaceType(type.type);
@@ -1735,6 +1743,8 @@ void Cluster::runControllers()
             m_terminatingNamespaces.remove(ns);
             if (record) {
                 json object = parseRecord(*nsType, record);
+                if (!object["spec"].is_object())
+                    object["spec"] = json::object();
                 object["spec"]["finalizers"] = json::array();
                 RecordPtr finalized = commitPut(*nsType, object, record);
                 if (finalized->finalizers.isEmpty())

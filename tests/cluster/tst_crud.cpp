@@ -49,6 +49,8 @@ private slots:
     void authorization();
     void scaleSubresource();
     void builtinKinds();
+    void hostileBodiesNeverFailInternally_data();
+    void hostileBodiesNeverFailInternally();
 
 private:
     ApiResponse call(const QByteArray &method,
@@ -800,6 +802,80 @@ void tst_Crud::builtinKinds()
         = parse(call("GET", u"/apis/apps/v1/namespaces/default/deployments/d"_s).body);
     QCOMPARE(deployment["metadata"]["generation"].get<int>(), 1);
     QVERIFY(!deployment.contains("status"));
+}
+
+void tst_Crud::hostileBodiesNeverFailInternally_data()
+{
+    QTest::addColumn<QByteArray>("method");
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<QByteArray>("contentType");
+    const QByteArray json = "application/json";
+    const QByteArray merge = "application/merge-patch+json";
+    const QByteArray jsonPatch = "application/json-patch+json";
+    QTest::newRow("array body") << QByteArray("POST") << customApps << QByteArray("[1,2]") << json;
+    QTest::newRow("string metadata")
+        << QByteArray("POST") << customApps
+        << QByteArray(
+               R"({"apiVersion":"infrastructure.internal.net/v1","kind":"CustomApp","metadata":"x"})")
+        << json;
+    QTest::newRow("labels array")
+        << QByteArray("POST") << customApps
+        << QByteArray(
+               R"({"apiVersion":"infrastructure.internal.net/v1","kind":"CustomApp","metadata":{"name":"a","labels":[1]},"spec":{"image":"x"}})")
+        << json;
+    QTest::newRow("numeric name")
+        << QByteArray("POST") << customApps
+        << QByteArray(
+               R"({"apiVersion":"infrastructure.internal.net/v1","kind":"CustomApp","metadata":{"name":5},"spec":{"image":"x"}})")
+        << json;
+    QTest::newRow("namespace with string spec")
+        << QByteArray("POST") << u"/api/v1/namespaces"_s
+        << QByteArray(
+               R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"ns1","labels":"x"},"spec":"x","status":7})")
+        << json;
+    QTest::newRow("merge metadata to string") << QByteArray("PATCH") << customApps + u"/existing"_s
+                                              << QByteArray(R"({"metadata":"x"})") << merge;
+    QTest::newRow("merge spec to array") << QByteArray("PATCH") << customApps + u"/existing"_s
+                                         << QByteArray(R"({"spec":[1]})") << merge;
+    QTest::newRow("json patch replace root")
+        << QByteArray("PATCH") << customApps + u"/existing"_s
+        << QByteArray(R"([{"op":"replace","path":"","value":[1]}])") << jsonPatch;
+    QTest::newRow("json patch remove metadata")
+        << QByteArray("PATCH") << customApps + u"/existing"_s
+        << QByteArray(R"([{"op":"remove","path":"/metadata"}])") << jsonPatch;
+    QTest::newRow("status to string") << QByteArray("PATCH") << customApps + u"/existing/status"_s
+                                      << QByteArray(R"({"status":"x"})") << merge;
+    QTest::newRow("finalizers not strings")
+        << QByteArray("PATCH") << customApps + u"/existing"_s
+        << QByteArray(R"({"metadata":{"finalizers":[1,{"a":2}],"ownerReferences":"x"}})") << merge;
+    QTest::newRow("delete options array")
+        << QByteArray("DELETE") << customApps + u"/existing"_s << QByteArray("[]") << json;
+    QTest::newRow("scale replicas string")
+        << QByteArray("PATCH") << u"/apis/apps/v1/namespaces/default/deployments/d/scale"_s
+        << QByteArray(R"({"spec":{"replicas":"x"}})") << merge;
+}
+
+void tst_Crud::hostileBodiesNeverFailInternally()
+{
+    QFETCH(QByteArray, method);
+    QFETCH(QString, path);
+    QFETCH(QByteArray, body);
+    QFETCH(QByteArray, contentType);
+    createApp("existing");
+    QCOMPARE(
+        call(
+            "POST",
+            u"/apis/apps/v1/namespaces/default/deployments"_s,
+            R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},"spec":{"replicas":1}})")
+            .status,
+        201);
+    const ApiResponse response = call(method, path, body, contentType);
+    QVERIFY2(response.status < 500, response.body.constData());
+    QVERIFY(!parse(response.body).is_discarded());
+    // The cluster still serves.
+    QCOMPARE(call("GET", customApps).status, 200);
+    QCOMPARE(call("DELETE", u"/api/v1/namespaces/default"_s).status, 200);
 }
 
 QTEST_GUILESS_MAIN(tst_Crud)
