@@ -132,7 +132,7 @@ FakeClock::FakeClock(TimePoint start)
 TimePoint FakeClock::defaultStart()
 {
     using namespace std::chrono;
-    return sys_days(year(2026) / January / 1) + hours(0);
+    return TimePoint(sys_days(year(2026) / January / 1));
 }
 
 Clock::TimerId FakeClock::callAfter(Duration delay, std::function<void()> fn)

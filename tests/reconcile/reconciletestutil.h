@@ -6,6 +6,7 @@
 #include "controller/reconcile/controllerloop.h"
 #include "controller/reconcile/workqueue.h"
 
+#include <QRegularExpression>
 #include <QtTest>
 
 #include <optional>
@@ -51,6 +52,28 @@ inline char *toString(QueueEntry::State state)
 inline char *toString(ReconcileRecord::Result result)
 {
     return qstrdup(resultName(result).toUtf8().constData());
+}
+
+// Every sample line of the text format: name{labels} value.
+inline bool isValidPrometheusText(const QByteArray &text, QString *bad)
+{
+    using namespace Qt::StringLiterals;
+    static const QRegularExpression sample(
+        uR"(^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\\n]|\\\\|\\"|\\n)*",?)*\})? (\+Inf|-Inf|NaN|-?[0-9.eE+-]+)$)"_s);
+    static const QRegularExpression comment(
+        uR"(^# (HELP [a-zA-Z_:][a-zA-Z0-9_:]* .*|TYPE [a-zA-Z_:][a-zA-Z0-9_:]* (counter|gauge|histogram))$)"_s);
+    if (!text.endsWith('\n')) {
+        *bad = u"(no trailing newline)"_s;
+        return false;
+    }
+    for (const QByteArray &line : text.chopped(1).split('\n')) {
+        const QString l = QString::fromUtf8(line);
+        if (!sample.match(l).hasMatch() && !comment.match(l).hasMatch()) {
+            *bad = l;
+            return false;
+        }
+    }
+    return true;
 }
 
 } // namespace reconscope::controller::reconcile

@@ -647,6 +647,8 @@ void tst_ControllerLoop::metricsText()
         "\"1e-08\"} 3",
         "workqueue_unfinished_work_seconds{name=\"customapp\",controller=\"customapp\"} 0",
     };
+    QString bad;
+    QVERIFY2(isValidPrometheusText(text, &bad), qPrintable(bad));
     const QList<QByteArray> lines = text.split('\n');
     for (const QByteArray &line : expectedLines)
         QVERIFY2(lines.contains(line), (line + "\n--- in ---\n" + text).constData());

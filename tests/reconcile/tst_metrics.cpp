@@ -1,4 +1,5 @@
 #include "controller/reconcile/metrics.h"
+#include "reconciletestutil.h"
 
 #include <QRegularExpression>
 #include <QtTest>
@@ -18,27 +19,6 @@ MetricLabels withResult(const QString &result)
     MetricLabels labels = kController;
     labels.append({ u"result"_s, result });
     return labels;
-}
-
-// Every sample line of the text format: name{labels} value.
-bool isValidExposition(const QByteArray &text, QString *bad)
-{
-    static const QRegularExpression sample(
-        uR"(^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\\n]|\\\\|\\"|\\n)*",?)*\})? (\+Inf|-Inf|NaN|-?[0-9.eE+-]+)$)"_s);
-    static const QRegularExpression comment(
-        uR"(^# (HELP [a-zA-Z_:][a-zA-Z0-9_:]* .*|TYPE [a-zA-Z_:][a-zA-Z0-9_:]* (counter|gauge|histogram))$)"_s);
-    if (!text.endsWith('\n')) {
-        *bad = u"(no trailing newline)"_s;
-        return false;
-    }
-    for (const QByteArray &line : text.chopped(1).split('\n')) {
-        const QString l = QString::fromUtf8(line);
-        if (!sample.match(l).hasMatch() && !comment.match(l).hasMatch()) {
-            *bad = l;
-            return false;
-        }
-    }
-    return true;
 }
 
 } // namespace
@@ -108,7 +88,7 @@ void tst_Metrics::counterAndGaugeText()
           "workqueue_depth{name=\"customapp\"} 5\n";
     QCOMPARE(m.renderText(), expected);
     QString bad;
-    QVERIFY2(isValidExposition(m.renderText(), &bad), qPrintable(bad));
+    QVERIFY2(isValidPrometheusText(m.renderText(), &bad), qPrintable(bad));
 }
 
 void tst_Metrics::labelValuesAreEscaped()
@@ -125,7 +105,7 @@ void tst_Metrics::labelValuesAreEscaped()
     QVERIFY2(text.contains("{writer=\"a\\\"b\\\\c\\nd\"} 1\n"), text.constData());
     QVERIFY2(text.contains(QString(u"{writer=\"status-ü\"} 1\n"_s).toUtf8()), text.constData());
     QString bad;
-    QVERIFY2(isValidExposition(text, &bad), qPrintable(bad));
+    QVERIFY2(isValidPrometheusText(text, &bad), qPrintable(bad));
 }
 
 void tst_Metrics::histogramBucketsAreCumulativeAndInclusive()
