@@ -35,6 +35,7 @@ private slots:
     void insecureSkipTlsVerifyAndProxy();
     void keyFormats_data();
     void keyFormats();
+    void everyTruncationFailsCleanly();
 
 private:
     QString path(const QString &name) const { return m_work->filePath(name); }
@@ -489,6 +490,46 @@ void tst_Kubeconfig::keyFormats()
     QCOMPARE(config.clientCertificate.subjectInfo(QSslCertificate::CommonName),
              QStringList{ commonName });
     QVERIFY(!config.sslConfiguration().privateKey().isNull());
+}
+
+void tst_Kubeconfig::everyTruncationFailsCleanly()
+{
+    // Whatever a damaged file looks like: an error that names the file, or a config; no crash.
+    const QString file = path(u"kind.yaml"_s);
+    const QByteArray text = testpki::read(file);
+    QVERIFY(text.size() > 1000);
+    int failures = 0;
+    for (qsizetype cut = 0; cut < text.size(); cut += 7) {
+        auto config = Kubeconfig::parse(text.left(cut), file);
+        if (!config) {
+            QVERIFY2(config.error().message.startsWith(u"kubeconfig "_s + file + u": "_s),
+                     qPrintable(config.error().message));
+            ++failures;
+            continue;
+        }
+        auto resolved = config->resolve();
+        if (!resolved) {
+            QVERIFY2(resolved.error().message.startsWith(u"kubeconfig "_s + file),
+                     qPrintable(resolved.error().message));
+            ++failures;
+        }
+    }
+    QVERIFY(failures > 0);
+    // Garbage of other shapes.
+    for (const QByteArray &garbage :
+         { QByteArray("\0\x01\x02"),
+           QByteArray("- a\n- b\n"),
+           QByteArray("users: {a: b}\n"),
+           QByteArray("contexts:\n- name: x\n  context: [1, 2]\n"),
+           QByteArray("clusters:\n- {name: c, cluster: {server: {a: 1}}}\n"),
+           QByteArray("a: &x [*x]\n"),
+           QByteArray(100000, '[') }) {
+        auto config = Kubeconfig::parse(garbage, file);
+        if (config)
+            QVERIFY(!config->resolve());
+        else
+            QVERIFY(config.error().message.startsWith(u"kubeconfig "_s + file + u": "_s));
+    }
 }
 
 QTEST_GUILESS_MAIN(tst_Kubeconfig)

@@ -2,6 +2,7 @@
 #include "controller/kube/watchdecoder.h"
 
 #include <QElapsedTimer>
+#include <QRandomGenerator>
 #include <QtTest>
 
 using namespace Qt::StringLiterals;
@@ -21,6 +22,7 @@ private slots:
     void malformedLine();
     void finishDecodesUnterminatedLastLine();
     void listPage();
+    void deepNestingAndGarbage();
     void throughput();
 };
 
@@ -290,6 +292,41 @@ void tst_WatchDecoder::throughput()
           averageSize,
           elapsed / 1e6,
           Count / (elapsed / 1e9));
+}
+
+void tst_WatchDecoder::deepNestingAndGarbage()
+{
+    // Nesting far beyond any real object is refused without exhausting the stack.
+    const QByteArray deep = R"({"type":"ADDED","object":{"a":)" + QByteArray(200000, '[')
+        + QByteArray(200000, ']') + "}}\n";
+    WatchDecoder decoder;
+    decoder.feed(deep);
+    QVERIFY(decoder.hasError());
+    QCOMPARE(decoder.takeEvents().size(), 0);
+
+    // Nesting that real objects have is fine.
+    const QByteArray nested = R"({"type":"ADDED","object":{"a":)" + QByteArray(100, '[')
+        + QByteArray(100, ']') + "}}\n";
+    decoder.reset();
+    decoder.feed(nested);
+    QVERIFY(!decoder.hasError());
+    QCOMPARE(decoder.takeEvents().size(), 1);
+
+    // Random bytes: an error or events, never a crash; ObjectMeta::peek as well.
+    QRandomGenerator random(42);
+    for (int round = 0; round < 500; ++round) {
+        QByteArray line = sampleStream();
+        const int flips = 1 + int(random.bounded(4));
+        for (int i = 0; i < flips; ++i)
+            line[random.bounded(int(line.size()))] = char(random.bounded(256));
+        WatchDecoder fuzzed;
+        fuzzed.feed(line);
+        fuzzed.finish();
+        for (const auto &event : fuzzed.takeEvents()) {
+            ObjectMeta meta;
+            std::ignore = ObjectMeta::peek(event.object, &meta);
+        }
+    }
 }
 
 QTEST_GUILESS_MAIN(tst_WatchDecoder)
