@@ -2,6 +2,8 @@
 
 #include "controller/cluster/server/embeddedserver.h"
 #include "controller/cluster/sim/embeddedcluster.h"
+#include "controller/operator/customappoperator.h"
+#include "controller/reconcile/clock.h"
 #include "models/resourcetablemodel.h"
 
 #include <nlohmann/json.hpp>
@@ -51,7 +53,9 @@ ConsoleSession::ConsoleSession(QObject *parent)
 
 ConsoleSession::~ConsoleSession()
 {
-    // The informer's thread and the client go before the server they talk to.
+    // The reconciler, the informer's thread and the client go before the server they talk to.
+    delete m_operator;
+    m_operator = nullptr;
     delete m_informer;
     m_informer = nullptr;
     delete m_discovery;
@@ -112,8 +116,26 @@ void ConsoleSession::stopEmbeddedServer()
 void ConsoleSession::handleServerStarted()
 {
     const auto status = openKubeconfig(m_demoDir->filePath(u"kubeconfig"_s));
-    if (!status.ok())
+    if (!status.ok()) {
         emit connectionFailed(status.error().message);
+        return;
+    }
+    if (m_runReconciler)
+        startReconciler();
+}
+
+void ConsoleSession::startReconciler()
+{
+    // The operator is a client like any other: it gets the same kubeconfig credentials.
+    m_clock = std::make_unique<controller::reconcile::RealClock>();
+    m_operator = new controller::operators::CustomAppOperator(m_config, *m_clock, {}, this);
+    m_operator->start();
+    emit reconcilerChanged();
+}
+
+controller::reconcile::ControllerLoop *ConsoleSession::controllerLoop() const
+{
+    return m_operator ? &m_operator->loop() : nullptr;
 }
 
 models::Status<> ConsoleSession::openKubeconfig(const QString &path, const QString &context)

@@ -25,6 +25,15 @@ namespace reconscope::controller::cluster {
 class EmbeddedServer;
 }
 
+namespace reconscope::controller::operators {
+class CustomAppOperator;
+}
+
+namespace reconscope::controller::reconcile {
+class Clock;
+class ControllerLoop;
+} // namespace reconscope::controller::reconcile
+
 namespace reconscope::models {
 class ResourceTableModel;
 }
@@ -58,6 +67,11 @@ public:
     void setNamespaceFilter(const QString &namespace_);
     // Watches another resource (the browser's selection); the table and the tracker start over.
     void setResource(const controller::kube::DiscoveredResource &resource);
+    // Demo mode runs the CustomApp operator against the embedded cluster (on by default; tests
+    // that play the controller themselves turn it off before startDemo()).
+    void setRunReconciler(bool run) { m_runReconciler = run; }
+    // The embedded reconciler's loop, null when none runs.
+    controller::reconcile::ControllerLoop *controllerLoop() const;
     // The informer's batch interval, ~30 ms by default.
     void setBatchInterval(int milliseconds) { m_batchIntervalMs = milliseconds; }
 
@@ -106,6 +120,7 @@ signals:
     void objectsChanged(const QStringList &upserted, const QStringList &removed);
     void trackerReset();
     void eventRateChanged(double eventsPerSecond);
+    void reconcilerChanged();
 
 private:
     void connectTo(const controller::kube::ClientConfig &config);
@@ -115,7 +130,12 @@ private:
     void handleObjectsChanged(const QStringList &upserted, const QStringList &removed);
     void handleRateTick();
 
+    void startReconciler();
+
     bool m_demo = false;
+    bool m_runReconciler = true;
+    std::unique_ptr<controller::reconcile::Clock> m_clock;
+    controller::operators::CustomAppOperator *m_operator = nullptr;
     std::unique_ptr<QTemporaryDir> m_demoDir;
     QThread *m_serverThread = nullptr;
     controller::cluster::EmbeddedServer *m_server = nullptr;

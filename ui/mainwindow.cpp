@@ -4,6 +4,7 @@
 #include "ui/consolestatusbar.h"
 #include "ui/contextpicker.h"
 #include "ui/detailpane.h"
+#include "ui/reconcilerpanel.h"
 #include "ui/resourcebrowser.h"
 #include "ui/resourcetablepanel.h"
 #include "ui/stategraphpanel.h"
@@ -23,6 +24,7 @@ MainWindow::MainWindow(ConsoleSession *session, QWidget *parent)
     , m_table(new ResourceTablePanel(session->tableModel(), this))
     , m_graph(new StateGraphPanel(session, this))
     , m_detail(new DetailPane(session, this))
+    , m_reconciler(new ReconcilerPanel(session, this))
     , m_statusBar(new ConsoleStatusBar(session, this))
 {
     setWindowTitle(tr("Reconscope"));
@@ -37,6 +39,8 @@ MainWindow::MainWindow(ConsoleSession *session, QWidget *parent)
     objectsMenu->addActions(m_table->actions());
     auto *graphMenu = menuBar()->addMenu(tr("&Graph"));
     graphMenu->addActions(m_graph->actions());
+    auto *reconcilerMenu = menuBar()->addMenu(tr("&Reconciler"));
+    reconcilerMenu->addActions(m_reconciler->actions());
     auto *viewMenu = menuBar()->addMenu(tr("&View"));
 
     auto *centre = new QSplitter(Qt::Vertical, this);
@@ -48,15 +52,12 @@ MainWindow::MainWindow(ConsoleSession *session, QWidget *parent)
     setCentralWidget(centre);
 
     addDock(m_contextPicker, Qt::LeftDockWidgetArea, viewMenu);
-    addDock(m_browser, Qt::LeftDockWidgetArea, viewMenu);
-    addDock(m_detail, Qt::RightDockWidgetArea, viewMenu);
-    const auto docks = findChildren<QDockWidget *>();
-    for (QDockWidget *dock : docks) {
-        if (dock->widget() == m_detail)
-            resizeDocks({ dock }, { 520 }, Qt::Horizontal);
-        if (dock->widget() == m_browser)
-            resizeDocks({ dock }, { 300 }, Qt::Horizontal);
-    }
+    QDockWidget *browserDock = addDock(m_browser, Qt::LeftDockWidgetArea, viewMenu);
+    QDockWidget *detailDock = addDock(m_detail, Qt::RightDockWidgetArea, viewMenu);
+    QDockWidget *reconcilerDock = addDock(m_reconciler, Qt::RightDockWidgetArea, viewMenu);
+    tabifyDockWidget(detailDock, reconcilerDock);
+    detailDock->raise();
+    resizeDocks({ browserDock, detailDock }, { 300, 540 }, Qt::Horizontal);
     centre->setSizes({ 380, 420 });
 
     connect(m_table, &ResourceTablePanel::objectSelected, this, &MainWindow::handleObjectSelected);
@@ -64,7 +65,7 @@ MainWindow::MainWindow(ConsoleSession *session, QWidget *parent)
 
 MainWindow::~MainWindow() = default;
 
-void MainWindow::addDock(QWidget *panel, Qt::DockWidgetArea area, QMenu *viewMenu)
+QDockWidget *MainWindow::addDock(QWidget *panel, Qt::DockWidgetArea area, QMenu *viewMenu)
 {
     auto *dock = new QDockWidget(panel->windowTitle(), this);
     dock->setObjectName(panel->windowTitle());
@@ -73,12 +74,14 @@ void MainWindow::addDock(QWidget *panel, Qt::DockWidgetArea area, QMenu *viewMen
                       | QDockWidget::DockWidgetClosable);
     addDockWidget(area, dock);
     viewMenu->addAction(dock->toggleViewAction());
+    return dock;
 }
 
 void MainWindow::handleObjectSelected(const QString &key)
 {
     m_detail->showObject(key);
     m_graph->setSelectedObject(key);
+    m_reconciler->setSelectedObject(key);
 }
 
 } // namespace reconscope::ui

@@ -2,12 +2,15 @@
 
 #include <QMainWindow>
 
+class QDockWidget;
+
 namespace reconscope::ui {
 
 class ConsoleSession;
 class ContextPicker;
 class DetailPane;
 class ResourceBrowser;
+class ReconcilerPanel;
 class ResourceTablePanel;
 class StateGraphPanel;
 class ConsoleStatusBar;
@@ -28,10 +31,11 @@ public:
     ResourceTablePanel *tablePanel() const { return m_table; }
     StateGraphPanel *graphPanel() const { return m_graph; }
     DetailPane *detailPane() const { return m_detail; }
+    ReconcilerPanel *reconcilerPanel() const { return m_reconciler; }
     ConsoleStatusBar *consoleStatusBar() const { return m_statusBar; }
 
 private:
-    void addDock(QWidget *panel, Qt::DockWidgetArea area, QMenu *viewMenu);
+    QDockWidget *addDock(QWidget *panel, Qt::DockWidgetArea area, QMenu *viewMenu);
     void handleObjectSelected(const QString &key);
 
     ConsoleSession *m_session;
@@ -40,6 +44,7 @@ private:
     ResourceTablePanel *m_table;
     StateGraphPanel *m_graph;
     DetailPane *m_detail;
+    ReconcilerPanel *m_reconciler;
     ConsoleStatusBar *m_statusBar;
 };
 
