@@ -77,7 +77,8 @@ public:
 };
 
 // A reconciler that does network I/O: it starts work for key and calls complete exactly once, later
-// (or right away). Calls after the first, or after the controller loop is gone, are ignored.
+// (or right away), on the controller loop's thread (e.g. from a QNetworkReply::finished handler).
+// Calls after the first, or after the controller loop is gone, are ignored.
 class AsyncReconciler
 {
 public:
