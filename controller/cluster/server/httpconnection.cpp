@@ -161,8 +161,17 @@ HttpConnection::HttpConnection(QSslSocket *socket, HttpsApiServer *server)
         closeConnection(true);
     });
     armIdleTimer();
-    // The client may have sent its request together with the end of the handshake.
-    QMetaObject::invokeMethod(this, &HttpConnection::handleReadyRead, Qt::QueuedConnection);
+    // The client may have sent its request together with the end of the handshake, or may
+    // already be gone.
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+            if (m_socket->state() == QAbstractSocket::UnconnectedState)
+                handleDisconnected();
+            else
+                handleReadyRead();
+        },
+        Qt::QueuedConnection);
 }
 
 HttpConnection::~HttpConnection()
