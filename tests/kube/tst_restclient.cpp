@@ -32,6 +32,7 @@ private slots:
     void mutations();
     void int64SurvivesRoundTrip();
     void rotatedTokenFileRetriedOn401();
+    void execPluginReRunOn401();
     void tlsWrongCa();
     void tlsExpiredServerCertificate();
     void tlsHostNameMismatchAndServerName();
@@ -459,6 +460,50 @@ void tst_RestClient::rotatedTokenFileRetriedOn401()
     QVERIFY(writeToken("rotated-token"));
     auto second = waitJson([&](auto done) { client.get(CustomApps, u"a"_s, u"b"_s, done); });
     QVERIFY(second && second->ok());
+}
+
+void tst_RestClient::execPluginReRunOn401()
+{
+    // The plugin hands out token-1, token-2, ...; the server only accepts token-2, so the first
+    // request is answered 401, the plugin runs again and the request is retried with token-2.
+    QTemporaryDir dir;
+    const QString script = dir.filePath(u"plugin.sh"_s);
+    {
+        QFile file(script);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("#!/bin/sh\n"
+                   "n=$(cat runs 2>/dev/null || echo 0); n=$((n + 1)); echo $n > runs\n"
+                   "printf '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":"
+                   "\"ExecCredential\",\"status\":{\"token\":\"token-%s\"}}' $n\n");
+    }
+    QFile::setPermissions(script, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    m_server->handler = [](const TestRequest &request, QTcpSocket *socket) {
+        if (request.headers.value("authorization") == "Bearer token-2")
+            TestServer::respond(socket, 200, "application/json", R"({"ok":true})");
+        else
+            TestServer::respond(
+                socket,
+                401,
+                "application/json",
+                R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401})");
+    };
+    ClientConfig config = clientConfig();
+    config.exec
+        = ExecConfig{ u"client.authentication.k8s.io/v1"_s, script, {}, {}, {}, false, u"Never"_s };
+    config.execWorkingDirectory = dir.path();
+    RestClient client(config);
+    const auto result = waitJson([&](auto done) { client.get(CustomApps, u"a"_s, u"b"_s, done); });
+    QVERIFY(result);
+    QVERIFY2(result->ok(), qPrintable(errorText(*result)));
+    QCOMPARE(client.credentials()->execRuns(), 2);
+    QCOMPARE(m_server->requests.size(), 2);
+    QCOMPARE(m_server->requests[0].headers.value("authorization"), QByteArray("Bearer token-1"));
+    QCOMPARE(m_server->requests[1].headers.value("authorization"), QByteArray("Bearer token-2"));
+
+    // Cached afterwards: no new run.
+    const auto again = waitJson([&](auto done) { client.get(CustomApps, u"a"_s, u"b"_s, done); });
+    QVERIFY(again && again->ok());
+    QCOMPARE(client.credentials()->execRuns(), 2);
 }
 
 void tst_RestClient::tlsWrongCa()
