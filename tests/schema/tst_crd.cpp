@@ -266,7 +266,7 @@ void tst_Crd::invalidCrds_data()
                R"([{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/metadata/properties","value":{"labels":{"type":"object"}}}])")
         << QStringList{
                u"FieldValueForbidden|"_s + root
-               + u".properties[metadata].properties[labels]|Forbidden: must not be specified"_s
+               + u".properties[metadata]|Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified"_s
            };
     QTest::newRow("type inside anyOf")
         << QByteArray(
@@ -308,6 +308,61 @@ void tst_Crd::invalidCrds_data()
                u"FieldValueInvalid|"_s + root
                + u".properties[spec].properties[secretRef].default|Invalid value: map[string]interface {}{\"extra\":1, \"name\":\"x\"}: must not have unknown fields"_s
            };
+    QTest::newRow("structural errors are sorted by their text")
+        << QByteArray(
+               R"([{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/zz","value":{"type":"array"}},
+                          {"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/aa","value":{}}])")
+        << QStringList{
+               u"FieldValueRequired|"_s + root
+                   + u".properties[spec].properties[aa].type|Required value: must not be empty for specified object fields"_s,
+               u"FieldValueRequired|"_s + root
+                   + u".properties[spec].properties[zz].items|Required value: must be specified"_s
+           };
+    QTest::newRow("additionalProperties at the root")
+        << QByteArray(
+               R"([{"op":"remove","path":"/spec/versions/0/schema/openAPIV3Schema/properties"},
+                          {"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/additionalProperties","value":{"type":"string"}}])")
+        << QStringList{ u"FieldValueForbidden|"_s + root
+                        + u".additionalProperties|Forbidden: must not be used at the root"_s };
+    QTest::newRow("embedded resource without properties")
+        << QByteArray(
+               R"([{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/tpl","value":{"type":"object","x-kubernetes-embedded-resource":true}}])")
+        << QStringList{
+               u"FieldValueRequired|"_s + root
+               + u".properties[spec].properties[tpl].properties|Required value: must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields"_s
+           };
+    QTest::newRow("kind property must be a string")
+        << QByteArray(
+               R"([{"op":"replace","path":"/spec/versions/0/schema/openAPIV3Schema/properties/kind/type","value":"integer"}])")
+        << QStringList{ u"FieldValueInvalid|"_s + root
+                        + u".properties[kind].type|Invalid value: \"integer\": must be string"_s };
+    QTest::newRow("type null")
+        << QByteArray(
+               R"([{"op":"replace","path":"/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/image/type","value":"null"}])")
+        << QStringList{
+               u"FieldValueForbidden|"_s + root
+               + u".properties[spec].properties[image].type|Forbidden: type cannot be set to null, use nullable as an alternative"_s
+           };
+    QTest::newRow("list-type map key that is no item property")
+        << QByteArray(
+               R"([{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/ports","value":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["port"],"items":{"type":"object","properties":{"name":{"type":"string"}}}}}])")
+        << QStringList{
+               u"FieldValueInvalid|"_s + root
+               + u".properties[spec].properties[ports].x-kubernetes-list-map-keys|Invalid value: []string{\"port\"}: entries must all be names of item properties"_s
+           };
+    QTest::newRow("empty CEL rule")
+        << QByteArray(
+               R"([{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/spec/x-kubernetes-validations","value":[{"rule":"  "}]}])")
+        << QStringList{
+               u"FieldValueRequired|"_s + root
+               + u".properties[spec].x-kubernetes-validations[0].rule|Required value: rule is not specified"_s
+           };
+    QTest::newRow("nullable root") << QByteArray(
+        R"([{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/nullable","value":true}])")
+                                   << QStringList{
+                                          u"FieldValueForbidden|"_s + root
+                                          + u".nullable|Forbidden: nullable cannot be true at the root"_s
+                                      };
     QTest::newRow("list-type map without keys")
         << QByteArray(
                R"([{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/ports","value":{"type":"array","x-kubernetes-list-type":"map","items":{"type":"object"}}}])")

@@ -103,205 +103,443 @@ QStringList dns1123SubdomainErrors(const QString &value)
     return errors;
 }
 
-// The structural-schema rules of apiextensions-apiserver (pkg/apiserver/schema/validation.go and
-// the CRD validation of v1 schemas), reported under `path`.
-class StructuralCheck
+bool boolOf(const json &schema, const char *key)
+{
+    const json &value = member(schema, key);
+    return value.is_boolean() && value.get<bool>();
+}
+
+QString child(const QString &path, const QString &name)
+{
+    return path + u'.' + name;
+}
+
+QString key(const QString &path, const char *field, const std::string &name)
+{
+    return path + u'.' + QString::fromLatin1(field) + u'[' + QString::fromStdString(name) + u']';
+}
+
+QString index(const QString &path, const char *field, std::size_t i)
+{
+    return path + u'.' + QString::fromLatin1(field) + u'[' + QString::number(i) + u']';
+}
+
+bool isIntOrStringAnyOf(const json &anyOf)
+{
+    return anyOf.is_array() && anyOf.size() == 2 && anyOf[0] == json{ { "type", "integer" } }
+    && anyOf[1] == json{ { "type", "string" } };
+}
+
+// apimachinery's %#v of a []string.
+QString goStringSlice(const QStringList &values)
+{
+    QStringList quoted;
+    for (const QString &value : values)
+        quoted.append(gofmt::quote(value));
+    return u"[]string{"_s + quoted.join(u", "_s) + u'}';
+}
+
+// structuralschema.ValidateStructural: the invariants of a structural schema. Upstream sorts
+// these errors by their text.
+class StructuralInvariants
 {
 public:
     QList<FieldError> errors;
 
-    void checkRoot(const json &schema, const QString &path, bool statusEnabled)
+    enum class Level { Root, Item, Field };
+
+    void check(const json &s, Level level, const QString &path)
     {
-        Q_UNUSED(statusEnabled);
-        if (!schema.is_object()) {
-            errors.append(required(path, u"schemas are required"_s));
+        if (!s.is_object())
             return;
+        const QString type = str(s, "type");
+        const bool preserve = boolOf(s, "x-kubernetes-preserve-unknown-fields");
+        const bool intOrString = boolOf(s, "x-kubernetes-int-or-string");
+        const bool embedded = boolOf(s, "x-kubernetes-embedded-resource");
+        const json &items = member(s, "items");
+        const json &properties = member(s, "properties");
+        const json &additional = member(s, "additionalProperties");
+
+        if (type == u"array"_s && items.is_null())
+            errors.append(required(child(path, u"items"_s), u"must be specified"_s));
+        if (items.is_object())
+            check(items, Level::Item, child(path, u"items"_s));
+        if (properties.is_object()) {
+            for (auto it = properties.begin(); it != properties.end(); ++it)
+                check(it.value(), Level::Field, key(path, "properties", it.key()));
         }
-        const QString type = str(schema, "type");
-        if (type.isEmpty() && !boolOf(schema, "x-kubernetes-preserve-unknown-fields")
-            && !boolOf(schema, "x-kubernetes-int-or-string"))
-            errors.append(required(path + u".type"_s, u"must not be empty at the root"_s));
-        else if (!type.isEmpty() && type != u"object"_s)
-            errors.append(
-                invalid(path + u".type"_s, gofmt::quote(type), u"must be object at the root"_s));
-        if (boolOf(schema, "nullable"))
-            errors.append(forbidden(path + u".nullable"_s, u"must be false at the root"_s));
-        const json &metadata = member(member(schema, "properties"), "metadata");
-        if (metadata.is_object()) {
-            const QString metaPath = path + u".properties[metadata]"_s;
-            const QString metaType = str(metadata, "type");
-            if (!metaType.isEmpty() && metaType != u"object"_s)
+        if (!additional.is_null()) {
+            if (level == Level::Root)
+                errors.append(forbidden(child(path, u"additionalProperties"_s),
+                                        u"must not be used at the root"_s));
+            if (additional.is_object())
+                check(additional, Level::Field, child(path, u"additionalProperties"_s));
+        }
+        if (intOrString && preserve)
+            errors.append(invalid(child(path, u"x-kubernetes-preserve-unknown-fields"_s),
+                                  u"true"_s,
+                                  u"must be false if x-kubernetes-int-or-string is true"_s));
+        if (intOrString && embedded)
+            errors.append(invalid(child(path, u"x-kubernetes-embedded-resource"_s),
+                                  u"true"_s,
+                                  u"must be false if x-kubernetes-int-or-string is true"_s));
+
+        const bool skipAnyOf = intOrString && isIntOrStringAnyOf(member(s, "anyOf"));
+        const json &allOf = member(s, "allOf");
+        const bool skipFirstAllOfAnyOf = intOrString && allOf.is_array() && !allOf.empty()
+            && isIntOrStringAnyOf(member(allOf[0], "anyOf"));
+        valueValidation(s, skipAnyOf, skipFirstAllOfAnyOf, path);
+
+        const bool checkMetadata = level == Level::Root || embedded;
+        if (embedded && type != u"object"_s) {
+            if (type.isEmpty())
                 errors.append(
-                    invalid(metaPath + u".type"_s, gofmt::quote(metaType), u"must be object"_s));
-            const json &metaProperties = member(metadata, "properties");
-            if (metaProperties.is_object()) {
-                for (auto it = metaProperties.begin(); it != metaProperties.end(); ++it) {
-                    if (it.key() != "name" && it.key() != "generateName")
-                        errors.append(forbidden(metaPath + u".properties["_s
-                                                    + QString::fromStdString(it.key()) + u']',
-                                                u"must not be specified"_s));
-                }
-            }
+                    required(child(path, u"type"_s),
+                             u"must be object if x-kubernetes-embedded-resource is true"_s));
+            else
+                errors.append(
+                    invalid(child(path, u"type"_s),
+                            gofmt::quote(type),
+                            u"must be object if x-kubernetes-embedded-resource is true"_s));
+        } else if (type.isEmpty() && !intOrString && !preserve) {
+            static const QString messages[]
+                = { u"must not be empty at the root"_s,
+                    u"must not be empty for specified array items"_s,
+                    u"must not be empty for specified object fields"_s };
+            errors.append(required(child(path, u"type"_s), messages[int(level)]));
         }
-        checkNode(schema, path, false);
+        if (embedded && !additional.is_null())
+            errors.append(
+                forbidden(child(path, u"additionalProperties"_s),
+                          u"must not be used if x-kubernetes-embedded-resource is set"_s));
+        if (level == Level::Root && !type.isEmpty() && type != u"object"_s)
+            errors.append(invalid(
+                child(path, u"type"_s), gofmt::quote(type), u"must be object at the root"_s));
+        for (const char *meta : { "kind", "apiVersion" }) {
+            const json &property = member(properties, meta);
+            if (checkMetadata && property.is_object() && str(property, "type") != u"string"_s)
+                errors.append(invalid(child(key(path, "properties", meta), u"type"_s),
+                                      gofmt::quote(str(property, "type")),
+                                      u"must be string"_s));
+        }
+        const json &metadata = member(properties, "metadata");
+        if (metadata.is_object())
+            metadataInvariants(metadata, checkMetadata, level, key(path, "properties", "metadata"));
+        if (embedded && !preserve && (!properties.is_object() || properties.empty()))
+            errors.append(
+                required(child(path, u"properties"_s),
+                         u"must not be empty if x-kubernetes-embedded-resource is true without "
+                         u"x-kubernetes-preserve-unknown-fields"_s));
     }
 
 private:
-    static bool boolOf(const json &schema, const char *key)
+    void metadataInvariants(const json &s, bool checkMetadata, Level level, const QString &path)
     {
-        const json &value = member(schema, key);
-        return value.is_boolean() && value.get<bool>();
+        if (checkMetadata && str(s, "type") != u"object"_s)
+            errors.append(
+                invalid(child(path, u"type"_s), gofmt::quote(str(s, "type")), u"must be object"_s));
+        if (level != Level::Root)
+            return;
+        // Only `type`, `default` and properties name/generateName may be said about it.
+        bool extra = false;
+        for (auto it = s.begin(); it != s.end(); ++it) {
+            if (it.key() == "type" || it.key() == "default")
+                continue;
+            if (it.key() == "properties" && it->is_object()) {
+                for (auto p = it->begin(); p != it->end(); ++p)
+                    extra = extra || (p.key() != "name" && p.key() != "generateName");
+                continue;
+            }
+            extra = true;
+        }
+        if (extra)
+            errors.append(
+                forbidden(path,
+                          u"must not specify anything other than name and generateName, but "
+                          u"metadata is implicitly specified"_s));
     }
 
-    void checkValueValidation(const json &schema, const QString &path)
+    void
+    valueValidation(const json &v, bool skipAnyOf, bool skipFirstAllOfAnyOf, const QString &path)
     {
-        // Inside allOf/anyOf/oneOf/not only value validations are allowed.
-        if (!schema.is_object())
-            return;
-        static const char *forbiddenKeys[] = { "type",
-                                               "default",
-                                               "nullable",
-                                               "additionalProperties",
-                                               "x-kubernetes-preserve-unknown-fields",
-                                               "x-kubernetes-embedded-resource",
-                                               "x-kubernetes-int-or-string" };
-        for (const char *key : forbiddenKeys) {
-            const json &value = member(schema, key);
-            if (value.is_null() || (value.is_boolean() && !value.get<bool>()))
-                continue;
-            if (std::string(key) == "x-kubernetes-int-or-string")
-                continue; // allowed with the anyOf int-or-string pattern
-            errors.append(forbidden(path + u'.' + QString::fromLatin1(key),
-                                    u"must be empty to be structural"_s));
+        const json &anyOf = member(v, "anyOf");
+        if (!skipAnyOf && anyOf.is_array()) {
+            for (std::size_t i = 0; i < anyOf.size(); ++i)
+                nested(anyOf[i], false, index(path, "anyOf", i));
         }
-        const json &properties = member(schema, "properties");
+        const json &allOf = member(v, "allOf");
+        for (std::size_t i = 0; allOf.is_array() && i < allOf.size(); ++i)
+            nested(allOf[i], skipFirstAllOfAnyOf && i == 0, index(path, "allOf", i));
+        const json &oneOf = member(v, "oneOf");
+        for (std::size_t i = 0; oneOf.is_array() && i < oneOf.size(); ++i)
+            nested(oneOf[i], false, index(path, "oneOf", i));
+        if (member(v, "not").is_object())
+            nested(v["not"], false, child(path, u"not"_s));
+        const QString pattern = str(v, "pattern");
+        if (!pattern.isEmpty()) {
+            const QRegularExpression re(pattern);
+            if (!re.isValid())
+                errors.append(invalid(child(path, u"pattern"_s),
+                                      gofmt::quote(pattern),
+                                      u"must be a valid regular expression, but isn't: "_s
+                                          + re.errorString()));
+        }
+    }
+
+    // validateNestedValueValidation: inside allOf/anyOf/oneOf/not only value validations.
+    void nested(const json &v, bool skipAnyOf, const QString &path)
+    {
+        if (!v.is_object())
+            return;
+        valueValidation(v, skipAnyOf, false, path);
+        if (member(v, "items").is_object())
+            nested(v["items"], false, child(path, u"items"_s));
+        const json &properties = member(v, "properties");
         if (properties.is_object()) {
             for (auto it = properties.begin(); it != properties.end(); ++it)
-                checkValueValidation(
-                    it.value(), path + u".properties["_s + QString::fromStdString(it.key()) + u']');
+                nested(it.value(), false, key(path, "properties", it.key()));
         }
-        if (member(schema, "items").is_object())
-            checkValueValidation(member(schema, "items"), path + u".items"_s);
-        for (const char *key : { "allOf", "anyOf", "oneOf" }) {
-            const json &list = member(schema, key);
-            if (!list.is_array())
-                continue;
-            for (std::size_t i = 0; i < list.size(); ++i)
-                checkValueValidation(list[i],
-                                     path + u'.' + QString::fromLatin1(key) + u'['
-                                         + QString::number(i) + u']');
-        }
-        if (member(schema, "not").is_object())
-            checkValueValidation(member(schema, "not"), path + u".not"_s);
-    }
-
-    void checkNode(const json &schema, const QString &path, bool specifiedField)
-    {
-        if (!schema.is_object())
-            return;
-        const QString type = str(schema, "type");
-        const bool preserve = boolOf(schema, "x-kubernetes-preserve-unknown-fields");
-        const bool intOrString = boolOf(schema, "x-kubernetes-int-or-string");
-        const bool embedded = boolOf(schema, "x-kubernetes-embedded-resource");
-        if (specifiedField && type.isEmpty() && !preserve && !intOrString)
+        const auto forbid = [&](const char *field, const char *message) {
             errors.append(
-                required(path + u".type"_s, u"must not be empty for specified object fields"_s));
-        if (intOrString && !type.isEmpty())
-            errors.append(invalid(path + u".type"_s,
-                                  gofmt::quote(type),
-                                  u"must be empty if x-kubernetes-int-or-string is true"_s));
-        if (embedded && type != u"object"_s)
-            errors.append(required(path + u".type"_s,
-                                   u"must be object if x-kubernetes-embedded-resource is true"_s));
-        const json &preserveValue = member(schema, "x-kubernetes-preserve-unknown-fields");
-        if (preserveValue.is_boolean() && !preserveValue.get<bool>())
-            errors.append(invalid(path + u".x-kubernetes-preserve-unknown-fields"_s,
+                forbidden(child(path, QString::fromLatin1(field)), QString::fromLatin1(message)));
+        };
+        if (!str(v, "type").isEmpty())
+            forbid("type", "must be empty to be structural");
+        if (!member(v, "additionalProperties").is_null())
+            forbid("additionalProperties", "must be undefined to be structural");
+        if (!member(v, "default").is_null())
+            forbid("default", "must be undefined to be structural");
+        if (!str(v, "title").isEmpty())
+            forbid("title", "must be empty to be structural");
+        if (!str(v, "description").isEmpty())
+            forbid("description", "must be empty to be structural");
+        if (boolOf(v, "nullable"))
+            forbid("nullable", "must be false to be structural");
+        if (!member(v, "externalDocs").is_null())
+            forbid("externalDocs", "must be undefined to be structural");
+        if (boolOf(v, "x-kubernetes-preserve-unknown-fields"))
+            forbid("x-kubernetes-preserve-unknown-fields", "must be false to be structural");
+        if (boolOf(v, "x-kubernetes-embedded-resource"))
+            forbid("x-kubernetes-embedded-resource", "must be false to be structural");
+        if (boolOf(v, "x-kubernetes-int-or-string"))
+            forbid("x-kubernetes-int-or-string", "must be false to be structural");
+        if (!strings(member(v, "x-kubernetes-list-map-keys")).isEmpty())
+            forbid("x-kubernetes-list-map-keys", "must be empty to be structural");
+        if (!member(v, "x-kubernetes-list-type").is_null())
+            forbid("x-kubernetes-list-type", "must be undefined to be structural");
+        if (!member(v, "x-kubernetes-map-type").is_null())
+            forbid("x-kubernetes-map-type", "must be undefined to be structural");
+        if (member(v, "x-kubernetes-validations").is_array()
+            && !v["x-kubernetes-validations"].empty())
+            forbid("x-kubernetes-validations", "must be empty to be structural");
+        if (properties.is_object() && properties.contains("metadata"))
+            errors.append(forbidden(key(path, "properties", "metadata"),
+                                    u"must not be specified in a nested context"_s));
+    }
+};
+
+// validateCustomResourceDefinitionOpenAPISchema: the OpenAPI-level rules of CRD schemas.
+class OpenApiSchemaRules
+{
+public:
+    QList<FieldError> errors;
+
+    void check(const json &s, const QString &path)
+    {
+        if (!s.is_object())
+            return;
+        standard(s, path);
+        if (boolOf(s, "uniqueItems"))
+            errors.append(forbidden(
+                child(path, u"uniqueItems"_s),
+                u"uniqueItems cannot be set to true since the runtime complexity becomes quadratic"_s));
+        const json &additional = member(s, "additionalProperties");
+        const json &properties = member(s, "properties");
+        if (!additional.is_null()) {
+            if (properties.is_object() && !properties.empty()
+                && ((additional.is_boolean() && !additional.get<bool>()) || additional.is_object()))
+                errors.append(
+                    forbidden(child(path, u"additionalProperties"_s),
+                              u"additionalProperties and properties are mutual exclusive"_s));
+            if (additional.is_object())
+                check(additional, child(path, u"additionalProperties"_s));
+        }
+        if (properties.is_object()) {
+            for (auto it = properties.begin(); it != properties.end(); ++it)
+                check(it.value(), key(path, "properties", it.key()));
+        }
+        if (member(s, "not").is_object())
+            check(s["not"], child(path, u"not"_s));
+        for (const char *junctor : { "allOf", "oneOf", "anyOf" }) {
+            const json &list = member(s, junctor);
+            for (std::size_t i = 0; list.is_array() && i < list.size(); ++i)
+                check(list[i], index(path, junctor, i));
+        }
+        if (member(s, "items").is_object())
+            check(s["items"], child(path, u"items"_s));
+        const json &preserve = member(s, "x-kubernetes-preserve-unknown-fields");
+        if (preserve.is_boolean() && !preserve.get<bool>())
+            errors.append(invalid(child(path, u"x-kubernetes-preserve-unknown-fields"_s),
                                   u"false"_s,
                                   u"must be true or undefined"_s));
-        if (!member(schema, "$ref").is_null())
-            errors.append(forbidden(path + u".$ref"_s, u"$ref is not supported"_s));
-        const json &unique = member(schema, "uniqueItems");
-        if (unique.is_boolean() && unique.get<bool>())
-            errors.append(
-                forbidden(path + u".uniqueItems"_s,
-                          u"uniqueItems cannot be set to true since the runtime complexity "
-                          u"becomes quadratic"_s));
-        const json &additional = member(schema, "additionalProperties");
-        const json &properties = member(schema, "properties");
-        if (additional.is_boolean() && !additional.get<bool>())
-            errors.append(forbidden(path + u".additionalProperties"_s,
-                                    u"additionalProperties cannot be set to false"_s));
-        if (!additional.is_null() && properties.is_object() && !properties.empty())
-            errors.append(forbidden(path + u".additionalProperties"_s,
-                                    u"additionalProperties and properties are mutual exclusive"_s));
-        if (type == u"array"_s && member(schema, "items").is_null())
-            errors.append(required(path + u".items"_s, u"must be specified"_s));
-        const QString listType = str(schema, "x-kubernetes-list-type");
-        if (!listType.isEmpty()) {
-            static const QStringList listTypes = { u"atomic"_s, u"map"_s, u"set"_s };
-            if (!listTypes.contains(listType))
+        listType(s, path);
+        mapType(s, path);
+        const QStringList mapKeys = strings(member(s, "x-kubernetes-list-map-keys"));
+        const json &listTypeValue = member(s, "x-kubernetes-list-type");
+        if (!mapKeys.isEmpty()) {
+            if (listTypeValue.is_null())
                 errors.append(
-                    notSupported(path + u".x-kubernetes-list-type"_s, listType, listTypes));
-            if (type != u"array"_s)
-                errors.append(invalid(path + u".type"_s,
-                                      gofmt::quote(type),
-                                      u"must be array if x-kubernetes-list-type is specified"_s));
-            if (listType == u"map"_s
-                && strings(member(schema, "x-kubernetes-list-map-keys")).isEmpty())
-                errors.append(required(path + u".x-kubernetes-list-map-keys"_s,
-                                       u"must not be empty if x-kubernetes-list-type is map"_s));
+                    required(child(path, u"x-kubernetes-list-type"_s),
+                             u"must be map if x-kubernetes-list-map-keys is non-empty"_s));
+            else if (str(s, "x-kubernetes-list-type") != u"map"_s)
+                errors.append(invalid(child(path, u"x-kubernetes-list-type"_s),
+                                      gofmt::quote(str(s, "x-kubernetes-list-type")),
+                                      u"must be map if x-kubernetes-list-map-keys is non-empty"_s));
         }
-        if (!member(schema, "x-kubernetes-list-map-keys").is_null() && listType != u"map"_s)
-            errors.append(required(path + u".x-kubernetes-list-type"_s,
-                                   u"must be map if x-kubernetes-list-map-keys is non-empty"_s));
-
-        if (properties.is_object()) {
-            for (auto it = properties.begin(); it != properties.end(); ++it)
-                checkNode(it.value(),
-                          path + u".properties["_s + QString::fromStdString(it.key()) + u']',
-                          true);
-        }
-        if (additional.is_object())
-            checkNode(additional, path + u".additionalProperties"_s, true);
-        const json &items = member(schema, "items");
-        if (items.is_object()) {
-            if (str(items, "type").isEmpty()
-                && !boolOf(items, "x-kubernetes-preserve-unknown-fields")
-                && !boolOf(items, "x-kubernetes-int-or-string"))
-                errors.append(required(path + u".items.type"_s,
-                                       u"must not be empty for specified array items"_s));
-            checkNode(items, path + u".items"_s, false);
-        } else if (items.is_array()) {
-            errors.append(
-                forbidden(path + u".items"_s, u"items must be a schema object and not an array"_s));
-        }
-        // x-kubernetes-int-or-string may spell out its types as anyOf [{type: integer},
-        // {type: string}], directly or as the first allOf entry.
-        const bool skipAnyOf = intOrString && isIntOrStringAnyOf(member(schema, "anyOf"));
-        const json &allOf = member(schema, "allOf");
-        const bool skipFirstAllOfAnyOf = intOrString && allOf.is_array() && !allOf.empty()
-            && allOf[0].is_object() && allOf[0].size() == 1
-            && isIntOrStringAnyOf(member(allOf[0], "anyOf"));
-        for (const char *key : { "allOf", "anyOf", "oneOf" }) {
-            const json &list = member(schema, key);
-            if (!list.is_array() || (skipAnyOf && std::string(key) == "anyOf"))
-                continue;
-            for (std::size_t i = 0; i < list.size(); ++i) {
-                if (skipFirstAllOfAnyOf && i == 0 && std::string(key) == "allOf")
-                    continue;
-                checkValueValidation(list[i],
-                                     path + u'.' + QString::fromLatin1(key) + u'['
-                                         + QString::number(i) + u']');
-            }
-        }
-        if (member(schema, "not").is_object())
-            checkValueValidation(member(schema, "not"), path + u".not"_s);
+        celRules(s, path);
     }
 
-    static bool isIntOrStringAnyOf(const json &anyOf)
+private:
+    void standard(const json &s, const QString &path)
     {
-        return anyOf.is_array() && anyOf.size() == 2 && anyOf[0] == json{ { "type", "integer" } }
-        && anyOf[1] == json{ { "type", "string" } };
+        const auto forbid = [&](const char *field, const char *message) {
+            errors.append(
+                forbidden(child(path, QString::fromLatin1(field)), QString::fromLatin1(message)));
+        };
+        const QString type = str(s, "type");
+        static const QStringList types
+            = { u"array"_s, u"boolean"_s, u"integer"_s, u"number"_s, u"object"_s, u"string"_s };
+        if (type == u"null"_s)
+            forbid("type", "type cannot be set to null, use nullable as an alternative");
+        else if (!type.isEmpty() && !types.contains(type))
+            errors.append(notSupported(child(path, u"type"_s), type, types));
+        if (!str(s, "id").isEmpty())
+            forbid("id", "id is not supported");
+        if (!member(s, "additionalItems").is_null())
+            forbid("additionalItems", "additionalItems is not supported");
+        if (member(s, "patternProperties").is_object() && !s["patternProperties"].empty())
+            forbid("patternProperties", "patternProperties is not supported");
+        if (member(s, "definitions").is_object() && !s["definitions"].empty())
+            forbid("definitions", "definitions is not supported");
+        if (!member(s, "dependencies").is_null())
+            forbid("dependencies", "dependencies is not supported");
+        if (!member(s, "$ref").is_null())
+            forbid("$ref", "$ref is not supported");
+        if (member(s, "items").is_array())
+            forbid("items", "items must be a schema object and not an array");
+        if (boolOf(s, "x-kubernetes-int-or-string") && !type.isEmpty())
+            errors.append(invalid(child(path, u"type"_s),
+                                  gofmt::quote(type),
+                                  u"must be empty if x-kubernetes-int-or-string is true"_s));
+    }
+
+    void listType(const json &s, const QString &path)
+    {
+        if (member(s, "x-kubernetes-list-type").is_null())
+            return;
+        const QString listType = str(s, "x-kubernetes-list-type");
+        const QString type = str(s, "type");
+        if (type != u"array"_s) {
+            if (type.isEmpty())
+                errors.append(required(child(path, u"type"_s),
+                                       u"must be array if x-kubernetes-list-type is specified"_s));
+            else
+                errors.append(invalid(child(path, u"type"_s),
+                                      gofmt::quote(type),
+                                      u"must be array if x-kubernetes-list-type is specified"_s));
+        }
+        static const QStringList listTypes = { u"atomic"_s, u"set"_s, u"map"_s };
+        if (!listTypes.contains(listType))
+            errors.append(
+                notSupported(child(path, u"x-kubernetes-list-type"_s), listType, listTypes));
+        if (listType != u"map"_s)
+            return;
+        const QStringList keys = strings(member(s, "x-kubernetes-list-map-keys"));
+        if (keys.isEmpty())
+            errors.append(required(child(path, u"x-kubernetes-list-map-keys"_s),
+                                   u"must not be empty if x-kubernetes-list-type is map"_s));
+        const json &items = member(s, "items");
+        if (items.is_null()) {
+            errors.append(required(child(path, u"items"_s),
+                                   u"must have a schema if x-kubernetes-list-type is map"_s));
+            return;
+        }
+        if (!items.is_object() || str(items, "type") != u"object"_s) {
+            if (items.is_object())
+                errors.append(
+                    invalid(child(path, u"items.type"_s),
+                            gofmt::quote(str(items, "type")),
+                            u"must be object if parent array's x-kubernetes-list-type is map"_s));
+            return;
+        }
+        QStringList seen;
+        for (const QString &k : keys) {
+            const json &property = member(member(items, "properties"), k.toStdString().c_str());
+            if (property.is_object()) {
+                const QString keyType = str(property, "type");
+                if (keyType == u"array"_s || keyType == u"object"_s)
+                    errors.append(invalid(
+                        child(key(child(path, u"items"_s), "properties", k.toStdString()),
+                              u"type"_s),
+                        u"\"object\""_s,
+                        u"must be a scalar type if parent array's x-kubernetes-list-type is map"_s));
+            } else {
+                errors.append(invalid(child(path, u"x-kubernetes-list-map-keys"_s),
+                                      goStringSlice(keys),
+                                      u"entries must all be names of item properties"_s));
+            }
+            if (seen.contains(k))
+                errors.append(invalid(child(path, u"x-kubernetes-list-map-keys"_s),
+                                      goStringSlice(keys),
+                                      u"must not contain duplicate entries"_s));
+            seen.append(k);
+        }
+    }
+
+    void mapType(const json &s, const QString &path)
+    {
+        if (member(s, "x-kubernetes-map-type").is_null())
+            return;
+        const QString type = str(s, "type");
+        if (type != u"object"_s) {
+            if (type.isEmpty())
+                errors.append(required(child(path, u"type"_s),
+                                       u"must be object if x-kubernetes-map-type is specified"_s));
+            else
+                errors.append(invalid(child(path, u"type"_s),
+                                      gofmt::quote(type),
+                                      u"must be object if x-kubernetes-map-type is specified"_s));
+        }
+        const QString mapType = str(s, "x-kubernetes-map-type");
+        if (mapType != u"atomic"_s && mapType != u"granular"_s)
+            errors.append(notSupported(
+                child(path, u"x-kubernetes-map-type"_s), mapType, { u"atomic"_s, u"granular"_s }));
+    }
+
+    // The static checks of x-kubernetes-validations; the CEL rules themselves are not compiled.
+    void celRules(const json &s, const QString &path)
+    {
+        const json &rules = member(s, "x-kubernetes-validations");
+        for (std::size_t i = 0; rules.is_array() && i < rules.size(); ++i) {
+            const QString rulePath = index(path, "x-kubernetes-validations", i);
+            const QString rule = str(rules[i], "rule").trimmed();
+            const QString rawMessage = str(rules[i], "message");
+            const QString message = rawMessage.trimmed();
+            if (rule.isEmpty())
+                errors.append(required(child(rulePath, u"rule"_s), u"rule is not specified"_s));
+            else if (!rawMessage.isEmpty() && message.isEmpty())
+                errors.append(invalid(child(rulePath, u"message"_s),
+                                      gofmt::quote(rawMessage),
+                                      u"message must be non-empty if specified"_s));
+            else if (message.contains(u'\n') || message.contains(u'\r'))
+                errors.append(invalid(child(rulePath, u"message"_s),
+                                      gofmt::quote(rawMessage),
+                                      u"message must not contain line breaks"_s));
+            else if ((rule.contains(u'\n') || rule.contains(u'\r')) && message.isEmpty())
+                errors.append(
+                    required(child(rulePath, u"message"_s),
+                             u"message must be specified if rule contains line breaks"_s));
+        }
     }
 };
 
@@ -450,15 +688,32 @@ QList<FieldError> validateCrd(const json &crd)
                                       + QString::number(maxSchemaNesting) + u" levels deep"_s));
             continue;
         }
-        StructuralCheck check;
-        check.checkRoot(schema, schemaPath, hasStatus(version));
-        errors.append(check.errors);
-        if (check.errors.isEmpty()) {
-            auto parsed = StructuralSchema::fromJson(schema);
-            if (!parsed)
-                errors.append(invalid(schemaPath, u"\"\""_s, parsed.error().message));
-            else
-                validateDefaults(schema, schemaPath, true, errors);
+        if (!schema.is_object()) {
+            errors.append(required(schemaPath, u"schemas are required"_s));
+        } else {
+            // As ValidateCustomResourceDefinitionValidation: nullable root, then the structural
+            // invariants (sorted) or, when those hold, the defaults, then the OpenAPI rules.
+            if (boolOf(schema, "nullable"))
+                errors.append(forbidden(schemaPath + u".nullable"_s,
+                                        u"nullable cannot be true at the root"_s));
+            StructuralInvariants invariants;
+            invariants.check(schema, StructuralInvariants::Level::Root, schemaPath);
+            std::sort(invariants.errors.begin(),
+                      invariants.errors.end(),
+                      [](const FieldError &a, const FieldError &b) {
+                          return a.field + u": "_s + a.message < b.field + u": "_s + b.message;
+                      });
+            errors.append(invariants.errors);
+            OpenApiSchemaRules rules;
+            rules.check(schema, schemaPath);
+            if (invariants.errors.isEmpty()) {
+                auto parsed = StructuralSchema::fromJson(schema);
+                if (parsed)
+                    validateDefaults(schema, schemaPath, true, errors);
+                else if (rules.errors.isEmpty()) // overlaps with the OpenAPI rules otherwise
+                    errors.append(invalid(schemaPath, u"\"\""_s, parsed.error().message));
+            }
+            errors.append(rules.errors);
         }
 
         const json &subresources = member(version, "subresources");
