@@ -567,6 +567,12 @@ ApiResponse ApiServer::handleResource(const ApiRequest &request, const RequestIn
             WatchOptions options;
             options.labelSelector = queryValue(request, u"labelSelector"_s);
             options.fieldSelector = queryValue(request, u"fieldSelector"_s);
+            if (!info.name.isEmpty()) { // legacy /watch/.../{name}
+                const QString byName = u"metadata.name="_s + info.name;
+                options.fieldSelector = options.fieldSelector.isEmpty()
+                    ? byName
+                    : options.fieldSelector + u',' + byName;
+            }
             options.resourceVersion = rv;
             options.allowBookmarks = queryFlag(request, u"allowWatchBookmarks"_s);
             if (hasSendInitial)

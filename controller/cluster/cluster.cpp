@@ -367,6 +367,8 @@ RecordPtr Cluster::commitPut(const TypeEntry &type, json object, const RecordPtr
     if (type.type.version != type.storageVersion)
         object["apiVersion"] = b.storageApiVersion.toStdString();
     RecordPtr record = makeRecord(b, object, rv);
+    if (!previous && b.namespaced)
+        ++b.namespaceCounts[record->ns];
     b.objects[record->key] = record;
     if (previous) {
         for (const QString &owner : previous->ownerUids)
@@ -394,7 +396,8 @@ RecordPtr Cluster::commitDelete(const TypeEntry &type, const RecordPtr &last)
 {
     Bucket &b = bucket(type);
     const qint64 rv = ++m_revision;
-    b.objects.erase(last->key);
+    if (b.objects.erase(last->key) && b.namespaced && --b.namespaceCounts[last->ns] <= 0)
+        b.namespaceCounts.remove(last->ns);
     m_uidIndex.remove(last->uid);
     for (const QString &owner : last->ownerUids) {
         m_dependents.remove(owner, last->uid);
@@ -697,11 +700,14 @@ struct ContinueToken
 {
     qint64 rv = 0;
     std::string start;
+    qint64 served = 0; // items returned by the earlier pages (for remainingItemCount)
 };
 
-QString encodeContinue(qint64 rv, const std::string &start)
+QString encodeContinue(qint64 rv, const std::string &start, qint64 served = 0)
 {
     json token = { { "v", "meta.k8s.io/v1" }, { "rv", rv }, { "start", start } };
+    if (served > 0)
+        token["n"] = served;
     return QString::fromLatin1(
         QByteArray::fromStdString(token.dump())
             .toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals));
@@ -728,7 +734,10 @@ models::Result<ContinueToken> decodeContinue(const QString &text)
     const json &start = objectjson::member(token, "start");
     if (!start.is_string() || start.get<std::string>().empty())
         return R::failure(u"continue key is not valid: encoded start key empty"_s);
-    return ContinueToken{ rv.get<qint64>(), start.get<std::string>() };
+    const json &served = objectjson::member(token, "n");
+    return ContinueToken{ rv.get<qint64>(),
+                          start.get<std::string>(),
+                          served.is_number_integer() ? served.get<qint64>() : 0 };
 }
 
 std::optional<qint64> parseResourceVersion(const QString &text)
@@ -761,6 +770,7 @@ Cluster::listRecords(const TypeEntry &type, const QString &ns, const ListOptions
     qint64 limit = options.limit > 0 ? options.limit : 0;
     const QString &rvText = options.resourceVersion;
     std::optional<qint64> requestedRv;
+    qint64 servedBefore = 0;
     if (!rvText.isEmpty()) {
         requestedRv = parseResourceVersion(rvText);
         if (!requestedRv)
@@ -774,6 +784,7 @@ Cluster::listRecords(const TypeEntry &type, const QString &ns, const ListOptions
         if (!token)
             return ApiError::badRequest(u"invalid continue token: "_s + token.error().message);
         startKey = token->start;
+        servedBefore = token->served;
         if (token->rv > 0) {
             if (token->rv < m_compactedRevision) {
                 ApiError error = ApiError::expired(
@@ -838,15 +849,16 @@ Cluster::listRecords(const TypeEntry &type, const QString &ns, const ListOptions
         page.items.push_back(record);
         return true;
     });
+    const qint64 served = servedBefore + qint64(page.items.size());
     if (more && !hasSelector && readRv >= m_revision) {
-        for (auto it = b->objects.upper_bound(lastKey); it != b->objects.end(); ++it) {
-            if (!prefix.empty() && it->first.compare(0, prefix.size(), prefix) != 0)
-                break;
-            ++remaining;
-        }
+        // Nothing changed since the first page: the rest is what the scope holds minus what the
+        // pages have returned so far.
+        const qint64 total
+            = prefix.empty() ? qint64(b->objects.size()) : b->namespaceCounts.value(selection->ns);
+        remaining = std::max<qint64>(0, total - served);
     }
     if (more) {
-        page.continueToken = encodeContinue(readRv, lastKey + '\0');
+        page.continueToken = encodeContinue(readRv, lastKey + '\0', served);
         if (!hasSelector)
             page.remainingItemCount = remaining;
     }
@@ -1372,6 +1384,11 @@ ApiResult<WriteResult> Cluster::doDelete(const TypePtr &typePtr,
     RecordPtr existing = find(type, ns, name);
     if (!existing)
         return ApiError::notFound(type.type.group, type.type.plural, name);
+    // NamespaceLifecycle admission: the immortal namespaces.
+    if (isNamespaceType(type.type)
+        && (name == u"default" || name == u"kube-system" || name == u"kube-public"))
+        return ApiError::forbidden(
+            {}, type.type.plural, name, u"this namespace may not be deleted"_s);
     if (!options.preconditionUid.isEmpty() && options.preconditionUid != existing->uid)
         return ApiError::conflict(
             type.type.group,

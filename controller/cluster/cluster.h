@@ -233,6 +233,7 @@ private:
         QString storageKey;
         std::map<std::string, RecordPtr> objects;
         QStringList selectableFields; // union over the versions, paths like ".spec.color"
+        QHash<QString, qint64> namespaceCounts; // objects per namespace (namespaced kinds)
         bool namespaced = true;
         QString group;
         QString plural;

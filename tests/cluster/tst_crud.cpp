@@ -51,6 +51,7 @@ private slots:
     void builtinKinds();
     void hostileBodiesNeverFailInternally_data();
     void hostileBodiesNeverFailInternally();
+    void immortalNamespacesAndLegacyWatch();
 
 private:
     ApiResponse call(const QByteArray &method,
@@ -875,7 +876,23 @@ void tst_Crud::hostileBodiesNeverFailInternally()
     QVERIFY(!parse(response.body).is_discarded());
     // The cluster still serves.
     QCOMPARE(call("GET", customApps).status, 200);
-    QCOMPARE(call("DELETE", u"/api/v1/namespaces/default"_s).status, 200);
+    QCOMPARE(call("DELETE", customApps + u"/existing"_s).status, 200);
+}
+
+void tst_Crud::immortalNamespacesAndLegacyWatch()
+{
+    const ApiResponse response = call("DELETE", u"/api/v1/namespaces/default"_s);
+    QCOMPARE(response.status, 403);
+    QCOMPARE(str(parse(response.body)["message"]),
+             u"namespaces \"default\" is forbidden: this namespace may not be deleted"_s);
+    createApp("a");
+    createApp("b");
+    const ApiResponse watch = call(
+        "GET", u"/apis/infrastructure.internal.net/v1/watch/namespaces/default/customapps/b"_s);
+    QVERIFY(watch.watch);
+    auto sink = startWatch(watch);
+    QCOMPARE(sink->types(), QStringList{ u"ADDED"_s });
+    QCOMPARE(str(sink->events[0]["object"]["metadata"]["name"]), u"b"_s);
 }
 
 QTEST_GUILESS_MAIN(tst_Crud)

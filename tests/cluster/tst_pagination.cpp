@@ -19,6 +19,7 @@ private slots:
     void listsAreSortedByNamespaceThenName();
     void pagesAreServedAtTheFirstPagesRv();
     void remainingItemCountOnlyWithoutSelectors();
+    void remainingItemCountAcrossPages();
     void continueTokenErrors();
     void expiredContinueIs410WithFreshToken();
     void resourceVersionSemantics();
@@ -172,6 +173,29 @@ void tst_Pagination::remainingItemCountOnlyWithoutSelectors()
                                      + str(withSelector["metadata"]["continue"]))
                                 .body);
     QCOMPARE(names(next), (QStringList{ u"default/app-2"_s, u"default/app-3"_s }));
+}
+
+void tst_Pagination::remainingItemCountAcrossPages()
+{
+    call("POST",
+         u"/api/v1/namespaces"_s,
+         R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"other"}})");
+    for (int i = 0; i < 7; ++i)
+        createIn(u"default"_s, "app-" + std::to_string(i));
+    createIn(u"other"_s, "x");
+    QList<int> remaining;
+    QString token;
+    do {
+        const json page = parse(call("GET", customApps + u"?limit=2&continue="_s + token).body);
+        remaining << (page["metadata"].contains("remainingItemCount")
+                          ? page["metadata"]["remainingItemCount"].get<int>()
+                          : -1);
+        token = str(page["metadata"]["continue"]);
+    } while (!token.isEmpty());
+    QCOMPARE(remaining, (QList<int>{ 5, 3, 1, -1 }));
+    const json all
+        = parse(call("GET", u"/apis/infrastructure.internal.net/v1/customapps?limit=3"_s).body);
+    QCOMPARE(all["metadata"]["remainingItemCount"].get<int>(), 5);
 }
 
 void tst_Pagination::continueTokenErrors()
