@@ -238,8 +238,12 @@ void tst_Crd::invalidCrds_data()
     QTest::newRow("root type not object")
         << QByteArray(
                R"([{"op":"replace","path":"/spec/versions/0/schema/openAPIV3Schema/type","value":"string"}])")
-        << QStringList{ u"FieldValueInvalid|"_s + root
-                        + u".type|Invalid value: \"string\": must be object at the root"_s };
+        << QStringList{
+               u"FieldValueInvalid|"_s + root
+                   + u".type|Invalid value: \"string\": only \"object\" is allowed as the type at the root of the schema if the status subresource is enabled"_s,
+               u"FieldValueInvalid|"_s + root
+                   + u".type|Invalid value: \"string\": must be object at the root"_s
+           };
     QTest::newRow("property without type")
         << QByteArray(
                R"([{"op":"remove","path":"/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/image/type"}])")
@@ -322,8 +326,12 @@ void tst_Crd::invalidCrds_data()
         << QByteArray(
                R"([{"op":"remove","path":"/spec/versions/0/schema/openAPIV3Schema/properties"},
                           {"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/additionalProperties","value":{"type":"string"}}])")
-        << QStringList{ u"FieldValueForbidden|"_s + root
-                        + u".additionalProperties|Forbidden: must not be used at the root"_s };
+        << QStringList{
+               u"FieldValueInvalid|"_s + root
+                   + u"|Invalid value: ...: only [Description Type Format Title Maximum ExclusiveMaximum Minimum ExclusiveMinimum MaxLength MinLength Pattern MaxItems MinItems UniqueItems MultipleOf Required Items Properties ExternalDocs Example XPreserveUnknownFields XValidations] fields are allowed at the root of the schema if the status subresource is enabled"_s,
+               u"FieldValueForbidden|"_s + root
+                   + u".additionalProperties|Forbidden: must not be used at the root"_s
+           };
     QTest::newRow("embedded resource without properties")
         << QByteArray(
                R"([{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/tpl","value":{"type":"object","x-kubernetes-embedded-resource":true}}])")
@@ -357,12 +365,37 @@ void tst_Crd::invalidCrds_data()
                u"FieldValueRequired|"_s + root
                + u".properties[spec].x-kubernetes-validations[0].rule|Required value: rule is not specified"_s
            };
-    QTest::newRow("nullable root") << QByteArray(
-        R"([{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/nullable","value":true}])")
-                                   << QStringList{
-                                          u"FieldValueForbidden|"_s + root
-                                          + u".nullable|Forbidden: nullable cannot be true at the root"_s
-                                      };
+    QTest::newRow("nullable root")
+        << QByteArray(
+               R"([{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/nullable","value":true}])")
+        << QStringList{
+               u"FieldValueInvalid|"_s + root
+                   + u"|Invalid value: ...: only [Description Type Format Title Maximum ExclusiveMaximum Minimum ExclusiveMinimum MaxLength MinLength Pattern MaxItems MinItems UniqueItems MultipleOf Required Items Properties ExternalDocs Example XPreserveUnknownFields XValidations] fields are allowed at the root of the schema if the status subresource is enabled"_s,
+
+               u"FieldValueForbidden|"_s + root
+                   + u".nullable|Forbidden: nullable cannot be true at the root"_s
+           };
+    QTest::newRow("default in top-level metadata")
+        << QByteArray(
+               R"([{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/metadata/default","value":{}}])")
+        << QStringList{
+               u"FieldValueForbidden|"_s + root
+               + u".properties[metadata].default|Forbidden: must not be set in top-level metadata"_s
+           };
+    QTest::newRow("list-type map key neither required nor defaulted")
+        << QByteArray(
+               R"([{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/ports","value":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name"],"items":{"type":"object","properties":{"name":{"type":"string"}}}}}])")
+        << QStringList{
+               u"FieldValueRequired|"_s + root
+               + u".properties[spec].properties[ports].items.properties[name].default|Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property"_s
+           };
+    QTest::newRow("scale label selector outside spec and status")
+        << QByteArray(
+               R"([{"op":"add","path":"/spec/versions/0/subresources/scale","value":{"specReplicasPath":".spec.replicas","statusReplicasPath":"status.replicas","labelSelectorPath":".metadata.labels"}}])")
+        << QStringList{
+               u"FieldValueInvalid|spec.versions[0].subresources.scale.statusReplicasPath|Invalid value: \"status.replicas\": must be a simple json path starting with ."_s,
+               u"FieldValueInvalid|spec.versions[0].subresources.scale.labelSelectorPath|Invalid value: \".metadata.labels\": should be a json path under either .spec or .status"_s
+           };
     QTest::newRow("list-type map without keys")
         << QByteArray(
                R"([{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/ports","value":{"type":"array","x-kubernetes-list-type":"map","items":{"type":"object"}}}])")

@@ -8,6 +8,7 @@
 
 #include <QSet>
 #include <algorithm>
+#include <set>
 
 using namespace Qt::StringLiterals;
 using json = nlohmann::json;
@@ -343,12 +344,17 @@ class OpenApiSchemaRules
 {
 public:
     QList<FieldError> errors;
+    QList<FieldError> mapKeyErrors; // validateMapListKeysMapSet, reported after the others
 
-    void check(const json &s, const QString &path)
+    // `noDefaults`: why defaults are forbidden here ("in top-level metadata"), empty if allowed.
+    void
+    check(const json &s, const QString &path, bool root = false, const QString &noDefaults = {})
     {
         if (!s.is_object())
             return;
         standard(s, path);
+        if (!noDefaults.isEmpty() && !member(s, "default").is_null())
+            errors.append(forbidden(child(path, u"default"_s), u"must not be set "_s + noDefaults));
         if (boolOf(s, "uniqueItems"))
             errors.append(forbidden(
                 child(path, u"uniqueItems"_s),
@@ -362,21 +368,28 @@ public:
                     forbidden(child(path, u"additionalProperties"_s),
                               u"additionalProperties and properties are mutual exclusive"_s));
             if (additional.is_object())
-                check(additional, child(path, u"additionalProperties"_s));
+                check(additional, child(path, u"additionalProperties"_s), false, noDefaults);
         }
         if (properties.is_object()) {
             for (auto it = properties.begin(); it != properties.end(); ++it)
-                check(it.value(), key(path, "properties", it.key()));
+                check(it.value(),
+                      key(path, "properties", it.key()),
+                      false,
+                      root
+                              && (it.key() == "metadata" || it.key() == "apiVersion"
+                                  || it.key() == "kind")
+                          ? u"in top-level "_s + QString::fromStdString(it.key())
+                          : noDefaults);
         }
         if (member(s, "not").is_object())
-            check(s["not"], child(path, u"not"_s));
+            check(s["not"], child(path, u"not"_s), false, noDefaults);
         for (const char *junctor : { "allOf", "oneOf", "anyOf" }) {
             const json &list = member(s, junctor);
             for (std::size_t i = 0; list.is_array() && i < list.size(); ++i)
-                check(list[i], index(path, junctor, i));
+                check(list[i], index(path, junctor, i), false, noDefaults);
         }
         if (member(s, "items").is_object())
-            check(s["items"], child(path, u"items"_s));
+            check(s["items"], child(path, u"items"_s), false, noDefaults);
         const json &preserve = member(s, "x-kubernetes-preserve-unknown-fields");
         if (preserve.is_boolean() && !preserve.get<bool>())
             errors.append(invalid(child(path, u"x-kubernetes-preserve-unknown-fields"_s),
@@ -396,6 +409,8 @@ public:
                                       gofmt::quote(str(s, "x-kubernetes-list-type")),
                                       u"must be map if x-kubernetes-list-map-keys is non-empty"_s));
         }
+        errors.append(mapKeyErrors);
+        mapKeyErrors.clear();
         celRules(s, path);
     }
 
@@ -487,6 +502,19 @@ private:
                 errors.append(invalid(child(path, u"x-kubernetes-list-map-keys"_s),
                                       goStringSlice(keys),
                                       u"entries must all be names of item properties"_s));
+            }
+            if (property.is_object()) {
+                const QStringList required_ = strings(member(items, "required"));
+                const QString propertyPath
+                    = key(child(path, u"items"_s), "properties", k.toStdString());
+                if (!required_.contains(k) && member(property, "default").is_null())
+                    mapKeyErrors.append(required(
+                        child(propertyPath, u"default"_s),
+                        u"this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property"_s));
+                if (boolOf(property, "nullable"))
+                    mapKeyErrors.append(forbidden(
+                        child(propertyPath, u"nullable"_s),
+                        u"this property is in x-kubernetes-list-map-keys, so it cannot be nullable"_s));
             }
             if (seen.contains(k))
                 errors.append(invalid(child(path, u"x-kubernetes-list-map-keys"_s),
@@ -693,6 +721,59 @@ QList<FieldError> validateCrd(const json &crd)
         } else {
             // As ValidateCustomResourceDefinitionValidation: nullable root, then the structural
             // invariants (sorted) or, when those hold, the defaults, then the OpenAPI rules.
+            if (hasStatus(version)) {
+                // Only these may be said at the root when status is a subresource (upstream
+                // reports the first offender, with the whole schema as the value).
+                static const std::set<std::string> allowed
+                    = { "description",
+                        "type",
+                        "format",
+                        "title",
+                        "maximum",
+                        "exclusiveMaximum",
+                        "minimum",
+                        "exclusiveMinimum",
+                        "maxLength",
+                        "minLength",
+                        "pattern",
+                        "maxItems",
+                        "minItems",
+                        "uniqueItems",
+                        "multipleOf",
+                        "required",
+                        "items",
+                        "properties",
+                        "externalDocs",
+                        "example",
+                        "x-kubernetes-preserve-unknown-fields",
+                        "x-kubernetes-validations" };
+                if (member(schema, "type").is_string() && str(schema, "type") != u"object"_s) {
+                    errors.append(
+                        invalid(schemaPath + u".type"_s,
+                                gofmt::quote(str(schema, "type")),
+                                u"only \"object\" is allowed as the type at the root of the "
+                                u"schema if the status subresource is enabled"_s));
+                } else {
+                    for (auto it = schema.begin(); it != schema.end(); ++it) {
+                        const bool zero = it->is_null() || (it->is_boolean() && !it->get<bool>())
+                            || (it->is_string() && it->get_ref<const std::string &>().empty())
+                            || (it->is_structured() && it->empty());
+                        if (zero || allowed.contains(it.key()))
+                            continue;
+                        errors.append(invalid(
+                            schemaPath,
+                            u"..."_s,
+                            u"only [Description Type Format Title Maximum ExclusiveMaximum Minimum "
+                            u"ExclusiveMinimum MaxLength MinLength Pattern MaxItems MinItems "
+                            u"UniqueItems MultipleOf Required Items Properties ExternalDocs "
+                            u"Example "
+                            u"XPreserveUnknownFields XValidations] fields are allowed at the root "
+                            u"of "
+                            u"the schema if the status subresource is enabled"_s));
+                        break;
+                    }
+                }
+            }
             if (boolOf(schema, "nullable"))
                 errors.append(forbidden(schemaPath + u".nullable"_s,
                                         u"nullable cannot be true at the root"_s));
@@ -705,7 +786,7 @@ QList<FieldError> validateCrd(const json &crd)
                       });
             errors.append(invariants.errors);
             OpenApiSchemaRules rules;
-            rules.check(schema, schemaPath);
+            rules.check(schema, schemaPath, true);
             if (invariants.errors.isEmpty()) {
                 auto parsed = StructuralSchema::fromJson(schema);
                 if (parsed)
@@ -719,21 +800,34 @@ QList<FieldError> validateCrd(const json &crd)
         const json &subresources = member(version, "subresources");
         const json &scale = member(subresources, "scale");
         if (scale.is_object()) {
+            // ValidateCustomResourceDefinitionSubresources with validateSimpleJSONPath.
             const QString scalePath = path + u".subresources.scale"_s;
-            const QString specReplicas = str(scale, "specReplicasPath");
-            const QString statusReplicas = str(scale, "statusReplicasPath");
-            if (specReplicas.isEmpty())
-                errors.append(required(scalePath + u".specReplicasPath"_s));
-            else if (!specReplicas.startsWith(u".spec."_s))
-                errors.append(invalid(scalePath + u".specReplicasPath"_s,
-                                      gofmt::quote(specReplicas),
-                                      u"should be a json path under .spec"_s));
-            if (statusReplicas.isEmpty())
-                errors.append(required(scalePath + u".statusReplicasPath"_s));
-            else if (!statusReplicas.startsWith(u".status."_s))
-                errors.append(invalid(scalePath + u".statusReplicasPath"_s,
-                                      gofmt::quote(statusReplicas),
-                                      u"should be a json path under .status"_s));
+            const auto simplePath = [&](const QString &field, const QString &value) {
+                if (value.startsWith(u'.'))
+                    return true;
+                errors.append(invalid(scalePath + u'.' + field,
+                                      gofmt::quote(value),
+                                      u"must be a simple json path starting with ."_s));
+                return false;
+            };
+            const auto replicasPath = [&](const char *name, const QString &prefix) {
+                const QString field = QString::fromLatin1(name);
+                const QString value = str(scale, name);
+                if (value.isEmpty())
+                    errors.append(required(scalePath + u'.' + field));
+                else if (simplePath(field, value) && !value.startsWith(prefix))
+                    errors.append(invalid(scalePath + u'.' + field,
+                                          gofmt::quote(value),
+                                          u"should be a json path under "_s + prefix.chopped(1)));
+            };
+            replicasPath("specReplicasPath", u".spec."_s);
+            replicasPath("statusReplicasPath", u".status."_s);
+            const QString selector = str(scale, "labelSelectorPath");
+            if (!selector.isEmpty() && simplePath(u"labelSelectorPath"_s, selector)
+                && !selector.startsWith(u".spec."_s) && !selector.startsWith(u".status."_s))
+                errors.append(invalid(scalePath + u".labelSelectorPath"_s,
+                                      gofmt::quote(selector),
+                                      u"should be a json path under either .spec or .status"_s));
         }
 
         const json &columns = member(version, "additionalPrinterColumns");
