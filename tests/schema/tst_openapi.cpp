@@ -335,6 +335,17 @@ void tst_OpenApi::pathsFollowSubresources()
     for (const char *method : { "get", "put", "patch", "delete" })
         QVERIFY2(item.contains(method), method);
     QCOMPARE_JSON(item["patch"]["x-kubernetes-action"], json("patch"));
+    QCOMPARE_JSON(item["patch"]["description"], json("partially update the specified CustomApp"));
+    const json &collection
+        = app["paths"]["/apis/infrastructure.internal.net/v1/namespaces/{namespace}/customapps"];
+    QCOMPARE_JSON(collection["post"]["description"], json("create a CustomApp"));
+    QCOMPARE_JSON(collection["get"]["description"], json("list objects of kind CustomApp"));
+    QCOMPARE_JSON(collection["delete"]["description"], json("delete collection of CustomApp"));
+    QCOMPARE_JSON(
+        app["paths"]
+           ["/apis/infrastructure.internal.net/v1/namespaces/{namespace}/customapps/{name}/status"]
+           ["patch"]["description"],
+        json("partially update status of the specified CustomApp"));
     QVERIFY(item["patch"]["requestBody"]["content"].contains("application/merge-patch+json"));
 
     const json pools = openApiV3Document(u"cluster.x-k8s.io/v1beta2"_s, cluster());

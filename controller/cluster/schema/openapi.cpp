@@ -515,6 +515,26 @@ std::string groupVersionId(const ResourceType &type)
     return (id + QString::fromStdString(title(type.version))).toStdString();
 }
 
+// The apiextensions builder's descriptionFor: "list objects of kind CustomApp", "create a
+// CustomApp", "partially update status of the specified CustomApp", ...
+std::string
+describe(const std::string &verb, const std::string &subresource, const std::string &kind)
+{
+    const std::string of = subresource.empty() ? std::string() : " " + subresource + " of";
+    if (verb == "list")
+        return "list" + of + " objects of kind " + kind;
+    if (verb == "create" || verb == "delete") {
+        const bool vowel
+            = !kind.empty() && std::string("AEIOUaeiou").find(kind.front()) != std::string::npos;
+        return verb + of + (vowel ? " an " : " a ") + kind;
+    }
+    if (verb == "deletecollection")
+        return "delete collection of" + (of.empty() ? std::string() : of + " a") + " " + kind;
+    if (verb == "patch")
+        return "partially update" + of + " the specified " + kind;
+    return verb + of + " the specified " + kind;
+}
+
 json operation(const ResourceType &type,
                const std::string &action,
                const std::string &verb,
@@ -527,8 +547,7 @@ json operation(const ResourceType &type,
     const std::string namespaced = type.namespaced ? "Namespaced" : "";
     const std::string operationVerb = verb == "get" ? "read" : (verb == "put" ? "replace" : verb);
     json op;
-    op["description"] = (operationVerb + (subresource.empty() ? "" : " " + subresource + " of")
-                         + " the specified " + kind);
+    op["description"] = describe(operationVerb, subresource, kind);
     op["operationId"] = operationVerb + groupVersionId(type) + namespaced + kind
         + title(QString::fromStdString(subresource));
     QString tag = type.group.isEmpty() ? u"core"_s : QString();
