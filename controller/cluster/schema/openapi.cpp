@@ -571,9 +571,10 @@ json operation(const ResourceType &type,
                                   { { "application/json", { { "schema", okSchema } } },
                                     { "application/yaml", { { "schema", okSchema } } } } } } } };
     }
-    if (action == "post" || action == "put")
-        op["responses"]["201"] = op["responses"]["200"],
+    if (action == "post" || action == "put") {
+        op["responses"]["201"] = op["responses"]["200"];
         op["responses"]["201"]["description"] = "Created";
+    }
     const std::string bodyModel = action == "patch" ? metaPrefix + "Patch"
         : action == "delete"                        ? metaPrefix + "DeleteOptions"
                                                     : responseModel;
@@ -609,10 +610,12 @@ json pathParameter(const char *name, const std::string &description, bool v2)
     json p = {
         { "name", name }, { "in", "path" }, { "description", description }, { "required", true }
     };
-    if (v2)
-        p["type"] = "string", p["uniqueItems"] = true;
-    else
+    if (v2) {
+        p["type"] = "string";
+        p["uniqueItems"] = true;
+    } else {
         p["schema"] = { { "type", "string" }, { "uniqueItems", true } };
+    }
     return p;
 }
 
@@ -623,10 +626,12 @@ json prettyParameter(bool v2)
                { "description",
                  "If 'true', then the output is pretty printed. Defaults to 'false' unless the "
                  "user-agent indicates a browser or command-line HTTP tool (curl and wget)." } };
-    if (v2)
-        p["type"] = "string", p["uniqueItems"] = true;
-    else
+    if (v2) {
+        p["type"] = "string";
+        p["uniqueItems"] = true;
+    } else {
         p["schema"] = { { "type", "string" }, { "uniqueItems", true } };
+    }
     return p;
 }
 
