@@ -396,6 +396,13 @@ void tst_Crd::invalidCrds_data()
                u"FieldValueInvalid|spec.versions[0].subresources.scale.statusReplicasPath|Invalid value: \"status.replicas\": must be a simple json path starting with ."_s,
                u"FieldValueInvalid|spec.versions[0].subresources.scale.labelSelectorPath|Invalid value: \".metadata.labels\": should be a json path under either .spec or .status"_s
            };
+    QTest::newRow("set of non-atomic objects")
+        << QByteArray(
+               R"([{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/peers","value":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"object","properties":{"host":{"type":"string"}}}}}])")
+        << QStringList{
+               u"FieldValueInvalid|"_s + root
+               + u".properties[spec].properties[peers].items.x-kubernetes-map-type|Invalid value: null: must be atomic as item of a list with x-kubernetes-list-type=set"_s
+           };
     QTest::newRow("list-type map without keys")
         << QByteArray(
                R"([{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/ports","value":{"type":"array","x-kubernetes-list-type":"map","items":{"type":"object"}}}])")

@@ -464,6 +464,25 @@ private:
                                       u"must be array if x-kubernetes-list-type is specified"_s));
         }
         static const QStringList listTypes = { u"atomic"_s, u"set"_s, u"map"_s };
+        const json &setItems = member(s, "items");
+        if (type == u"array"_s && listType == u"set"_s && setItems.is_object()) {
+            // Items of a set must be atomic (upstream shows the items' list type as the value).
+            const QString shown = member(setItems, "x-kubernetes-list-type").is_string()
+                ? gofmt::quote(str(setItems, "x-kubernetes-list-type"))
+                : u"null"_s;
+            const QString itemType = str(setItems, "type");
+            const QString itemListType = str(setItems, "x-kubernetes-list-type");
+            if (itemType == u"array"_s && !itemListType.isEmpty() && itemListType != u"atomic"_s)
+                errors.append(
+                    invalid(child(path, u"items.x-kubernetes-list-type"_s),
+                            shown,
+                            u"must be atomic as item of a list with x-kubernetes-list-type=set"_s));
+            if (itemType == u"object"_s && str(setItems, "x-kubernetes-map-type") != u"atomic"_s)
+                errors.append(
+                    invalid(child(path, u"items.x-kubernetes-map-type"_s),
+                            shown,
+                            u"must be atomic as item of a list with x-kubernetes-list-type=set"_s));
+        }
         if (!listTypes.contains(listType))
             errors.append(
                 notSupported(child(path, u"x-kubernetes-list-type"_s), listType, listTypes));
