@@ -422,9 +422,15 @@ void Cluster::appendEvent(ClusterEvent event)
     m_history.push_back(event);
     trimHistory();
     m_controllersPending = true;
-    const std::vector<ClusterWatch *> watches = m_watches;
-    for (ClusterWatch *watch : watches) {
-        if (std::find(m_watches.begin(), m_watches.end(), watch) != m_watches.end())
+    // Keep each watch alive while it writes: a sink may drop its stream from inside send().
+    std::vector<std::shared_ptr<ClusterWatch>> watches;
+    watches.reserve(m_watches.size());
+    for (ClusterWatch *watch : m_watches) {
+        if (auto alive = watch->weak_from_this().lock())
+            watches.push_back(std::move(alive));
+    }
+    for (const auto &watch : watches) {
+        if (std::find(m_watches.begin(), m_watches.end(), watch.get()) != m_watches.end())
             watch->deliver(event);
     }
     const auto subscribers = m_subscribers;

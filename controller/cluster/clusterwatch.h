@@ -15,7 +15,7 @@ namespace reconscope::controller::cluster {
 // start() it writes the initial ADDED events (or replays the history after the requested RV, or
 // the 410 ERROR event when that RV is too old), then every matching change, bookmarks when asked
 // for, and ends after timeoutSeconds.
-class ClusterWatch final : public WatchStream
+class ClusterWatch final : public WatchStream, public std::enable_shared_from_this<ClusterWatch>
 {
 public:
     ClusterWatch(Cluster *cluster,

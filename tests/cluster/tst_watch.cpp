@@ -29,6 +29,7 @@ private slots:
     void invalidOptions();
     void sendInitialEvents();
     void inProcessSubscription();
+    void sinkMayDropItsStreamWhileWriting();
 
 private:
     ApiResponse call(const QByteArray &method,
@@ -340,6 +341,36 @@ void tst_Watch::inProcessSubscription()
     auto list = m_cluster->list(ref, u"default"_s);
     QVERIFY(list);
     QCOMPARE((*list)["items"].size(), size_t(2));
+}
+
+void tst_Watch::sinkMayDropItsStreamWhileWriting()
+{
+    // A transport that lets go of the stream from inside send() (the client vanished).
+    struct DroppingSink final : WatchSink
+    {
+        std::shared_ptr<WatchStream> *holder = nullptr;
+        int sent = 0;
+        void send(const QByteArray &) override
+        {
+            ++sent;
+            holder->reset();
+        }
+        void finish() override { }
+    };
+    ApiResponse response = call("GET",
+                                customApps + u"?watch=true&resourceVersion="_s
+                                    + QString::number(m_cluster->currentResourceVersion()));
+    std::shared_ptr<WatchStream> holder = std::move(response.watch);
+    auto sink = std::make_shared<DroppingSink>();
+    sink->holder = &holder;
+    holder->start(sink);
+    QCOMPARE(m_cluster->watchCount(), 1);
+    createApp("a");
+    QCOMPARE(sink->sent, 1);
+    QVERIFY(!holder);
+    QCOMPARE(m_cluster->watchCount(), 0);
+    createApp("b");
+    QCOMPARE(sink->sent, 1);
 }
 
 QTEST_GUILESS_MAIN(tst_Watch)
