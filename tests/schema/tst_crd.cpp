@@ -403,6 +403,14 @@ void tst_Crd::invalidCrds_data()
                u"FieldValueInvalid|"_s + root
                + u".properties[spec].properties[peers].items.x-kubernetes-map-type|Invalid value: null: must be atomic as item of a list with x-kubernetes-list-type=set"_s
            };
+    QTest::newRow("selectable fields")
+        << QByteArray(
+               R"([{"op":"add","path":"/spec/versions/0/selectableFields","value":[{"jsonPath":".spec.image"},{"jsonPath":".spec.nope"},{"jsonPath":".spec.secretRef"},{"jsonPath":".spec.image"}]}])")
+        << QStringList{
+               u"FieldValueInvalid|spec.versions[0].selectableFields[1].jsonPath|Invalid value: \".spec.nope\": is an invalid path: does not refer to a valid field"_s,
+               u"FieldValueInvalid|spec.versions[0].selectableFields[2].jsonPath|Invalid value: \".spec.secretRef\": must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed."_s,
+               u"FieldValueDuplicate|spec.versions[0].selectableFields[3].jsonPath|Duplicate value: \".spec.image\""_s
+           };
     QTest::newRow("list-type map without keys")
         << QByteArray(
                R"([{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/ports","value":{"type":"array","x-kubernetes-list-type":"map","items":{"type":"object"}}}])")

@@ -643,6 +643,67 @@ int nestingDepth(const json &value)
     return deepest + 1;
 }
 
+// ValidateCustomResourceSelectableFields: dot-notation paths to string, boolean or integer
+// fields outside metadata, unique, at most eight.
+void validateSelectableFields(const json &version,
+                              const json &schema,
+                              const QString &path,
+                              QList<FieldError> &errors)
+{
+    const json &fields = member(version, "selectableFields");
+    if (!fields.is_array() || fields.empty())
+        return;
+    QStringList unique;
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+        const QString fieldPath = path + u'[' + QString::number(i) + u"].jsonPath"_s;
+        const QString jsonPath = str(fields[i], "jsonPath");
+        if (jsonPath.isEmpty()) {
+            errors.append(required(fieldPath));
+            continue;
+        }
+        const json *node = &schema;
+        QStringList segments
+            = jsonPath.startsWith(u'.') ? jsonPath.mid(1).split(u'.') : QStringList();
+        bool found = !segments.isEmpty();
+        for (const QString &segment : segments) {
+            const json &next = member(member(*node, "properties"), segment.toStdString().c_str());
+            if (segment.isEmpty() || !next.is_object()) {
+                found = false;
+                break;
+            }
+            node = &next;
+        }
+        if (!found) {
+            errors.append(invalid(fieldPath,
+                                  gofmt::quote(jsonPath),
+                                  u"is an invalid path: does not refer to a valid field"_s));
+            continue;
+        }
+        if (segments.first() == u"metadata"_s)
+            errors.append(invalid(
+                fieldPath, gofmt::quote(jsonPath), u"must not point to fields in metadata"_s));
+        const QString type = str(*node, "type");
+        if (type != u"string"_s && type != u"boolean"_s && type != u"integer"_s)
+            errors.append(
+                invalid(fieldPath,
+                        gofmt::quote(jsonPath),
+                        u"must point to a field of type string, boolean or integer. Enum string "
+                        u"fields and strings with formats are allowed."_s));
+        const QString normalized = segments.join(u'.');
+        if (unique.contains(normalized))
+            errors.append({ u"FieldValueDuplicate"_s,
+                            fieldPath,
+                            u"Duplicate value: "_s + gofmt::quote(jsonPath) });
+        else
+            unique.append(normalized);
+    }
+    if (unique.size() > 8)
+        errors.append({ u"FieldValueTooMany"_s,
+                        path,
+                        u"Too many: "_s + QString::number(unique.size())
+                            + u": must have at most 8 items"_s });
+}
+
 bool hasStatus(const json &version)
 {
     return member(version, "subresources").is_object()
@@ -848,6 +909,8 @@ QList<FieldError> validateCrd(const json &crd)
                                       gofmt::quote(selector),
                                       u"should be a json path under either .spec or .status"_s));
         }
+
+        validateSelectableFields(version, schema, path + u".selectableFields"_s, errors);
 
         const json &columns = member(version, "additionalPrinterColumns");
         for (std::size_t c = 0; columns.is_array() && c < columns.size(); ++c) {

@@ -15,7 +15,7 @@ models::Result<QList<ResourceType>> resourceTypesFromCrd(const nlohmann::json &c
 // group has a dot, scope, names are DNS labels, unique versions with exactly one storage version,
 // structural schemas (types, metadata, items, additionalProperties, int-or-string, list types,
 // value validations only inside allOf/anyOf/oneOf/not), pruned and valid defaults, scale paths,
-// printer columns. Not checked: CEL rules, selectableFields, status.storedVersions.
+// printer columns, selectableFields. Not checked: CEL rule compilation, status.storedVersions.
 QList<FieldError> validateCrd(const nlohmann::json &crd);
 // The defaults the API server sets on a CRD: names.singular (lower-case kind), names.listKind
 // (kind + "List"), spec.conversion.strategy None.
