@@ -1,0 +1,224 @@
+#include "controller/operator/reconcilecommand.h"
+
+#include "controller/kube/kubeconfig.h"
+#include "controller/operator/customappoperator.h"
+#include "controller/operator/metricsendpoint.h"
+
+#include <spdlog/spdlog.h>
+
+#include <QCoreApplication>
+#include <QHostInfo>
+#include <QRandomGenerator>
+#include <QSocketNotifier>
+#include <QTimer>
+
+#include <csignal>
+#include <cstdio>
+#include <sys/socket.h>
+#include <unistd.h>
+
+using namespace Qt::StringLiterals;
+
+namespace reconscope::controller::operators {
+
+namespace {
+
+int signalPipe[2] = { -1, -1 };
+
+void handleSignal(int)
+{
+    const char byte = 1;
+    [[maybe_unused]] const auto written = ::write(signalPipe[1], &byte, 1);
+}
+
+bool installSignalHandlers()
+{
+    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, signalPipe) != 0)
+        return false;
+    struct sigaction action = {};
+    action.sa_handler = handleSignal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    return ::sigaction(SIGINT, &action, nullptr) == 0
+        && ::sigaction(SIGTERM, &action, nullptr) == 0;
+}
+
+} // namespace
+
+QString ReconcileCommand::usage()
+{
+    return u"Usage: reconscope reconcile [options]\n"
+           "Runs the CustomApp reconciler headless against the cluster a kubeconfig names.\n\n"
+           "  --kubeconfig FILE            kubeconfig (default: $KUBECONFIG, ~/.kube/config)\n"
+           "  --context NAME               context (default: current-context)\n"
+           "  -n, --namespace NS           namespace to reconcile (default: the context's;\n"
+           "                               -A / --all-namespaces for all)\n"
+           "  --dry-run                    log the writes (as JSON patches) without sending them\n"
+           "  --metrics-bind-address ADDR  serve Prometheus metrics on ADDR (host:port, \"0\" "
+           "off)\n"
+           "  --log-level LEVEL            trace, debug, info (default), warn, error, off\n"
+           "  --leader-elect=false         do not take the Lease (default: take it, so that a\n"
+           "                               local run never fights the deployed operator)\n"
+           "  --leader-election-namespace NS, --leader-election-id NAME, --identity ID\n"_s;
+}
+
+models::Result<ReconcileCommandOptions>
+ReconcileCommand::parseArguments(const QStringList &arguments)
+{
+    ReconcileCommandOptions options;
+    for (qsizetype i = 0; i < arguments.size(); ++i) {
+        QString argument = arguments[i];
+        QString value;
+        bool hasInlineValue = false;
+        if (argument.startsWith(u"--") && argument.contains(u'=')) {
+            value = argument.mid(argument.indexOf(u'=') + 1);
+            argument = argument.left(argument.indexOf(u'='));
+            hasInlineValue = true;
+        }
+        auto next = [&](QString *out) -> bool {
+            if (hasInlineValue) {
+                *out = value;
+                return true;
+            }
+            if (i + 1 >= arguments.size())
+                return false;
+            *out = arguments[++i];
+            return true;
+        };
+        QString *target = nullptr;
+        if (argument == u"--kubeconfig")
+            target = &options.kubeconfig;
+        else if (argument == u"--context")
+            target = &options.context;
+        else if (argument == u"-n" || argument == u"--namespace")
+            target = &options.namespace_;
+        else if (argument == u"--metrics-bind-address")
+            target = &options.metricsBindAddress;
+        else if (argument == u"--log-level")
+            target = &options.logLevel;
+        else if (argument == u"--leader-election-namespace")
+            target = &options.leaseNamespace;
+        else if (argument == u"--leader-election-id")
+            target = &options.leaseName;
+        else if (argument == u"--identity")
+            target = &options.identity;
+        if (target) {
+            if (!next(target) || target->isEmpty())
+                return models::Result<ReconcileCommandOptions>::failure(
+                    u"%1 needs a value"_s.arg(argument));
+            continue;
+        }
+        if (argument == u"-A" || argument == u"--all-namespaces") {
+            options.namespace_ = u"*"_s;
+        } else if (argument == u"--dry-run") {
+            options.dryRun = !hasInlineValue || value == u"true";
+        } else if (argument == u"--leader-elect") {
+            if (hasInlineValue && value != u"true" && value != u"false")
+                return models::Result<ReconcileCommandOptions>::failure(
+                    u"--leader-elect takes true or false"_s);
+            options.leaderElect = !hasInlineValue || value == u"true";
+        } else {
+            return models::Result<ReconcileCommandOptions>::failure(
+                u"unknown argument \"%1\""_s.arg(arguments[i]));
+        }
+    }
+    static const QStringList levels{ u"trace"_s, u"debug"_s, u"info"_s,
+                                     u"warn"_s,  u"error"_s, u"off"_s };
+    if (!levels.contains(options.logLevel))
+        return models::Result<ReconcileCommandOptions>::failure(
+            u"unknown log level \"%1\" (want %2)"_s.arg(options.logLevel, levels.join(u", "_s)));
+    if (!options.metricsBindAddress.isEmpty() && options.metricsBindAddress != u"0") {
+        QHostAddress address;
+        quint16 port = 0;
+        if (!MetricsEndpoint::parseBindAddress(options.metricsBindAddress, &address, &port))
+            return models::Result<ReconcileCommandOptions>::failure(
+                u"invalid --metrics-bind-address \"%1\" (want host:port)"_s.arg(
+                    options.metricsBindAddress));
+    }
+    return options;
+}
+
+int ReconcileCommand::run(const ReconcileCommandOptions &options)
+{
+    spdlog::set_level(spdlog::level::from_str(options.logLevel.toStdString()));
+    spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %^%l%$ %v", spdlog::pattern_time_type::utc);
+    auto kubeconfig = kube::Kubeconfig::load(options.kubeconfig);
+    if (!kubeconfig) {
+        spdlog::error("{}", kubeconfig.error().message.toStdString());
+        return 1;
+    }
+    auto config = kubeconfig->resolve(options.context);
+    if (!config) {
+        spdlog::error("{}", config.error().message.toStdString());
+        return 1;
+    }
+    for (const auto &warning : std::as_const(config->warnings))
+        spdlog::warn("{}", warning.toStdString());
+    const QString ns = options.namespace_ == u"*"
+        ? QString()
+        : (options.namespace_.isEmpty() ? config->namespace_ : options.namespace_);
+
+    CustomAppOperator::Options operatorOptions;
+    operatorOptions.reconciler.namespace_ = ns;
+    operatorOptions.reconciler.dryRun = options.dryRun;
+    operatorOptions.leaderElection = options.leaderElect;
+    operatorOptions.lease.namespace_ = !options.leaseNamespace.isEmpty()
+        ? options.leaseNamespace
+        : (ns.isEmpty() ? u"default"_s : ns);
+    operatorOptions.lease.name = options.leaseName;
+    operatorOptions.lease.identity = !options.identity.isEmpty() ? options.identity
+                                                                 : QHostInfo::localHostName() + u'_'
+            + QString::number(QRandomGenerator::global()->generate(), 16);
+
+    if (!installSignalHandlers()) {
+        spdlog::error("cannot install signal handlers");
+        return 1;
+    }
+    reconcile::RealClock clock;
+    CustomAppOperator op(config.value(), clock, operatorOptions);
+    std::unique_ptr<MetricsEndpoint> metrics;
+    if (!options.metricsBindAddress.isEmpty() && options.metricsBindAddress != u"0") {
+        metrics = std::make_unique<MetricsEndpoint>([&op] { return op.loop().metricsText(); });
+        if (!metrics->listen(options.metricsBindAddress)) {
+            spdlog::error("{}", metrics->errorString().toStdString());
+            return 1;
+        }
+        spdlog::info("serving metrics on {} (port {})",
+                     options.metricsBindAddress.toStdString(),
+                     metrics->port());
+    }
+    QObject::connect(&op, &CustomAppOperator::activeChanged, &op, [](bool active) {
+        spdlog::info(active ? "reconciling (this instance holds the lease)"
+                            : "standing by (another instance holds the lease)");
+    });
+    QSocketNotifier notifier(signalPipe[0], QSocketNotifier::Read);
+    QObject::connect(&notifier, &QSocketNotifier::activated, QCoreApplication::instance(), [] {
+        char byte = 0;
+        [[maybe_unused]] const auto got = ::read(signalPipe[0], &byte, 1);
+        spdlog::info("signal received: shutting down");
+        QCoreApplication::quit();
+    });
+    spdlog::info("reconscope reconcile: server {} context \"{}\" namespace {}{}{}",
+                 config->server.toString().toStdString(),
+                 config->contextName.toStdString(),
+                 ns.isEmpty() ? std::string("<all>") : ns.toStdString(),
+                 options.dryRun ? " (dry-run: no writes are sent)" : "",
+                 options.leaderElect ? "" : " (no leader election)");
+    op.start();
+    const int code = QCoreApplication::exec();
+    const bool releasing = op.elector() && op.elector()->isLeader();
+    if (releasing) {
+        // Hand over at once instead of after the lease duration: wait (briefly) for the release.
+        QObject::connect(op.elector(),
+                         &LeaderElector::leaseReleased,
+                         QCoreApplication::instance(),
+                         &QCoreApplication::quit);
+        QTimer::singleShot(2000, QCoreApplication::instance(), &QCoreApplication::quit);
+    }
+    op.stop(); // releases the lease
+    if (releasing)
+        QCoreApplication::exec();
+    return code;
+}
+
+} // namespace reconscope::controller::operators
