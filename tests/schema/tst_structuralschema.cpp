@@ -106,6 +106,12 @@ void tst_StructuralSchema::prune_data()
         << QByteArray(
                R"({"spec":{"template":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"x":"1"}}}})")
         << QStringList{ u"spec.template.other"_s, u"spec.template.spec.y"_s };
+    QTest::newRow("embedded metadata keeps ObjectMeta fields only")
+        << QByteArray(
+               R"({"spec":{"template":{"apiVersion":"v1","kind":5,"metadata":{"name":"p","labels":{"a":1},"annotations":{"b":"c"},"bogus":true},"spec":{}}}})")
+        << QByteArray(
+               R"({"spec":{"template":{"apiVersion":"v1","metadata":{"name":"p","annotations":{"b":"c"}},"spec":{}}}})")
+        << QStringList{ u"spec.template.metadata.bogus"_s };
     QTest::newRow("int-or-string values untouched")
         << QByteArray(R"({"spec":{"port":"http"}})") << QByteArray(R"({"spec":{"port":"http"}})")
         << QStringList{};

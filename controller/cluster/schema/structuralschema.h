@@ -17,17 +17,19 @@ struct SchemaNode;
 // defaulting and validation of custom resources work on. Cheap to copy (the tree is shared and
 // immutable). Upstream's order on a write: applyDefaults, prune, validate (or validateUpdate).
 // Messages are upstream's (kube-openapi's "<path> in body ..." details, apimachinery's field.Error
-// bodies). Not evaluated: x-kubernetes-validations (CEL) and embedded objects' metadata.
+// bodies). Not evaluated: x-kubernetes-validations (CEL); embedded objects' metadata is coerced
+// to ObjectMeta's fields by prune() but its values (name format...) are not validated.
 class StructuralSchema
 {
 public:
     StructuralSchema(); // accepts anything (x-kubernetes-preserve-unknown-fields everywhere)
     static models::Result<StructuralSchema> fromJson(const nlohmann::json &openAPIV3Schema);
 
-    // Removes undeclared fields (never root apiVersion/kind/metadata, nor those of
-    // x-kubernetes-embedded-resource objects); keeps everything under
-    // x-kubernetes-preserve-unknown-fields. Returns the pruned paths sorted, e.g. "spec.foo",
-    // "spec.items[0].bar" (for fieldValidation Warn/Strict).
+    // Removes undeclared fields (never root apiVersion/kind/metadata); keeps everything under
+    // x-kubernetes-preserve-unknown-fields. x-kubernetes-embedded-resource objects keep
+    // apiVersion/kind (if strings) and the ObjectMeta fields of their metadata. Returns the
+    // pruned paths sorted, e.g. "spec.foo", "spec.items[0].bar", "spec.template.metadata.x"
+    // (for fieldValidation Warn/Strict).
     QStringList prune(nlohmann::json &object) const;
     // Applies the schema's `default`s as upstream does: defaults inside absent parents are not
     // created; a null in a non-nullable field is replaced by its default, or removed when it has
