@@ -109,6 +109,25 @@ void tst_JsonPath::validity_data()
     QTest::newRow("bad index") << u".spec.x[a]"_s << false;
     QTest::newRow("no leading dot") << u"spec"_s << false;
     QTest::newRow("empty field") << u".spec..."_s << false;
+    // Malformed input from CRDs must not crash or throw.
+    for (const char *broken : { "[",
+                                "]",
+                                "..",
+                                "[?(",
+                                "{",
+                                "}",
+                                "[0:",
+                                "['",
+                                "[?(@.a==)]",
+                                "[?(@.a=='x)]",
+                                "[-]",
+                                "[1,]",
+                                "[::0]",
+                                ".a[?(@.b>)]",
+                                "$$",
+                                ".a['b'",
+                                "[?(@.a==1.2.3)]" })
+        QTest::newRow(broken) << QString::fromLatin1(broken) << false;
 }
 
 void tst_JsonPath::validity()
@@ -116,6 +135,8 @@ void tst_JsonPath::validity()
     QFETCH(QString, path);
     QFETCH(bool, valid);
     QCOMPARE(isValidJsonPath(path), valid);
+    if (!valid)
+        QVERIFY(evaluateJsonPath(path, schematest::parse(document)).isEmpty());
 }
 
 QTEST_GUILESS_MAIN(tst_JsonPath)
