@@ -364,8 +364,7 @@ RecordPtr Cluster::commitPut(const TypeEntry &type, json object, const RecordPtr
     Bucket &b = bucket(type);
     const qint64 rv = ++m_revision;
     object["metadata"]["resourceVersion"] = std::to_string(rv);
-    if (type.type.version != type.storageVersion)
-        object["apiVersion"] = b.storageApiVersion.toStdString();
+    object["apiVersion"] = b.storageApiVersion.toStdString();
     RecordPtr record = makeRecord(b, object, rv);
     if (!previous && b.namespaced)
         ++b.namespaceCounts[record->ns];
@@ -501,7 +500,9 @@ void Cluster::forEachAt(const Bucket &b,
 
 QByteArray Cluster::renderRecord(const TypeEntry &type, const RecordPtr &record) const
 {
-    if (type.type.version == type.storageVersion)
+    // Stored JSON is key-sorted, so it starts with the apiVersion it was written with (the
+    // storage version at the time; a CRD update may have moved it since).
+    if (objectjson::hasApiVersion(record->json, type.type.groupVersion()))
         return record->json;
     json object = json::parse(record->json.constBegin(), record->json.constEnd(), nullptr, false);
     object["apiVersion"] = type.type.groupVersion().toStdString();
@@ -511,8 +512,7 @@ QByteArray Cluster::renderRecord(const TypeEntry &type, const RecordPtr &record)
 json Cluster::parseRecord(const TypeEntry &type, const RecordPtr &record) const
 {
     json object = json::parse(record->json.constBegin(), record->json.constEnd(), nullptr, false);
-    if (type.type.version != type.storageVersion)
-        object["apiVersion"] = type.type.groupVersion().toStdString();
+    object["apiVersion"] = type.type.groupVersion().toStdString();
     return object;
 }
 

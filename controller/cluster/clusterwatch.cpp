@@ -37,7 +37,8 @@ QString ClusterWatch::storageKey() const
 
 QByteArray ClusterWatch::render(const RecordPtr &record, qint64 rv) const
 {
-    if (rv == record->resourceVersion && m_type->type.version == m_type->storageVersion)
+    if (rv == record->resourceVersion
+        && objectjson::hasApiVersion(record->json, m_type->type.groupVersion()))
         return record->json;
     json object = json::parse(record->json.constBegin(), record->json.constEnd(), nullptr, false);
     object["metadata"]["resourceVersion"] = std::to_string(rv);

@@ -38,6 +38,16 @@ nlohmann::json array(const QStringList &strings)
     return result;
 }
 
+bool hasApiVersion(const QByteArray &compactJson, const QString &apiVersion)
+{
+    static const QByteArray prefix = "{\"apiVersion\":\"";
+    const QByteArray version = apiVersion.toUtf8();
+    const qsizetype end = prefix.size() + version.size();
+    return compactJson.size() > end && compactJson.startsWith(prefix)
+        && QByteArrayView(compactJson).sliced(prefix.size(), version.size()) == version
+        && compactJson[end] == '"';
+}
+
 QByteArray dump(const nlohmann::json &value)
 {
     return QByteArray::fromStdString(

@@ -18,6 +18,8 @@ QString string(const nlohmann::json &object, const char *key);
 QStringList strings(const nlohmann::json &array);
 // A list of strings as a JSON array.
 nlohmann::json array(const QStringList &strings);
+// Whether compact, key-sorted object JSON starts with {"apiVersion":"<apiVersion>".
+bool hasApiVersion(const QByteArray &compactJson, const QString &apiVersion);
 // Compact serialization (invalid UTF-8 replaced, never throws).
 QByteArray dump(const nlohmann::json &value);
 // Pretty serialization with two-space indentation, as Go's json.MarshalIndent.

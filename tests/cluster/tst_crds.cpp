@@ -306,11 +306,18 @@ void tst_Crds::crdUpdateChangesWhatIsServed()
     QCOMPARE(call("POST", crdsPath, crdBody).status, 201);
     QCOMPARE(call("GET", u"/apis/example.com/v1/widgets"_s).status, 200);
     QCOMPARE(call("GET", u"/apis/example.com/v2/widgets"_s).status, 404);
+    QCOMPARE(
+        call("POST",
+             u"/apis/example.com/v1/widgets"_s,
+             R"({"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w1"},"size":3})")
+            .status,
+        201);
     json crd = parse(call("GET", crdsPath + u"/widgets.example.com"_s).body);
+    crd["spec"]["versions"][0]["storage"] = false;
     crd["spec"]["versions"].push_back(
         { { "name", "v2" },
           { "served", true },
-          { "storage", false },
+          { "storage", true },
           { "schema",
             { { "openAPIV3Schema",
                 { { "type", "object" }, { "x-kubernetes-preserve-unknown-fields", true } } } } } });
@@ -318,6 +325,16 @@ void tst_Crds::crdUpdateChangesWhatIsServed()
     QVERIFY2(response.status == 200, response.body.constData());
     QCOMPARE(call("GET", u"/apis/example.com/v2/widgets"_s).status, 200);
     QCOMPARE(parse(response.body)["metadata"]["generation"].get<int>(), 2);
+    // The object written in v1 reads back in either served version.
+    QCOMPARE(str(parse(call("GET", u"/apis/example.com/v2/widgets/w1"_s).body)["apiVersion"]),
+             u"example.com/v2"_s);
+    QCOMPARE(str(parse(call("GET", u"/apis/example.com/v1/widgets/w1"_s).body)["apiVersion"]),
+             u"example.com/v1"_s);
+    QCOMPARE(
+        str(parse(call("GET", u"/apis/example.com/v2/widgets"_s).body)["items"][0]["apiVersion"]),
+        u"example.com/v2"_s);
+    const json stored = parse(call("GET", crdsPath + u"/widgets.example.com"_s).body);
+    QCOMPARE(dump(stored["status"]["storedVersions"]), QByteArray(R"(["v1","v2"])"));
 }
 
 void tst_Crds::deletingCrdDeletesItsResources()
