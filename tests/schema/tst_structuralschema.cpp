@@ -68,6 +68,7 @@ private slots:
     void rejectsMalformedSchemas_data();
     void rejectsMalformedSchemas();
     void rejectsAbsurdNesting();
+    void toleratesOddSchemaValues();
     void formatFieldErrors_data();
     void formatFieldErrors();
 };
@@ -618,6 +619,31 @@ void tst_StructuralSchema::rejectsAbsurdNesting()
     for (int i = 0; i < 60; ++i)
         shallow = schematest::nested(std::move(shallow));
     QVERIFY(StructuralSchema::fromJson(shallow).ok());
+}
+
+void tst_StructuralSchema::toleratesOddSchemaValues()
+{
+    // Sub-schemas that are not objects make fromJson fail, with a path.
+    auto broken = StructuralSchema::fromJson(
+        parse(R"({"type":"object","properties":{"a":{"type":"array","items":5}}})"));
+    QVERIFY(!broken.ok());
+    QCOMPARE(broken.error().message, u"openAPIV3Schema.properties[a].items: must be an object"_s);
+
+    // Keywords of the wrong JSON type are ignored rather than thrown on (CRD validation reports
+    // them); nothing here may throw across the event loop.
+    const json schema = parse(R"({"type":"object","required":"spec","enum":3,"minimum":"1",
+        "maxLength":"x","pattern":7,"x-kubernetes-list-type":1,"x-kubernetes-preserve-unknown-fields":"yes",
+        "properties":{"a":{"type":"array","items":{}},"b":{"type":"integer","multipleOf":-3,"maximum":1e300},
+                      "c":{"type":"object","additionalProperties":true}}})");
+    auto structural = StructuralSchema::fromJson(schema);
+    QVERIFY(structural.ok());
+    json object
+        = parse(R"({"a":[1,{"x":2}],"b":-9223372036854775808,"c":{"k":{"deep":1}},"z":null})");
+    structural->applyDefaults(object);
+    structural->prune(object);
+    QCOMPARE(schematest::errorLines(structural->validate(object)), QStringList());
+    QCOMPARE(schematest::errorLines(structural->validateUpdate(object, parse("[]"))),
+             QStringList());
 }
 
 void tst_StructuralSchema::formatFieldErrors_data()
