@@ -5,6 +5,8 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
+#include <QHostAddress>
+
 #include <memory>
 
 using namespace Qt::StringLiterals;
@@ -143,6 +145,61 @@ Result<QNetworkProxy> proxyFromUrl(const QString &text)
     proxy.setUser(url.userName());
     proxy.setPassword(url.password());
     return proxy;
+}
+
+std::optional<QNetworkProxy> proxyFromEnvironment(const QUrl &server)
+{
+    auto variable = [](const char *upper, const char *lower) {
+        const QString value = qEnvironmentVariable(upper);
+        return value.isEmpty() ? qEnvironmentVariable(lower) : value;
+    };
+    const QString host = server.host().toLower();
+    const QHostAddress address(host);
+    if (host == u"localhost" || host.endsWith(u".localhost"_s)
+        || (!address.isNull() && address.isLoopback())) {
+        return std::nullopt;
+    }
+    const QString proxyText = server.scheme() == u"https" ? variable("HTTPS_PROXY", "https_proxy")
+                                                          : variable("HTTP_PROXY", "http_proxy");
+    if (proxyText.isEmpty())
+        return std::nullopt;
+    const int port = server.port(server.scheme() == u"https" ? 443 : 80);
+    for (QString entry : variable("NO_PROXY", "no_proxy").split(u',', Qt::SkipEmptyParts)) {
+        entry = entry.trimmed().toLower();
+        if (entry == u"*")
+            return std::nullopt;
+        if (entry.contains(u'/')) {
+            const auto subnet = QHostAddress::parseSubnet(entry);
+            if (!address.isNull()
+                && subnet.first.protocol() != QAbstractSocket::UnknownNetworkLayerProtocol
+                && address.isInSubnet(subnet)) {
+                return std::nullopt;
+            }
+            continue;
+        }
+        // host[:port]
+        QString entryHost = entry;
+        const auto colon = entry.lastIndexOf(u':');
+        if (colon > 0 && !entry.contains(u']') && entry.count(u':') == 1) {
+            if (entry.mid(colon + 1).toInt() != port)
+                continue;
+            entryHost = entry.left(colon);
+        }
+        if (!address.isNull()) {
+            if (QHostAddress(entryHost) == address)
+                return std::nullopt;
+            continue;
+        }
+        if (entryHost.startsWith(u'.'))
+            entryHost = entryHost.mid(1);
+        if (host == entryHost || host.endsWith(u'.' + entryHost))
+            return std::nullopt;
+    }
+    // Go accepts a bare host:port as an http proxy.
+    auto proxy = proxyFromUrl(proxyText.contains(u"://"_s) ? proxyText : u"http://"_s + proxyText);
+    if (!proxy)
+        return std::nullopt;
+    return *proxy;
 }
 
 QString ClientConfig::peerVerifyName() const

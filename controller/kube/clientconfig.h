@@ -70,4 +70,9 @@ bool keyMatchesCertificate(const QByteArray &keyPem, const QByteArray &certifica
 // A proxy-url value: http, https or socks5 URLs.
 models::Result<QNetworkProxy> proxyFromUrl(const QString &url);
 
+// The proxy Go's http.ProxyFromEnvironment would use for `server` (what kubectl does without
+// proxy-url): HTTPS_PROXY / HTTP_PROXY by scheme (upper case first), NO_PROXY (host, .domain,
+// IP, CIDR, "*"), never for localhost or loopback addresses. nullopt: connect directly.
+std::optional<QNetworkProxy> proxyFromEnvironment(const QUrl &server);
+
 } // namespace reconscope::controller::kube

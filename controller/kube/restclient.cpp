@@ -240,8 +240,9 @@ RestClient::RestClient(ClientConfig config, QObject *parent)
     , m_network(new QNetworkAccessManager(this))
     , m_credentials(new CredentialProvider(m_config, this))
 {
-    if (m_config.proxy)
-        m_network->setProxy(*m_config.proxy);
+    // proxy-url, else the environment as kubectl reads it; never Qt's application-wide proxy.
+    const auto proxy = m_config.proxy ? m_config.proxy : proxyFromEnvironment(m_config.server);
+    m_network->setProxy(proxy ? *proxy : QNetworkProxy(QNetworkProxy::NoProxy));
     m_network->setAutoDeleteReplies(false);
 }
 

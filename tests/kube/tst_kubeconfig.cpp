@@ -36,6 +36,8 @@ private slots:
     void keyFormats_data();
     void keyFormats();
     void everyTruncationFailsCleanly();
+    void proxyFromEnvironment_data();
+    void proxyFromEnvironment();
 
 private:
     QString path(const QString &name) const { return m_work->filePath(name); }
@@ -530,6 +532,66 @@ void tst_Kubeconfig::everyTruncationFailsCleanly()
         else
             QVERIFY(config.error().message.startsWith(u"kubeconfig "_s + file + u": "_s));
     }
+}
+
+void tst_Kubeconfig::proxyFromEnvironment_data()
+{
+    QTest::addColumn<QString>("server");
+    QTest::addColumn<QString>("httpsProxy");
+    QTest::addColumn<QString>("noProxy");
+    QTest::addColumn<QString>("expected"); // host:port of the proxy, empty: direct
+
+    const QString proxy = u"http://proxy.corp:3128"_s;
+    QTest::newRow("https proxy") << u"https://10.1.2.3:6443"_s << proxy << QString()
+                                 << u"proxy.corp:3128"_s;
+    QTest::newRow("no proxy set") << u"https://10.1.2.3:6443"_s << QString() << QString()
+                                  << QString();
+    QTest::newRow("loopback never")
+        << u"https://127.0.0.1:6443"_s << proxy << QString() << QString();
+    QTest::newRow("localhost never")
+        << u"https://localhost:6443"_s << proxy << QString() << QString();
+    QTest::newRow("no_proxy domain") << u"https://api.cluster.internal:6443"_s << proxy
+                                     << u"example.com, .internal"_s << QString();
+    QTest::newRow("no_proxy exact")
+        << u"https://api.example.com"_s << proxy << u"api.example.com"_s << QString();
+    QTest::newRow("no_proxy other domain")
+        << u"https://api.example.org"_s << proxy << u"example.com"_s << u"proxy.corp:3128"_s;
+    QTest::newRow("no_proxy cidr")
+        << u"https://10.1.2.3:6443"_s << proxy << u"10.0.0.0/8"_s << QString();
+    QTest::newRow("no_proxy port mismatch") << u"https://api.example.com:6443"_s << proxy
+                                            << u"api.example.com:443"_s << u"proxy.corp:3128"_s;
+    QTest::newRow("no_proxy star") << u"https://10.1.2.3:6443"_s << proxy << u"*"_s << QString();
+    QTest::newRow("bare host:port proxy")
+        << u"https://10.1.2.3:6443"_s << u"squid:8080"_s << QString() << u"squid:8080"_s;
+}
+
+void tst_Kubeconfig::proxyFromEnvironment()
+{
+    QFETCH(QString, server);
+    QFETCH(QString, httpsProxy);
+    QFETCH(QString, noProxy);
+    QFETCH(QString, expected);
+    const QByteArrayList names{ "HTTPS_PROXY", "https_proxy", "NO_PROXY", "no_proxy" };
+    QMap<QByteArray, std::optional<QByteArray>> saved;
+    for (const auto &name : names)
+        saved.insert(name,
+                     qEnvironmentVariableIsSet(name) ? std::optional(qgetenv(name)) : std::nullopt);
+    for (const auto &name : names)
+        qunsetenv(name);
+    if (!httpsProxy.isEmpty())
+        qputenv("HTTPS_PROXY", httpsProxy.toUtf8());
+    if (!noProxy.isEmpty())
+        qputenv("no_proxy", noProxy.toUtf8());
+    const auto proxy = reconscope::controller::kube::proxyFromEnvironment(QUrl(server));
+    for (auto it = saved.cbegin(); it != saved.cend(); ++it) {
+        if (it.value())
+            qputenv(it.key(), *it.value());
+        else
+            qunsetenv(it.key());
+    }
+    QCOMPARE(proxy ? u"%1:%2"_s.arg(proxy->hostName()).arg(proxy->port()) : QString(), expected);
+    if (proxy)
+        QCOMPARE(proxy->type(), QNetworkProxy::HttpProxy);
 }
 
 QTEST_GUILESS_MAIN(tst_Kubeconfig)

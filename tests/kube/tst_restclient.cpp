@@ -37,6 +37,7 @@ private slots:
     void tlsExpiredServerCertificate();
     void tlsHostNameMismatchAndServerName();
     void connectionRefused();
+    void proxyUrlTunnelsThroughProxy();
     void watchStreamsEvents();
 
 private:
@@ -581,6 +582,25 @@ void tst_RestClient::connectionRefused()
     QVERIFY(result->error().isTransient());
     QVERIFY2(result->error().message.contains(u"refused"_s, Qt::CaseInsensitive),
              qPrintable(result->error().message));
+}
+
+void tst_RestClient::proxyUrlTunnelsThroughProxy()
+{
+    // A plain server plays the proxy: it sees the CONNECT and refuses it.
+    TestServer proxy;
+    proxy.handler = [](const TestRequest &, QTcpSocket *socket) {
+        TestServer::respond(socket, 502, "text/plain", "no");
+    };
+    ClientConfig config = clientConfig();
+    config.server = QUrl(u"https://cluster.test:6443"_s);
+    config.proxy = *proxyFromUrl(u"http://127.0.0.1:%1"_s.arg(proxy.port()));
+    RestClient client(config);
+    const auto result = waitJson([&](auto done) { client.get(CustomApps, u"a"_s, u"b"_s, done); });
+    QVERIFY(result && !result->ok());
+    QCOMPARE(result->error().category, ApiError::Category::Network);
+    QCOMPARE(proxy.requests.size(), 1);
+    QCOMPARE(proxy.requests.first().method, QByteArray("CONNECT"));
+    QCOMPARE(proxy.requests.first().target, QByteArray("cluster.test:6443"));
 }
 
 void tst_RestClient::watchStreamsEvents()
