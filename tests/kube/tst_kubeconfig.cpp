@@ -31,6 +31,7 @@ private slots:
     void basicAuth();
     void execPluginFailureShowsStderr();
     void execPluginReturnsClientCertificate();
+    void execPluginNotInstalledShowsInstallHint();
     void execPluginTokenCachedUntilExpiry();
     void insecureSkipTlsVerifyAndProxy();
     void keyFormats_data();
@@ -362,6 +363,22 @@ void tst_Kubeconfig::execPluginFailureShowsStderr()
         qPrintable(message));
     QCOMPARE(finished.size(), 1);
     QCOMPARE(finished.first().first().toBool(), false);
+}
+
+void tst_Kubeconfig::execPluginNotInstalledShowsInstallHint()
+{
+    const ClientConfig config = resolve(u"exec-missing.yaml"_s);
+    QVERIFY(config.exec);
+    CredentialProvider provider(config);
+    const auto credentials = acquire(provider);
+    QVERIFY(credentials && !credentials->ok());
+    const QString message = credentials->error().message;
+    QVERIFY2(message.contains(u"exec plugin reconscope-test-plugin-that-is-not-installed could "
+                              u"not be started"_s),
+             qPrintable(message));
+    QVERIFY2(message.endsWith(u"\nsso-login is required to authenticate to this cluster.\n"
+                              u"Install it with: apt install sso-login"_s),
+             qPrintable(message));
 }
 
 void tst_Kubeconfig::execPluginReturnsClientCertificate()
