@@ -310,8 +310,28 @@ ApiResponse ApiServer::handleRequest(const ApiRequest &request)
 
     const bool isApi = !parts.isEmpty() && parts[0] == u"api" && parts.size() >= 3;
     const bool isApis = !parts.isEmpty() && parts[0] == u"apis" && parts.size() >= 4;
-    if (!isApi && !isApis)
+    if (!isApi && !isApis) {
+        // Non-resource URLs: everyone may GET what system:discovery and system:public-info-viewer
+        // grant; anything else needs an admin.
+        if (!request.user.groups.contains(u"system:masters"_s)) {
+            const QString first = parts.value(0);
+            const bool discoveryPath = first == u"api" || first == u"apis" || first == u"openapi"
+                || (parts.size() == 1
+                    && (first == u"version" || first == u"healthz" || first == u"livez"
+                        || first == u"readyz"));
+            if (request.method != "GET" || !discoveryPath)
+                return errorResponse(
+                    request,
+                    ApiError::forbidden({},
+                                        {},
+                                        {},
+                                        u"User \"%1\" cannot %2 path \"%3\""_s.arg(
+                                            request.user.name,
+                                            QString::fromLatin1(request.method).toLower(),
+                                            request.path)));
+        }
         return handleNonResource(request, parts);
+    }
 
     RequestInfo info;
     QStringList rest;

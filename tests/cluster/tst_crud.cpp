@@ -736,6 +736,17 @@ void tst_Crud::authorization()
         str(parse(response.body)["message"]),
         u"customresourcedefinitions.apiextensions.k8s.io is forbidden: User \"bob\" cannot list resource \"customresourcedefinitions\" in API group \"apiextensions.k8s.io\" at the cluster scope"_s);
     QCOMPARE(m_server->handle(request("GET", u"/version"_s, {}, {}, stranger)).status, 200);
+    response = m_server->handle(request("GET", u"/metrics"_s, {}, {}, stranger));
+    QCOMPARE(response.status, 403);
+    QCOMPARE(
+        response.body,
+        QByteArray(
+            R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"forbidden: User \"bob\" cannot get path \"/metrics\"","reason":"Forbidden","details":{},"code":403})"
+            "\n"));
+    QCOMPARE(
+        m_server->handle(request("POST", u"/apis"_s, "{}", "application/json", viewer())).status,
+        403);
+    QCOMPARE(call("GET", u"/metrics"_s).status, 404); // an admin gets the not-found handler
 }
 
 void tst_Crud::scaleSubresource()
