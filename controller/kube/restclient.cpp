@@ -7,6 +7,7 @@
 #include <QNetworkReply>
 #include <QNetworkRequest>
 #include <QSslError>
+#include <QTimer>
 #include <QUrl>
 
 using namespace Qt::StringLiterals;
@@ -152,6 +153,8 @@ WatchConnection::~WatchConnection()
 void WatchConnection::stop()
 {
     m_running = false;
+    if (m_idleTimer)
+        m_idleTimer->stop();
     if (m_reply) {
         m_reply->disconnect(this);
         m_reply->abort();
@@ -160,7 +163,9 @@ void WatchConnection::stop()
     }
 }
 
-void WatchConnection::attach(QNetworkReply *reply, std::function<ApiError(QNetworkReply *)> errorOf)
+void WatchConnection::attach(QNetworkReply *reply,
+                             std::function<ApiError(QNetworkReply *)> errorOf,
+                             int idleTimeoutMs)
 {
     if (!m_running) {
         reply->abort();
@@ -172,12 +177,28 @@ void WatchConnection::attach(QNetworkReply *reply, std::function<ApiError(QNetwo
     reply->setReadBufferSize(0);
     connect(reply, &QNetworkReply::readyRead, this, &WatchConnection::handleReadyRead);
     connect(reply, &QNetworkReply::finished, this, &WatchConnection::handleFinished);
+    if (idleTimeoutMs > 0) {
+        m_idleTimer = new QTimer(this);
+        m_idleTimer->setSingleShot(true);
+        m_idleTimer->setInterval(idleTimeoutMs);
+        connect(m_idleTimer, &QTimer::timeout, this, [this, idleTimeoutMs] {
+            if (m_running) {
+                finish(ApiError::make(ApiError::Category::Network,
+                                      u"the watch stream brought nothing for %1 ms; the "
+                                      u"connection is considered dead"_s.arg(idleTimeoutMs)));
+            }
+        });
+        connect(reply, &QNetworkReply::metaDataChanged, m_idleTimer, qOverload<>(&QTimer::start));
+        m_idleTimer->start();
+    }
 }
 
 void WatchConnection::handleReadyRead()
 {
     if (!m_reply)
         return;
+    if (m_idleTimer)
+        m_idleTimer->start();
     const int status = m_reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     if (status != 200) {
         m_errorBody += m_reply->readAll();
@@ -590,9 +611,12 @@ WatchConnection *RestClient::watch(const ResourceRef &resource,
     Call call{ "GET", resource.collectionPath(namespace_), query };
     call.streaming = true;
     QPointer<WatchConnection> guard(connection);
+    const int idleTimeoutMs = options.idleTimeoutMs >= 0 ? options.idleTimeoutMs
+        : options.timeoutSeconds > 0                     ? (options.timeoutSeconds + 30) * 1000
+                                                         : 0;
     send(
         call,
-        [this, guard](QNetworkReply *reply) {
+        [this, guard, idleTimeoutMs](QNetworkReply *reply) {
             if (!guard) {
                 reply->abort();
                 reply->deleteLater();
@@ -602,7 +626,8 @@ WatchConnection *RestClient::watch(const ResourceRef &resource,
                 if (reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt() == 401)
                     m_credentials->invalidate();
             });
-            guard->attach(reply, [this](QNetworkReply *r) { return errorOf(r); });
+            guard->attach(
+                reply, [this](QNetworkReply *r) { return errorOf(r); }, idleTimeoutMs);
         },
         [guard](ApiError error) {
             if (guard && guard->isRunning())

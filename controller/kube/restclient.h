@@ -19,6 +19,7 @@
 #include <optional>
 
 class QNetworkAccessManager;
+class QTimer;
 class QNetworkReply;
 class QNetworkRequest;
 
@@ -59,6 +60,9 @@ struct WatchOptions
     QString resourceVersion;
     bool allowWatchBookmarks = true;
     int timeoutSeconds = 0; // 0: let the server choose
+    // A stream that brings no byte for this long is considered dead (a half-open connection)
+    // and ends with a Network error. -1: timeoutSeconds + 30 s when set, else never.
+    int idleTimeoutMs = -1;
 };
 
 struct DeleteOptions
@@ -107,13 +111,16 @@ signals:
 
 private:
     friend class RestClient;
-    void attach(QNetworkReply *reply, std::function<ApiError(QNetworkReply *)> errorOf);
+    void attach(QNetworkReply *reply,
+                std::function<ApiError(QNetworkReply *)> errorOf,
+                int idleTimeoutMs);
     void handleReadyRead();
     void handleFinished();
     void finish(std::optional<ApiError> error);
 
     QPointer<QNetworkReply> m_reply;
     std::function<ApiError(QNetworkReply *)> m_errorOf;
+    QTimer *m_idleTimer = nullptr;
     WatchDecoder m_decoder;
     QByteArray m_errorBody;
     bool m_running = true;

@@ -39,6 +39,7 @@ private slots:
     void connectionRefused();
     void proxyUrlTunnelsThroughProxy();
     void watchStreamsEvents();
+    void silentWatchIsConsideredDead();
 
 private:
     QSslConfiguration serverSsl(const QString &certificate, const QString &key) const;
@@ -648,6 +649,31 @@ void tst_RestClient::watchStreamsEvents()
     QTRY_COMPARE(finished.size(), 1);
     QCOMPARE(received.size(), 3);
     QVERIFY(!finished.first().first().value<std::optional<ApiError>>().has_value());
+    delete watch;
+}
+
+void tst_RestClient::silentWatchIsConsideredDead()
+{
+    m_server->handler = [](const TestRequest &, QTcpSocket *socket) {
+        TestServer::startStream(socket);
+        TestServer::writeChunk(
+            socket,
+            R"({"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"6"}}})"
+            "\n");
+        // ... and then nothing, without closing.
+    };
+    RestClient client(clientConfig());
+    WatchOptions options;
+    options.idleTimeoutMs = 300;
+    WatchConnection *watch = client.watch(CustomApps, u"default"_s, options, this);
+    QSignalSpy events(watch, &WatchConnection::eventsReceived);
+    QSignalSpy finished(watch, &WatchConnection::finished);
+    QVERIFY(finished.wait(5000));
+    QCOMPARE(events.size(), 1);
+    const auto error = finished.first().first().value<std::optional<ApiError>>();
+    QVERIFY(error.has_value());
+    QCOMPARE(error->category, ApiError::Category::Network);
+    QVERIFY2(error->message.contains(u"brought nothing for 300 ms"_s), qPrintable(error->message));
     delete watch;
 }
 
