@@ -4,6 +4,7 @@
 #include "controller/cluster/schema/discovery.h"
 #include "controller/cluster/schema/openapi.h"
 #include "controller/cluster/schema/table.h"
+#include "controller/cluster/yamldocuments.h"
 
 using namespace Qt::StringLiterals;
 using json = nlohmann::json;
@@ -219,6 +220,14 @@ parseWriteOptions(const ApiRequest &request, const QString &optionsKind, WriteOp
 
 models::Result<json, ApiError> parseBody(const ApiRequest &request)
 {
+    const QByteArray contentType = request.header("content-type");
+    if (contentType.startsWith("application/yaml")) {
+        auto documents = yamlDocumentsToJson(request.body);
+        if (!documents || documents->size() != 1)
+            return ApiError::badRequest(
+                u"couldn't get version/kind; json parse error: invalid YAML in the request body"_s);
+        return documents->first();
+    }
     json body = json::parse(request.body.constBegin(), request.body.constEnd(), nullptr, false);
     if (body.is_discarded())
         return ApiError::badRequest(

@@ -21,6 +21,7 @@ private slots:
     void unresolvedPathIsPlainNotFound();
     void notFoundStatusNamesThePlural();
     void createReturns201WithServerFields();
+    void createFromYaml();
     void createWithGenerateName();
     void createIntoMissingNamespaceIs404();
     void createWithResourceVersionIs500();
@@ -165,6 +166,16 @@ void tst_Crud::createReturns201WithServerFields()
     const ApiResponse get = call("GET", customApps + u"/my-app"_s);
     QCOMPARE(get.status, 200);
     QCOMPARE(dump(parse(get.body)), dump(created));
+}
+
+void tst_Crud::createFromYaml()
+{
+    const QByteArray yaml = "apiVersion: infrastructure.internal.net/v1\nkind: "
+                            "CustomApp\nmetadata:\n  name: from-yaml\n"
+                            "spec:\n  image: \"nginx:1\"\n  replicas: 3\n";
+    const ApiResponse response = call("POST", customApps, yaml, "application/yaml");
+    QVERIFY2(response.status == 201, response.body.constData());
+    QCOMPARE(parse(response.body)["spec"]["replicas"].get<int>(), 3);
 }
 
 void tst_Crud::createWithGenerateName()
