@@ -1,5 +1,7 @@
 #include "controller/kube/reflector.h"
 
+#include <spdlog/spdlog.h>
+
 #include <QRandomGenerator>
 #include <QTimer>
 
@@ -71,6 +73,11 @@ void Reflector::setPhase(ReflectorState::Phase phase, int retryInMs, const QStri
     m_state.retryInMs = retryInMs;
     if (!error.isEmpty() || phase == ReflectorState::Phase::Watching)
         m_state.lastError = error;
+    spdlog::debug("reflector {}: {}{}{}",
+                  m_resource.collectionPath(m_namespace).toStdString(),
+                  m_state.toString().toStdString(),
+                  error.isEmpty() ? "" : " after: ",
+                  error.toStdString());
     emit stateChanged(m_state);
 }
 

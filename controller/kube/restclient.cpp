@@ -2,6 +2,8 @@
 
 #include "controller/kube/credentialprovider.h"
 
+#include <spdlog/spdlog.h>
+
 #include <QHostAddress>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
