@@ -526,11 +526,15 @@ ApiResponse ApiServer::handleResource(const ApiRequest &request, const RequestIn
             return errorResponse(request, record.error());
         if (wantsTable(request)) {
             const json object = cluster.parseRecord(*type, *record);
-            ApiResponse response = jsonResponse(
-                request,
-                200,
-                renderTable(
-                    rt, { &object }, json::object(), queryValue(request, u"includeObject"_s), now));
+            ApiResponse response
+                = jsonResponse(request,
+                               200,
+                               renderTable(rt,
+                                           { &object },
+                                           json{ { "resourceVersion",
+                                                   std::to_string((*record)->resourceVersion) } },
+                                           queryValue(request, u"includeObject"_s),
+                                           now));
             response.contentType = kTableContentType;
             return response;
         }
@@ -606,6 +610,8 @@ ApiResponse ApiServer::handleResource(const ApiRequest &request, const RequestIn
             options.allowBookmarks = queryFlag(request, u"allowWatchBookmarks"_s);
             if (hasSendInitial)
                 options.sendInitialEvents = queryFlag(request, u"sendInitialEvents"_s);
+            if (wantsTable(request))
+                options.tableIncludeObject = queryValue(request, u"includeObject"_s);
             if (request.query.hasQueryItem(u"timeoutSeconds"_s)) {
                 const auto timeout = parseInteger(queryValue(request, u"timeoutSeconds"_s));
                 if (!timeout)

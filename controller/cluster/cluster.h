@@ -104,6 +104,9 @@ struct WatchOptions
     bool allowBookmarks = false;
     std::optional<bool> sendInitialEvents;
     int timeoutSeconds = 0; // 0: the server's own 30-60 min
+    // Set: events carry meta.k8s.io/v1 Tables (Accept as=Table) with this includeObject; only
+    // the first carries the column definitions.
+    std::optional<QString> tableIncludeObject;
 };
 
 struct WriteResult

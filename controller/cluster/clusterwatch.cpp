@@ -1,6 +1,7 @@
 #include "controller/cluster/clusterwatch.h"
 
 #include "controller/cluster/objectjson.h"
+#include "controller/cluster/schema/table.h"
 
 #include <QDateTime>
 #include <QRandomGenerator>
@@ -46,10 +47,39 @@ QByteArray ClusterWatch::render(const RecordPtr &record, qint64 rv) const
     return objectjson::dump(object);
 }
 
+QByteArray ClusterWatch::asTable(const QByteArray &object)
+{
+    const json parsed = json::parse(object.constBegin(), object.constEnd(), nullptr, false);
+    json table = renderTable(
+        m_type->type,
+        { &parsed },
+        json{ { "resourceVersion", parsed["metadata"].value("resourceVersion", "") } },
+        *m_options.tableIncludeObject,
+        QDateTime::currentDateTimeUtc());
+    // As the watch encoder does: headers on the first event only.
+    if (m_tableHeadersSent)
+        table["columnDefinitions"] = nullptr;
+    m_tableHeadersSent = true;
+    return objectjson::dump(table);
+}
+
 void ClusterWatch::send(const char *type, const QByteArray &object)
 {
     if (!m_active || !m_sink)
         return;
+    const bool table = m_options.tableIncludeObject && qstrcmp(type, "BOOKMARK") != 0
+        && qstrcmp(type, "ERROR") != 0;
+    if (table) {
+        const QByteArray rendered = asTable(object);
+        QByteArray line;
+        line.append("{\"type\":\"")
+            .append(type)
+            .append("\",\"object\":")
+            .append(rendered)
+            .append("}\n");
+        m_sink->send(line);
+        return;
+    }
     QByteArray line;
     line.reserve(object.size() + 32);
     line.append("{\"type\":\"").append(type).append("\",\"object\":").append(object).append("}\n");

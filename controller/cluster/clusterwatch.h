@@ -37,6 +37,7 @@ public:
 
 private:
     void send(const char *type, const QByteArray &object);
+    QByteArray asTable(const QByteArray &object);
     void sendBookmark(bool initialEventsEnd);
     QByteArray render(const RecordPtr &record, qint64 rv) const;
     void scheduleBookmark();
@@ -53,6 +54,7 @@ private:
     std::unique_ptr<QTimer> m_timeoutTimer;
     std::unique_ptr<QTimer> m_bookmarkTimer;
     qint64 m_deadlineMs = 0;
+    bool m_tableHeadersSent = false;
 };
 
 } // namespace reconscope::controller::cluster

@@ -30,6 +30,7 @@ private slots:
     void sendInitialEvents();
     void inProcessSubscription();
     void sinkMayDropItsStreamWhileWriting();
+    void tableWatchHasHeadersOnce();
 
 private:
     ApiResponse call(const QByteArray &method,
@@ -371,6 +372,28 @@ void tst_Watch::sinkMayDropItsStreamWhileWriting()
     QCOMPARE(m_cluster->watchCount(), 0);
     createApp("b");
     QCOMPARE(sink->sent, 1);
+}
+
+void tst_Watch::tableWatchHasHeadersOnce()
+{
+    createApp("a");
+    createApp("b");
+    ApiRequest r = request("GET", customApps + u"?watch=true"_s);
+    r.headers.append(
+        qMakePair(QByteArray("accept"),
+                  QByteArray("application/json;as=Table;v=v1;g=meta.k8s.io,application/json")));
+    auto sink = startWatch(m_server->handle(r));
+    patchApp(u"a"_s, R"({"spec":{"image":"nginx:2"}})");
+    QCOMPARE(sink->types(), (QStringList{ u"ADDED"_s, u"ADDED"_s, u"MODIFIED"_s }));
+    for (size_t i = 0; i < sink->events.size(); ++i) {
+        const json &table = sink->events[i]["object"];
+        QCOMPARE(str(table["kind"]), u"Table"_s);
+        QCOMPARE(table["rows"].size(), size_t(1));
+        QCOMPARE(table["columnDefinitions"].is_array(), i == 0);
+    }
+    QCOMPARE(str(sink->events[2]["object"]["rows"][0]["object"]["metadata"]["name"]), u"a"_s);
+    QCOMPARE(str(sink->events[2]["object"]["metadata"]["resourceVersion"]),
+             QString::number(m_cluster->currentResourceVersion()));
 }
 
 QTEST_GUILESS_MAIN(tst_Watch)
