@@ -968,7 +968,8 @@ Cluster::validateMetadata(const TypeEntry &type, const json &object, bool create
 std::optional<ApiError> Cluster::applySchema(const TypeEntry &type,
                                              json &object,
                                              const WriteOptions &options,
-                                             QStringList &warnings) const
+                                             QStringList &warnings,
+                                             bool patch) const
 {
     if (type.type.schema.is_null())
         return std::nullopt;
@@ -978,7 +979,13 @@ std::optional<ApiError> Cluster::applySchema(const TypeEntry &type,
             QStringList parts;
             for (const QString &field : unknown)
                 parts << u"unknown field \"%1\""_s.arg(field);
-            return ApiError::badRequest(u"strict decoding error: "_s + parts.join(u", "_s));
+            // Decoding a create/update body names the kind; a patch result does not.
+            const QString prefix = patch
+                ? QString()
+                : u"%1 in version \"%2\" cannot be handled as a %1: "_s.arg(type.type.kind,
+                                                                            type.type.version);
+            return ApiError::badRequest(prefix + u"strict decoding error: "_s
+                                        + parts.join(u", "_s));
         }
         if (options.fieldValidation == FieldValidation::Warn) {
             for (const QString &field : unknown)
@@ -1213,7 +1220,7 @@ ApiResult<WriteResult> Cluster::doUpdate(const TypePtr &typePtr,
     }
 
     QStringList warnings;
-    if (auto error = applySchema(type, object, options, warnings))
+    if (auto error = applySchema(type, object, options, warnings, bool(patchedFrom)))
         return *error;
 
     RecordPtr existing = patchedFrom ? patchedFrom : find(type, ns, name);

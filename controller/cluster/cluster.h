@@ -314,7 +314,8 @@ private:
     std::optional<ApiError> applySchema(const TypeEntry &type,
                                         nlohmann::json &object,
                                         const WriteOptions &options,
-                                        QStringList &warnings) const;
+                                        QStringList &warnings,
+                                        bool patch = false) const;
     std::optional<ApiError> validateObject(const TypeEntry &type,
                                            const nlohmann::json &object,
                                            bool create,

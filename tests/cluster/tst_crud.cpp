@@ -312,8 +312,16 @@ void tst_Crud::unknownFieldsWarnOrFail()
     body["metadata"]["name"] = "b";
     response = call("POST", customApps + u"?fieldValidation=Strict"_s, dump(body));
     QCOMPARE(response.status, 400);
+    QCOMPARE(
+        str(parse(response.body)["message"]),
+        u"CustomApp in version \"v1\" cannot be handled as a CustomApp: strict decoding error: unknown field \"spec.foo\""_s);
+    response = call("PATCH",
+                    customApps + u"/a?fieldValidation=Strict"_s,
+                    R"({"spec":{"bar":1}})",
+                    "application/merge-patch+json");
+    QCOMPARE(response.status, 400);
     QCOMPARE(str(parse(response.body)["message"]),
-             u"strict decoding error: unknown field \"spec.foo\""_s);
+             u"strict decoding error: unknown field \"spec.bar\""_s);
 
     response = call("POST", customApps + u"?fieldValidation=Ignore"_s, dump(body));
     QCOMPARE(response.status, 201);
