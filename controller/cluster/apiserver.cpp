@@ -218,6 +218,43 @@ parseWriteOptions(const ApiRequest &request, const QString &optionsKind, WriteOp
     return std::nullopt;
 }
 
+// Go's encoding/json wording for a syntax error: where nlohmann's parser stopped.
+QString jsonSyntaxError(const QByteArray &body)
+{
+    struct Locator : nlohmann::json_sax<json>
+    {
+        std::size_t position = 0;
+        bool null() override { return true; }
+        bool boolean(bool) override { return true; }
+        bool number_integer(number_integer_t) override { return true; }
+        bool number_unsigned(number_unsigned_t) override { return true; }
+        bool number_float(number_float_t, const string_t &) override { return true; }
+        bool string(string_t &) override { return true; }
+        bool binary(binary_t &) override { return true; }
+        bool start_object(std::size_t) override { return true; }
+        bool key(string_t &) override { return true; }
+        bool end_object() override { return true; }
+        bool start_array(std::size_t) override { return true; }
+        bool end_array() override { return true; }
+        bool parse_error(std::size_t at,
+                         const std::string &,
+                         const nlohmann::detail::exception &) override
+        {
+            position = at;
+            return false;
+        }
+    } locator;
+    json::sax_parse(
+        body.constBegin(), body.constEnd(), &locator, nlohmann::detail::input_format_t::json, true);
+    qsizetype index = qsizetype(locator.position) - 1;
+    while (index >= 0 && index < body.size() && QChar::fromLatin1(body[index]).isSpace())
+        ++index;
+    if (index < 0 || index >= body.size() || body.trimmed().isEmpty())
+        return u"unexpected end of JSON input"_s;
+    return u"invalid character '%1' looking for beginning of value"_s.arg(
+        QChar::fromLatin1(body[index]));
+}
+
 models::Result<json, ApiError> parseBody(const ApiRequest &request)
 {
     const QByteArray contentType = request.header("content-type");
@@ -230,8 +267,20 @@ models::Result<json, ApiError> parseBody(const ApiRequest &request)
     }
     json body = json::parse(request.body.constBegin(), request.body.constEnd(), nullptr, false);
     if (body.is_discarded())
-        return ApiError::badRequest(
-            u"couldn't get version/kind; json parse error: invalid JSON in the request body"_s);
+        return ApiError::badRequest(u"couldn't get version/kind; json parse error: "_s
+                                    + jsonSyntaxError(request.body));
+    if (!body.is_object()) {
+        const char *type = body.is_array() ? "array"
+            : body.is_string()             ? "string"
+            : body.is_number()             ? "number"
+            : body.is_boolean()            ? "bool"
+                                           : nullptr;
+        if (type)
+            return ApiError::badRequest(
+                u"couldn't get version/kind; json parse error: json: cannot unmarshal %1 into Go "
+                "value of type struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; "
+                "Kind string \"json:\\\"kind,omitempty\\\"\" }"_s.arg(QLatin1String(type)));
+    }
     return body;
 }
 

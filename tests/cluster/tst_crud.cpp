@@ -707,6 +707,18 @@ void tst_Crud::malformedAndOversizedBodies()
     ApiResponse response = call("POST", customApps, "{\"apiVersion\":");
     QCOMPARE(response.status, 400);
     QCOMPARE(str(parse(response.body)["reason"]), u"BadRequest"_s);
+    QCOMPARE(str(parse(response.body)["message"]),
+             u"couldn't get version/kind; json parse error: unexpected end of JSON input"_s);
+    response = call("POST", customApps, "xyz");
+    QCOMPARE(
+        str(parse(response.body)["message"]),
+        u"couldn't get version/kind; json parse error: invalid character 'x' looking for beginning of value"_s);
+    response = call("POST", customApps, "[1]");
+    QCOMPARE(response.status, 400);
+    QVERIFY(
+        str(parse(response.body)["message"])
+            .startsWith(
+                u"couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct"_s));
     json big = customApp("big");
     big["metadata"]["annotations"] = { { "blob", std::string(3 * 1024 * 1024, 'x') } };
     response = call("POST", customApps, dump(big));
