@@ -343,9 +343,13 @@ ApiResponse ApiServer::handle(const ApiRequest &request)
     try {
         return handleRequest(request);
     } catch (const std::exception &error) {
-        return errorResponse(
-            request,
-            ApiError::internal(u"Internal error occurred: "_s + QString::fromUtf8(error.what())));
+        // apimachinery's NewInternalError.
+        ApiError internal
+            = ApiError::internal(u"Internal error occurred: "_s + QString::fromUtf8(error.what()));
+        internal.reason = u"InternalError"_s;
+        internal.details
+            = nlohmann::ordered_json{ { "causes", { { { "message", error.what() } } } } };
+        return errorResponse(request, internal);
     }
 }
 
