@@ -1,6 +1,7 @@
 // reconscope: one binary, several commands (shared/design.md). main() only picks the command; each
 // command's file wires the layers, and the logic lives in the controller and ui libraries.
 #include "app/commands.h"
+#include "app/reconcilecommand.h"
 
 #include <QCoreApplication>
 
@@ -37,6 +38,8 @@ int main(int argc, char *argv[])
     };
     static constexpr Command commands[] = {
         { "serve", runServe },
+        { "watch", runWatch },
+        { "reconcile", runReconcile },
     };
     if (argc > 1) {
         for (const auto &command : commands) {

@@ -3,6 +3,7 @@
 #include "servefixture.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -63,6 +64,7 @@ private Q_SLOTS:
     void noCredentialsIs401();
     void tokenContextWorks();
     void realCrdsInstallAndServeTheirObjects();
+    void reconscopeWatchPrintsTransitionWithinASecond();
 
 private:
     ServeFixture::Output run(const QStringList &args, const QByteArray &in = {})
@@ -460,8 +462,10 @@ void tst_Kubectl::realCrdsInstallAndServeTheirObjects()
         if (discovered.exitCode != 0)
             continue; // a version (or kind) this set of CRDs does not serve
         const auto ns = object[u"metadata"_s][u"namespace"_s].toString();
-        if (!ns.isEmpty())
-            run({ u"create"_s, u"namespace"_s, ns });
+        if (!ns.isEmpty()) // a manifest: `kubectl create namespace` speaks protobuf
+            run({ u"apply"_s, u"-f"_s, u"-"_s },
+                "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\""
+                    + ns.toUtf8() + "\"}}");
         const auto created = run({ u"create"_s, u"-f"_s, objects.filePath(name) });
         QVERIFY2(created.exitCode == 0, qPrintable(name + u": "_s + created.err));
         ++accepted;
@@ -514,6 +518,55 @@ void tst_Kubectl::realCrdsInstallAndServeTheirObjects()
           u"jsonpath={range .items[?(@.status.observedGeneration==-1)]}{.metadata.name}{\"\\n\"}{end}"_s });
     QCOMPARE(empty.exitCode, 0);
     QVERIFY2(!empty.out.trimmed().isEmpty(), qPrintable(empty.out + empty.err));
+}
+
+void tst_Kubectl::reconscopeWatchPrintsTransitionWithinASecond()
+{
+    QProcess watch;
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.insert(u"KUBECONFIG"_s, m_serve->kubeconfigPath());
+    watch.setProcessEnvironment(env);
+    watch.start(QStringLiteral(RECONSCOPE_EXECUTABLE),
+                { u"watch"_s, u"customapps"_s, u"-A"_s, u"-o"_s, u"json"_s });
+    QVERIFY(watch.waitForStarted(10000));
+    QByteArray seen;
+    // It starts with the current state of each object.
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (seen += watch.readAllStandardOutput()).contains("\"key\":\"default/api\""), 15000);
+    QVERIFY(seen.contains("\"from\":\"[*]\""));
+
+    const auto patch
+        = uR"({"status":{"observedGeneration":1,"conditions":[{"type":"Degraded","status":"True","reason":"QuotaExceeded","message":"exceeded quota","lastTransitionTime":"2026-11-29T10:00:00Z","observedGeneration":1}]}})"_s;
+    QElapsedTimer timer;
+    timer.start();
+    QCOMPARE(run({ u"patch"_s,
+                   u"customapp"_s,
+                   u"api"_s,
+                   u"--subresource=status"_s,
+                   u"--type=merge"_s,
+                   u"-p"_s,
+                   patch })
+                 .exitCode,
+             0);
+    const qint64 patchedAfter = timer.elapsed();
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (seen += watch.readAllStandardOutput()).contains("\"to\":\"Degraded\""), 5000);
+    const qint64 printedAfter = timer.elapsed();
+    // Within a second of kubectl returning.
+    QVERIFY2(
+        printedAfter - patchedAfter < 1000,
+        qPrintable(u"printed %1 ms after the patch returned"_s.arg(printedAfter - patchedAfter)));
+    for (const auto &line : seen.split('\n')) {
+        if (!line.contains("\"to\":\"Degraded\""))
+            continue;
+        const auto transition = QJsonDocument::fromJson(line).object();
+        QCOMPARE(transition[u"key"_s].toString(), u"default/api"_s);
+        QCOMPARE(transition[u"from"_s].toString(), u"Pending"_s);
+        QCOMPARE(transition[u"reason"_s].toString(), u"QuotaExceeded"_s);
+        QCOMPARE(transition[u"onDesign"_s].toBool(), false);
+    }
+    watch.terminate();
+    watch.waitForFinished(5000);
 }
 
 QTEST_GUILESS_MAIN(tst_Kubectl)
