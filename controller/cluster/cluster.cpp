@@ -1043,7 +1043,6 @@ void Cluster::prepareBuiltinForCreate(const TypeEntry &type, json &object) const
             }
         }
         object["status"] = { { "acceptedNames", { { "kind", "" }, { "plural", "" } } },
-                             { "conditions", json::array() },
                              { "storedVersions", storedVersions } };
     }
 }
