@@ -138,7 +138,20 @@ struct ListPage
 // updateStatus/patch/remove take a ResourceRef and behave exactly like the HTTP verbs (the same
 // validation, admission, resourceVersion and generation rules, the same ApiError), and subscribe()
 // delivers every committed change synchronously after the commit. Callbacks may call back into
-// the Cluster.
+// the Cluster. For example:
+//
+//   Cluster cluster; // built-ins, namespaces default/kube-*, the CustomApp CRD
+//   const ResourceRef apps{u"infrastructure.internal.net"_s, u"v1"_s, u"customapps"_s};
+//   auto created = cluster.create(apps, u"default"_s, object); // ApiResult<WriteResult>
+//   if (!created) qWarning() << created.error().message;       // e.g. 409 AlreadyExists
+//   cluster.patch(apps, u"default"_s, u"web"_s, PatchType::Merge,
+//                 R"({"status":{"readyReplicas":2}})", /*statusSubresource=*/true);
+//   const int id = cluster.subscribe([](const ClusterEvent &event) {
+//       // event.type, event.object->json (compact JSON), event.previous (null for ADDED)
+//   });
+//
+// Fault injection: setHistoryWindow(n) bounds the retained events, compact() drops them all;
+// watches and continue tokens from before the window then get 410 Expired.
 class Cluster final : public QObject
 {
     Q_OBJECT
