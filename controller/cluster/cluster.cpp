@@ -1750,13 +1750,21 @@ void Cluster::runControllers()
         for (const QString &ns : namespaces) {
             bool empty = true;
             const std::string prefix = ns.toStdString() + '/';
+            // Deleting runs subscribers, which may register types: never hold m_buckets
+            // iterators or references across it.
+            QStringList namespacedKeys;
             for (const Bucket &b : std::as_const(m_buckets)) {
-                if (!b.namespaced)
+                if (b.namespaced)
+                    namespacedKeys << b.storageKey;
+            }
+            for (const QString &storageKey : std::as_const(namespacedKeys)) {
+                const Bucket *b = findBucket(storageKey);
+                if (!b)
                     continue;
-                TypePtr type = storageTypeFor(b.storageKey);
+                TypePtr type = storageTypeFor(storageKey);
                 std::vector<RecordPtr> inNamespace;
-                for (auto it = b.objects.lower_bound(prefix);
-                     it != b.objects.end() && it->first.compare(0, prefix.size(), prefix) == 0;
+                for (auto it = b->objects.lower_bound(prefix);
+                     it != b->objects.end() && it->first.compare(0, prefix.size(), prefix) == 0;
                      ++it)
                     inNamespace.push_back(it->second);
                 for (const RecordPtr &record : inNamespace) {
