@@ -8,7 +8,10 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
 #include <QRegularExpression>
+#include <QSslConfiguration>
 #include <QTest>
 
 #include <memory>
@@ -398,11 +401,27 @@ void tst_Kubectl::viewerCannotWrite()
 
 void tst_Kubectl::noCredentialsIs401()
 {
+    // No credentials at all: a plain HTTPS GET without client certificate or token.
+    QNetworkAccessManager nam;
+    QNetworkRequest request(QUrl(m_serve->url() + u"/apis"_s));
+    auto ssl = QSslConfiguration::defaultConfiguration();
+    ssl.setPeerVerifyMode(QSslSocket::VerifyNone);
+    request.setSslConfiguration(ssl);
+    std::unique_ptr<QNetworkReply> reply(nam.get(request));
+    QTRY_VERIFY_WITH_TIMEOUT(reply->isFinished(), 15000);
+    QCOMPARE(reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), 401);
+    const auto status = QJsonDocument::fromJson(reply->readAll()).object();
+    QCOMPARE(status[u"kind"_s].toString(), u"Status"_s);
+    QCOMPARE(status[u"reason"_s].toString(), u"Unauthorized"_s);
+
+    // A wrong token through kubectl.
     const auto result = run({ u"--kubeconfig"_s,
                               u"/dev/null"_s,
                               u"--server"_s,
                               m_serve->url(),
                               u"--insecure-skip-tls-verify"_s,
+                              u"--token"_s,
+                              u"not-a-token"_s,
                               u"get"_s,
                               u"--raw"_s,
                               u"/apis"_s });
@@ -466,6 +485,8 @@ void tst_Kubectl::realCrdsInstallAndServeTheirObjects()
             run({ u"apply"_s, u"-f"_s, u"-"_s },
                 "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\""
                     + ns.toUtf8() + "\"}}");
+        // Several fixtures share a name (podinfo): each replaces the one before.
+        run({ u"delete"_s, u"-f"_s, objects.filePath(name), u"--ignore-not-found"_s });
         const auto created = run({ u"create"_s, u"-f"_s, objects.filePath(name) });
         QVERIFY2(created.exitCode == 0, qPrintable(name + u": "_s + created.err));
         ++accepted;
