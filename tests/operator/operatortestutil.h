@@ -6,6 +6,7 @@
 #include "controller/cluster/cluster.h"
 #include "controller/cluster/server/embeddedserver.h"
 #include "controller/cluster/sim/embeddedcluster.h"
+#include "controller/cluster/sim/workloadsimulator.h"
 #include "controller/kube/kubeconfig.h"
 #include "models/lifecycle.h"
 #include "models/objectsummary.h"
@@ -68,6 +69,11 @@ public:
     {
         if (m_cluster && m_subscription)
             m_cluster->unsubscribe(m_subscription);
+        // Workaround: the embedded cluster parents its WorkloadSimulator to the Cluster, whose
+        // destructor frees the subscriber map before QObject deletes the simulator, which then
+        // unsubscribes from freed memory. Deleting the simulator first avoids that.
+        if (m_cluster)
+            delete m_cluster->findChild<cluster::WorkloadSimulator *>();
     }
 
     // Starts the server and resolves the kubeconfig it wrote; empty on success.
@@ -159,6 +165,8 @@ public:
     json condition(const QString &name, const char *type) const
     {
         const json object = get(customApps, name);
+        if (!object.is_object() || !object.contains("status") || !object["status"].is_object())
+            return json();
         for (const auto &c :
              object.value("status", json::object()).value("conditions", json::array()))
             if (c.value("type", "") == type)
@@ -167,7 +175,8 @@ public:
     }
     QString conditionReason(const QString &name, const char *type) const
     {
-        return QString::fromStdString(condition(name, type).value("reason", ""));
+        const json c = condition(name, type);
+        return c.is_object() ? QString::fromStdString(c.value("reason", "")) : QString();
     }
 
     // The distinct consecutive lifecycle states the object went through (every committed write).
@@ -214,6 +223,18 @@ private:
     qint64 m_writes = 0;
     std::vector<Observed> m_observed;
 };
+
+// status.conditions of an object, or an empty array.
+inline json conditionsOf(const json &object)
+{
+    if (!object.is_object())
+        return json::array();
+    const auto status = object.find("status");
+    if (status == object.end() || !status->is_object())
+        return json::array();
+    const auto conditions = status->find("conditions");
+    return conditions != status->end() && conditions->is_array() ? *conditions : json::array();
+}
 
 // Whether `sequence` contains `wanted` in order (not necessarily adjacent).
 inline bool containsInOrder(const QStringList &sequence, const QStringList &wanted)

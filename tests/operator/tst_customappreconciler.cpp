@@ -243,7 +243,7 @@ void tst_CustomAppReconciler::createThenScale()
     QVERIFY(m_fx->observed().front().reason.contains(u"stale"_s));
     bool sawCount = false;
     for (const auto &o : m_fx->observed()) {
-        for (const auto &c : o.object["status"].value("conditions", json::array()))
+        for (const auto &c : conditionsOf(o.object))
             sawCount = sawCount
                 || (c["type"] == "Reconciling" && c["reason"] == "Progressing"
                     && c["message"].get<std::string>().find("/5 replicas ready")
@@ -394,7 +394,7 @@ void tst_CustomAppReconciler::driftIsRestored()
                              10000);
     bool sawDrift = false;
     for (const auto &o : m_fx->observed()) {
-        for (const auto &c : o.object["status"].value("conditions", json::array()))
+        for (const auto &c : conditionsOf(o.object))
             sawDrift = sawDrift
                 || (c["type"] == "Reconciling" && c["status"] == "True"
                     && c["reason"] == "DriftDetected");
