@@ -90,7 +90,9 @@ void ClusterWatch::sendBookmark(bool initialEventsEnd)
 {
     if (!m_cluster)
         return;
-    const qint64 rv = std::max(m_lastRv, m_cluster->currentResourceVersion());
+    // The initial-events-end bookmark carries the snapshot's revision; later ones the latest.
+    const qint64 rv
+        = initialEventsEnd ? m_lastRv : std::max(m_lastRv, m_cluster->currentResourceVersion());
     m_lastRv = rv;
     json metadata = { { "resourceVersion", std::to_string(rv) } };
     if (initialEventsEnd)
@@ -120,27 +122,31 @@ void ClusterWatch::start(std::shared_ptr<WatchSink> sink)
         return;
     }
     if (m_initialEvents) {
+        // Snapshot first: a sink may do anything, writes included, while it is sent to.
+        std::vector<RecordPtr> initial;
         if (bucket) {
             for (const auto &[key, record] : bucket->objects) {
                 if (m_selection.matches(*record))
-                    send("ADDED", render(record, record->resourceVersion));
-                if (!m_active)
-                    return;
+                    initial.push_back(record);
             }
         }
-        m_lastRv = cluster->currentResourceVersion();
-        if (m_options.allowBookmarks
-            && (!m_options.sendInitialEvents.has_value() || *m_options.sendInitialEvents))
-            sendBookmark(true);
-    } else if (m_from) {
-        m_lastRv = *m_from;
-        for (const ClusterEvent &event : cluster->m_history) {
-            if (event.resourceVersion > *m_from && event.storageKey == m_type->storageKey)
-                deliver(event);
+        const qint64 snapshotRv = cluster->currentResourceVersion();
+        for (const RecordPtr &record : initial) {
+            send("ADDED", render(record, record->resourceVersion));
             if (!m_active)
                 return;
         }
-        m_lastRv = std::max(m_lastRv, *m_from);
+        m_lastRv = snapshotRv;
+        if (m_options.allowBookmarks
+            && (!m_options.sendInitialEvents.has_value() || *m_options.sendInitialEvents))
+            sendBookmark(true);
+        // Whatever the sink itself wrote meanwhile.
+        if (!m_active || !replayAfter(snapshotRv))
+            return;
+    } else if (m_from) {
+        m_lastRv = *m_from;
+        if (!replayAfter(*m_from))
+            return;
     } else {
         m_lastRv = cluster->currentResourceVersion();
     }
@@ -166,6 +172,25 @@ void ClusterWatch::start(std::shared_ptr<WatchSink> sink)
         });
         scheduleBookmark();
     }
+}
+
+bool ClusterWatch::replayAfter(qint64 rv)
+{
+    // By revision, not by iterator: delivering may append to (and trim) the history.
+    qint64 cursor = rv;
+    while (m_active && m_cluster) {
+        const std::deque<ClusterEvent> &history = m_cluster->m_history;
+        auto it = std::upper_bound(
+            history.begin(), history.end(), cursor, [](qint64 value, const ClusterEvent &event) {
+                return value < event.resourceVersion;
+            });
+        if (it == history.end())
+            break;
+        const ClusterEvent event = *it;
+        cursor = event.resourceVersion;
+        deliver(event);
+    }
+    return m_active;
 }
 
 void ClusterWatch::scheduleBookmark()

@@ -41,6 +41,8 @@ private:
     void sendBookmark(bool initialEventsEnd);
     QByteArray render(const RecordPtr &record, qint64 rv) const;
     void scheduleBookmark();
+    // Delivers the retained events after `rv`; false when the stream ended meanwhile.
+    bool replayAfter(qint64 rv);
 
     QPointer<Cluster> m_cluster;
     std::shared_ptr<const Cluster::TypeEntry> m_type;

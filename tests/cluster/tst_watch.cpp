@@ -31,6 +31,7 @@ private slots:
     void inProcessSubscription();
     void sinkMayDropItsStreamWhileWriting();
     void tableWatchHasHeadersOnce();
+    void sinkWritingDuringInitialEventsMissesNothing();
 
 private:
     ApiResponse call(const QByteArray &method,
@@ -394,6 +395,36 @@ void tst_Watch::tableWatchHasHeadersOnce()
     QCOMPARE(str(sink->events[2]["object"]["rows"][0]["object"]["metadata"]["name"]), u"a"_s);
     QCOMPARE(str(sink->events[2]["object"]["metadata"]["resourceVersion"]),
              QString::number(m_cluster->currentResourceVersion()));
+}
+
+void tst_Watch::sinkWritingDuringInitialEventsMissesNothing()
+{
+    // An in-process sink that reacts to the first initial event by writing.
+    struct WritingSink final : WatchSink
+    {
+        tst_Watch *test = nullptr;
+        QStringList seen;
+        void send(const QByteArray &line) override
+        {
+            json event = parse(line);
+            seen << str(event["type"]) + u':' + str(event["object"]["metadata"]["name"]);
+            if (seen.size() == 1)
+                test->createApp("written-by-sink");
+        }
+        void finish() override { }
+    };
+    createApp("a");
+    createApp("b");
+    const ApiResponse response
+        = call("GET", customApps + u"?watch=true&allowWatchBookmarks=true"_s);
+    auto sink = std::make_shared<WritingSink>();
+    sink->test = this;
+    response.watch->start(sink);
+    QCOMPARE(
+        sink->seen,
+        (QStringList{ u"ADDED:a"_s, u"ADDED:b"_s, u"BOOKMARK:"_s, u"ADDED:written-by-sink"_s }));
+    createApp("c");
+    QCOMPARE(sink->seen.last(), u"ADDED:c"_s);
 }
 
 QTEST_GUILESS_MAIN(tst_Watch)
