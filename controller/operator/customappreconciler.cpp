@@ -169,6 +169,7 @@ struct CustomAppReconciler::Run
     std::optional<qint64> readyReplicas;
     QList<PlannedWrite> writes;
     QStringList conflicts;
+    int statusAttempts = 0;
     bool completed = false;
 };
 
@@ -907,10 +908,14 @@ void CustomAppReconciler::reportDeployment(const RunPtr &run)
     if (conditions.is_array()) {
         for (const auto &c : conditions) {
             if (qstr(c, "type") == u"ReplicaFailure" && qstr(c, "status") == u"True") {
-                const QString message = qstr(c, "message");
-                const QString reason = message.contains(u"exceeded quota"_s, Qt::CaseInsensitive)
-                    ? u"QuotaExceeded"_s
-                    : u"ReplicaFailure"_s;
+                const QString raw = qstr(c, "message");
+                const qsizetype quota = raw.indexOf(u"exceeded quota"_s, 0, Qt::CaseInsensitive);
+                const QString reason = quota >= 0 ? u"QuotaExceeded"_s : u"ReplicaFailure"_s;
+                // Without the pod name each attempt invents, so that retries do not rewrite
+                // status: "Deployment web cannot create pods: exceeded quota: pods, ...".
+                const QString message = quota >= 0
+                    ? u"Deployment %1 cannot create pods: %2"_s.arg(run->name, raw.mid(quota))
+                    : raw;
                 finishWithStatus(run,
                                  { condition("Ready", "False", reason, message, gen),
                                    condition("Degraded", "True", reason, message, gen) },
@@ -940,8 +945,8 @@ void CustomAppReconciler::reportDeployment(const RunPtr &run)
                 const QString why = qstr(waiting, "reason");
                 if ((why == u"ImagePullBackOff" || why == u"ErrImagePull")
                     && qstr(cs, "image") == image) {
-                    const QString message = u"pod %1: %2: %3"_s.arg(
-                        qstr(member(pod, "metadata"), "name"), why, qstr(waiting, "message"));
+                    const QString message
+                        = u"Image %1 cannot be pulled (pods waiting in %2)"_s.arg(image, why);
                     finishWithStatus(
                         run,
                         { condition("Ready", "False", u"ImagePullBackOff"_s, message, gen),
@@ -1026,6 +1031,25 @@ void CustomAppReconciler::finishWithStatus(const RunPtr &run,
     const bool degraded = models::isStatusConditionTrue(list, u"Degraded");
     json after = run->app;
     after["status"] = status;
+    auto retry = [this, run, conditions, removeTypes](reconcile::ReconcileOutcome retried) {
+        // client-go's RetryOnConflict: read again and reapply the same conditions, as long as
+        // the spec (generation) did not change meanwhile; otherwise requeue.
+        ++m_requests;
+        m_client->get(resources::customApps(),
+                      run->ns,
+                      run->name,
+                      [this, run, conditions, removeTypes, retried = std::move(retried)](
+                          kube::RestClient::JsonResult fresh) mutable {
+                          if (!fresh || generationOf(fresh.value()) != run->generation) {
+                              complete(run,
+                                       reconcile::ReconcileOutcome::failure(
+                                           u"write status: conflict; requeued"_s));
+                              return;
+                          }
+                          run->app = std::move(fresh.value());
+                          finishWithStatus(run, conditions, removeTypes, std::move(retried));
+                      });
+    };
     write(run,
           "PUT",
           resources::customApps(),
@@ -1036,6 +1060,7 @@ void CustomAppReconciler::finishWithStatus(const RunPtr &run,
           [this,
            run,
            outcome = std::move(outcome),
+           retry = std::move(retry),
            readyChanged,
            degraded,
            reason = readyAfter ? readyAfter->reason : QString(),
@@ -1045,6 +1070,10 @@ void CustomAppReconciler::finishWithStatus(const RunPtr &run,
                   if (result.error().isConflict()) {
                       ++m_conflicts;
                       run->conflicts << u"status"_s;
+                      if (++run->statusAttempts < MaxStatusAttempts) {
+                          retry(std::move(outcome));
+                          return;
+                      }
                   }
                   complete(run,
                            reconcile::ReconcileOutcome::failure(u"write status: "_s

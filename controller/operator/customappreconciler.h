@@ -75,6 +75,9 @@ public:
     using Enqueue = std::function<void(const QString &key, const QString &trigger)>;
 
     static constexpr int MaxReplicas = 100;
+    // Status writes answered 409 are retried in place (fresh read, same conditions) this many
+    // times in all, as client-go's DefaultRetry (5 steps), while the generation is unchanged.
+    static constexpr int MaxStatusAttempts = 5;
 
     // The clock supplies condition and Event times; it must outlive the reconciler.
     CustomAppReconciler(kube::ClientConfig config,
