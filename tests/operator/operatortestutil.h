@@ -7,6 +7,7 @@
 #include "controller/cluster/server/embeddedserver.h"
 #include "controller/cluster/sim/embeddedcluster.h"
 #include "controller/cluster/sim/workloadsimulator.h"
+#include "controller/kube/clientconfig.h"
 #include "controller/kube/kubeconfig.h"
 #include "models/lifecycle.h"
 #include "models/objectsummary.h"
