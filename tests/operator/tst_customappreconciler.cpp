@@ -44,6 +44,7 @@ private Q_SLOTS:
     void concurrentSpecWriter();
     void pausedIsLeftAlone();
     void dryRunSendsNothing();
+    void eventsFoldRepeats();
 
 private:
     void startOperator(bool dryRun = false);
@@ -606,6 +607,38 @@ void tst_CustomAppReconciler::dryRunSendsNothing()
     const json app = m_fx->get(customApps, u"dry"_s);
     QVERIFY(!app.contains("status") || app["status"].empty());
     QVERIFY(app["metadata"].value("finalizers", json::array()).empty());
+}
+
+void tst_CustomAppReconciler::eventsFoldRepeats()
+{
+    kube::RestClient client(m_fx->clientConfig());
+    operators::EventRecorder recorder(&client, *m_clock, u"reconscope-customapp"_s, u"me"_s);
+    const json app
+        = { { "apiVersion", "infrastructure.internal.net/v1" },
+            { "kind", "CustomApp" },
+            { "metadata", { { "name", "ev" }, { "namespace", "default" }, { "uid", "u-ev" } } } };
+    recorder.record(app, u"Warning"_s, u"QuotaExceeded"_s, u"exceeded quota"_s);
+    QTRY_COMPARE(m_fx->eventReasons(u"ev"_s).size(), 1);
+    m_clock->step(std::chrono::minutes(2));
+    recorder.record(app, u"Warning"_s, u"QuotaExceeded"_s, u"exceeded quota"_s);
+    recorder.record(app, u"Normal"_s, u"Synchronized"_s, u"1/1 replicas ready"_s);
+    QTRY_COMPARE(m_fx->eventReasons(u"ev"_s).size(), 2);
+    const auto list = m_fx->cluster()->list(events, u"default"_s);
+    QVERIFY(list.ok());
+    json folded;
+    for (const auto &e : list.value()["items"])
+        if (e["reason"] == "QuotaExceeded")
+            folded = e;
+    QTRY_VERIFY(m_fx->cluster()->list(events, u"default"_s).value().dump().find("\"count\":2")
+                != std::string::npos);
+    QCOMPARE_JSON(folded["type"], json("Warning"));
+    QCOMPARE_JSON(folded["involvedObject"]["uid"], json("u-ev"));
+    QCOMPARE_JSON(folded["involvedObject"]["kind"], json("CustomApp"));
+    QCOMPARE_JSON(folded["source"]["component"], json("reconscope-customapp"));
+    QCOMPARE_JSON(folded["firstTimestamp"], json("2026-01-01T00:00:00Z"));
+    for (const auto &e : m_fx->cluster()->list(events, u"default"_s).value()["items"])
+        if (e["reason"] == "QuotaExceeded")
+            QCOMPARE_JSON(e["lastTimestamp"], json("2026-01-01T00:02:00Z"));
 }
 
 QTEST_GUILESS_MAIN(tst_CustomAppReconciler)
