@@ -45,6 +45,7 @@ private Q_SLOTS:
     void pausedIsLeftAlone();
     void dryRunSendsNothing();
     void eventsFoldRepeats();
+    void transientServerErrorsAreRetried();
 
 private:
     void startOperator(bool dryRun = false);
@@ -639,6 +640,26 @@ void tst_CustomAppReconciler::eventsFoldRepeats()
     for (const auto &e : m_fx->cluster()->list(events, u"default"_s).value()["items"])
         if (e["reason"] == "QuotaExceeded")
             QCOMPARE_JSON(e["lastTimestamp"], json("2026-01-01T00:02:00Z"));
+}
+
+void tst_CustomAppReconciler::transientServerErrorsAreRetried()
+{
+    startOperator();
+    // Every other request answers 500/503: reconciles fail part-way and retry with backoff.
+    m_fx->server()->faultInjector()->setServerErrorRate(0.5);
+    m_autoAdvance = true;
+    QVERIFY(m_fx->create(
+        customApps,
+        ClusterFixture::customApp(u"flaky"_s, { { "image", "nginx:1.27" }, { "replicas", 2 } })));
+    QTRY_VERIFY_WITH_TIMEOUT(m_op->loop().history(u"default/flaky"_s).size() >= 4, 10000);
+    m_fx->server()->faultInjector()->reset();
+    QTRY_COMPARE_WITH_TIMEOUT(m_fx->state(u"flaky"_s), u"Ready"_s, 15000);
+    int errors = 0;
+    for (const auto &r : m_op->loop().history(u"default/flaky"_s))
+        errors += r.result == reconcile::ReconcileRecord::Result::Error ? 1 : 0;
+    QVERIFY(errors > 0);
+    QVERIFY(m_fx->server()->faultInjector()->injectedErrors() > 0);
+    QCOMPARE_JSON(m_fx->get(deployments, u"flaky"_s)["spec"]["replicas"], json(2));
 }
 
 QTEST_GUILESS_MAIN(tst_CustomAppReconciler)
