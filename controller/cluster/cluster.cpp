@@ -1050,7 +1050,8 @@ void Cluster::prepareBuiltinForCreate(const TypeEntry &type, json &object) const
 std::optional<ApiError> Cluster::validateObject(const TypeEntry &type,
                                                 const json &object,
                                                 bool create,
-                                                const RecordPtr &old) const
+                                                const RecordPtr &old,
+                                                const json *previous) const
 {
     QList<FieldError> errors = validateMetadata(type, object, create);
     if (old && old->deleting) {
@@ -1089,7 +1090,8 @@ std::optional<ApiError> Cluster::validateObject(const TypeEntry &type,
                                     member(object, "scope")) });
         }
     } else if (!type.type.schema.is_null()) {
-        errors.append(type.schema.validate(object));
+        errors.append(previous ? type.schema.validateUpdate(object, *previous)
+                               : type.schema.validate(object));
     }
     if (errors.isEmpty())
         return std::nullopt;
@@ -1296,7 +1298,7 @@ ApiResult<WriteResult> Cluster::doUpdate(const TypePtr &typePtr,
         type.schema.applyDefaults(updated);
     updated["metadata"]["resourceVersion"] = std::to_string(existing->resourceVersion);
 
-    if (auto error = validateObject(type, updated, false, status ? RecordPtr() : existing))
+    if (auto error = validateObject(type, updated, false, status ? RecordPtr() : existing, &stored))
         return *error;
 
     WriteResult result;

@@ -329,10 +329,13 @@ private:
                                         const WriteOptions &options,
                                         QStringList &warnings,
                                         bool patch = false) const;
+    // `previous` (the stored object in the request's version, for updates) enables validation
+    // ratcheting: unchanged invalid values do not block an update, as upstream since 1.30.
     std::optional<ApiError> validateObject(const TypeEntry &type,
                                            const nlohmann::json &object,
                                            bool create,
-                                           const RecordPtr &old) const;
+                                           const RecordPtr &old,
+                                           const nlohmann::json *previous = nullptr) const;
     std::optional<ApiError>
     admitNamespace(const TypeEntry &type, const QString &ns, const QString &name) const;
     void prepareBuiltinForCreate(const TypeEntry &type, nlohmann::json &object) const;

@@ -45,6 +45,7 @@ private Q_SLOTS:
     void quotaCapsPodsAndReportsReplicaFailure();
     void deletingDeploymentCollectsPods();
     void demoSeedCreatesObjects();
+    void childOfItsClusterIsDestroyedSafely();
 
 private:
     json getDeployment(const char *name)
@@ -52,10 +53,11 @@ private:
         const auto got = m_cluster->get(deployments, u"default"_s, QString::fromLatin1(name));
         return got.ok() ? got.value() : json();
     }
-    std::vector<json> podsOf(const char *name)
+    std::vector<json> podsOf(const char *name) { return podsOf(m_cluster.get(), name); }
+    static std::vector<json> podsOf(Cluster *cluster, const char *name)
     {
         std::vector<json> result;
-        const auto list = m_cluster->list(pods, u"default"_s);
+        const auto list = cluster->list(pods, u"default"_s);
         for (const auto &pod : list->at("items")) {
             if (pod["metadata"]["labels"].value("app", "") == name)
                 result.push_back(pod);
@@ -223,6 +225,18 @@ void tst_WorkloadSimulator::demoSeedCreatesObjects()
     QCOMPARE(apps->at("items").size(), size_t(6));
     // Seeding twice reports what already exists instead of failing.
     QCOMPARE(seedDemoObjects(*m_cluster), 0);
+}
+
+void tst_WorkloadSimulator::childOfItsClusterIsDestroyedSafely()
+{
+    // As the embedded cluster builds it: the simulator is a child of the Cluster, so it is
+    // destroyed after the Cluster's own members (a use after free before; ASan in CI sees it).
+    auto cluster = std::make_unique<Cluster>();
+    QPointer<WorkloadSimulator> simulator = new WorkloadSimulator(cluster.get(), cluster.get());
+    QVERIFY(cluster->create(deployments, u"default"_s, deployment("child", 1, "child:1")).ok());
+    QTRY_VERIFY(!podsOf(cluster.get(), "child").empty());
+    cluster.reset();
+    QVERIFY(simulator.isNull());
 }
 
 QTEST_GUILESS_MAIN(tst_WorkloadSimulator)

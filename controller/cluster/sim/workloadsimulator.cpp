@@ -184,7 +184,8 @@ WorkloadSimulator::WorkloadSimulator(Cluster *cluster, Options options, QObject 
 
 WorkloadSimulator::~WorkloadSimulator()
 {
-    m_cluster->unsubscribe(m_subscription);
+    if (m_cluster)
+        m_cluster->unsubscribe(m_subscription);
 }
 
 bool WorkloadSimulator::defaultImagePullable(const QString &image)

@@ -4,6 +4,7 @@
 
 #include <QHash>
 #include <QObject>
+#include <QPointer>
 #include <QSet>
 #include <QString>
 #include <QTimer>
@@ -64,7 +65,8 @@ private:
     // The first quota that a new pod would exceed, as upstream's message; empty when none.
     QString quotaViolation(const QString &ns, const QString &podName) const;
 
-    Cluster *m_cluster;
+    // Guarded: the simulator may be a child of its Cluster, and is then destroyed after it.
+    QPointer<Cluster> m_cluster;
     Options m_options;
     int m_subscription = 0;
     QSet<QString> m_dirty; // "namespace/name" of deployments
