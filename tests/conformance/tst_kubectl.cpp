@@ -473,7 +473,11 @@ void tst_Kubectl::realCrdsInstallAndServeTheirObjects()
                                  u"--validate=false"_s,
                                  u"-f"_s,
                                  objects.filePath(name) });
-        const auto object = parseObject(local.out);
+        auto object = parseObject(local.out);
+        // Several fixtures share a name (podinfo, keda): give each a name of its own.
+        auto metadata = object[u"metadata"_s].toObject();
+        metadata[u"name"_s] = metadata[u"name"_s].toString() + u"-"_s + QString::number(accepted);
+        object[u"metadata"_s] = metadata;
         const auto apiVersion = object[u"apiVersion"_s].toString();
         const auto group = apiVersion.section(u'/', 0, 0);
         const auto version = apiVersion.section(u'/', 1, 1);
@@ -485,9 +489,8 @@ void tst_Kubectl::realCrdsInstallAndServeTheirObjects()
             run({ u"apply"_s, u"-f"_s, u"-"_s },
                 "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\""
                     + ns.toUtf8() + "\"}}");
-        // Several fixtures share a name (podinfo): each replaces the one before.
-        run({ u"delete"_s, u"-f"_s, objects.filePath(name), u"--ignore-not-found"_s });
-        const auto created = run({ u"create"_s, u"-f"_s, objects.filePath(name) });
+        const auto created = run({ u"create"_s, u"-f"_s, u"-"_s },
+                                 QJsonDocument(object).toJson(QJsonDocument::Compact));
         QVERIFY2(created.exitCode == 0, qPrintable(name + u": "_s + created.err));
         ++accepted;
         if (!object.contains(u"status"_s))
@@ -508,7 +511,7 @@ void tst_Kubectl::realCrdsInstallAndServeTheirObjects()
         const auto statusPatch = QJsonDocument(QJsonObject{ { u"status"_s, object[u"status"_s] } })
                                      .toJson(QJsonDocument::Compact);
         QStringList patchArgs{ u"patch"_s,
-                               plural + u'.' + group,
+                               plural + u'.' + version + u'.' + group, // the object's own version
                                object[u"metadata"_s][u"name"_s].toString(),
                                u"--subresource=status"_s,
                                u"--type=merge"_s,
