@@ -124,7 +124,7 @@ QVariant ConditionsModel::headerData(int section, Qt::Orientation orientation, i
     case LastTransitionColumn:
         return tr("Last transition");
     case ObservedGenerationColumn:
-        return tr("Observed gen.");
+        return tr("Obs. gen");
     }
     return {};
 }

@@ -104,8 +104,21 @@ void ConsoleSession::stopEmbeddedServer()
 {
     if (!m_serverThread)
         return;
-    if (m_server)
-        QMetaObject::invokeMethod(m_server, &QObject::deleteLater);
+    // The server and everything it created are destroyed on their own thread while its event
+    // loop still runs, before the thread ends; a helper object receives the call so that the
+    // server is not deleted from inside its own event handler.
+    if (m_server && m_serverThread->isRunning()) {
+        auto *server = m_server;
+        auto *reaper = new QObject;
+        reaper->moveToThread(m_serverThread);
+        QMetaObject::invokeMethod(
+            reaper,
+            [server, reaper] {
+                delete server;
+                reaper->deleteLater();
+            },
+            Qt::BlockingQueuedConnection);
+    }
     m_server = nullptr;
     m_serverThread->quit();
     m_serverThread->wait();
@@ -255,7 +268,8 @@ void ConsoleSession::handleObjectsChanged(const QStringList &upserted, const QSt
         if (auto transition = m_tracker.remove(key, now))
             transitions.append(std::move(*transition));
     }
-    m_table->setNow(now);
+    // Ages move on once a second (handleRateTick), not per batch: a dataChanged over every row
+    // would make a sorted proxy look at all of them each tick.
     m_table->applyBatch(rows, removed);
     m_eventsThisSecond += upserted.size() + removed.size();
     emit objectsChanged(upserted, removed);

@@ -51,6 +51,7 @@ QWidget *titled(const QString &title, QWidget *content, QWidget *parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
     auto *label = new QLabel(u"<b>%1</b>"_s.arg(title.toHtmlEscaped()), box);
+    label->setContentsMargins(6, 4, 0, 0);
     layout->addWidget(label);
     content->setParent(box);
     layout->addWidget(content, 1);
@@ -92,14 +93,18 @@ DetailPane::DetailPane(ConsoleSession *session, QWidget *parent)
     m_header->setContentsMargins(8, 6, 8, 6);
     m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
+    // Spec and status wrap: long image names and messages stay readable in a narrow pane.
+    m_spec->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+    m_status->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     auto *overview = new QSplitter(Qt::Horizontal, this);
     overview->addWidget(titled(tr("spec"), m_spec, overview));
     overview->addWidget(titled(tr("status"), m_status, overview));
     overview->setChildrenCollapsible(false);
 
     auto *conditionsView = tableView(m_conditions, this);
+    conditionsView->horizontalHeader()->setStretchLastSection(false);
     conditionsView->horizontalHeader()->setSectionResizeMode(models::ConditionsModel::MessageColumn,
-                                                             QHeaderView::Interactive);
+                                                             QHeaderView::Stretch);
     auto *overviewPage = new QSplitter(Qt::Vertical, this);
     overviewPage->addWidget(overview);
     overviewPage->addWidget(titled(tr("Conditions"), conditionsView, overviewPage));

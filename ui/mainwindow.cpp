@@ -57,8 +57,8 @@ MainWindow::MainWindow(ConsoleSession *session, QWidget *parent)
     QDockWidget *reconcilerDock = addDock(m_reconciler, Qt::RightDockWidgetArea, viewMenu);
     tabifyDockWidget(detailDock, reconcilerDock);
     detailDock->raise();
-    resizeDocks({ browserDock, detailDock }, { 300, 540 }, Qt::Horizontal);
-    centre->setSizes({ 380, 420 });
+    resizeDocks({ browserDock, detailDock }, { 250, 470 }, Qt::Horizontal);
+    centre->setSizes({ 340, 480 });
 
     connect(m_table, &ResourceTablePanel::objectSelected, this, &MainWindow::handleObjectSelected);
 }

@@ -24,7 +24,7 @@ ResourceBrowser::ResourceBrowser(ConsoleSession *session, QWidget *parent)
 {
     setWindowTitle(tr("Resources"));
     m_tree->setColumnCount(2);
-    m_tree->setHeaderLabels({ tr("Custom resource"), tr("Objects by state") });
+    m_tree->setHeaderLabels({ tr("Custom resource"), tr("Objects") });
     m_tree->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     m_tree->header()->setStretchLastSection(true);
     m_tree->setRootIsDecorated(true);
@@ -51,14 +51,17 @@ ResourceBrowser::~ResourceBrowser() = default;
 
 void ResourceBrowser::handleDiscovery()
 {
-    QList<controller::kube::DiscoveredResource> crds;
+    // One entry per CRD: its preferred version when discovery says which.
+    QMap<QString, controller::kube::DiscoveredResource> crds;
     const auto known = m_session->discovery()->crds();
     for (const auto &resource : m_session->discovery()->resources()) {
-        if ((resource.fromCrd || known.contains(resource.qualifiedName()))
-            && resource.preferredVersion)
-            crds.append(resource);
+        if (!resource.fromCrd && !known.contains(resource.qualifiedName()))
+            continue;
+        const auto it = crds.constFind(resource.qualifiedName());
+        if (it == crds.cend() || (resource.preferredVersion && !it->preferredVersion))
+            crds.insert(resource.qualifiedName(), resource);
     }
-    setResources(crds);
+    setResources(crds.values());
 }
 
 void ResourceBrowser::setResources(const QList<controller::kube::DiscoveredResource> &resources)
@@ -118,6 +121,7 @@ QString ResourceBrowser::countsText() const
 void ResourceBrowser::refreshCounts()
 {
     const QString watched = m_session->resource().qualifiedName();
+    const models::ResourceTableModel *model = m_session->tableModel();
     for (int g = 0; g < m_tree->topLevelItemCount(); ++g) {
         QTreeWidgetItem *group = m_tree->topLevelItem(g);
         for (int c = 0; c < group->childCount(); ++c) {
@@ -127,8 +131,29 @@ void ResourceBrowser::refreshCounts()
             QFont font = item->font(0);
             font.setBold(active);
             item->setFont(0, font);
-            item->setText(1, active ? countsText() : tr("double-click to watch"));
-            item->setForeground(1, active ? palette().text() : palette().placeholderText());
+            item->setText(1,
+                          active
+                              ? (model->rowCount() == 1 ? tr("1 object")
+                                                        : tr("%1 objects").arg(model->rowCount()))
+                              : QString());
+            item->setToolTip(1, active ? countsText() : tr("Double-click to watch"));
+            // The watched resource lists its objects per state, one row each.
+            qDeleteAll(item->takeChildren());
+            if (!active)
+                continue;
+            for (int i = 0; i < models::LifecycleStateCount; ++i) {
+                const auto state = models::LifecycleState(i);
+                const int count = model->countIn(state);
+                if (count == 0)
+                    continue;
+                auto *row
+                    = new QTreeWidgetItem(item,
+                                          QStringList{ u"● "_s + models::lifecycleStateName(state),
+                                                       QString::number(count) });
+                row->setForeground(0, stateColors(state).accent);
+                row->setFlags(Qt::ItemIsEnabled);
+            }
+            item->setExpanded(true);
         }
     }
 }
@@ -137,7 +162,8 @@ void ResourceBrowser::activate(QTreeWidgetItem *item)
 {
     if (!item || !item->parent())
         return;
-    const int index = item->data(0, ResourceIndexRole).toInt();
+    const QVariant data = item->data(0, ResourceIndexRole);
+    const int index = data.isValid() ? data.toInt() : -1; // state rows carry no index
     if (index < 0 || index >= m_resources.size())
         return;
     if (m_resources[index].qualifiedName() != m_session->resource().qualifiedName())

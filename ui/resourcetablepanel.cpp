@@ -52,12 +52,16 @@ ResourceTablePanel::ResourceTablePanel(ResourceTableModel *model, QWidget *paren
     header->setSectionResizeMode(QHeaderView::Interactive);
     header->setSectionResizeMode(ResourceTableModel::ReasonColumn, QHeaderView::Stretch);
     const int em = m_view->fontMetrics().horizontalAdvance(u'M');
-    m_view->setColumnWidth(ResourceTableModel::NameColumn, 12 * em);
-    m_view->setColumnWidth(ResourceTableModel::NamespaceColumn, 9 * em);
-    m_view->setColumnWidth(ResourceTableModel::StateColumn, 9 * em);
-    m_view->setColumnWidth(ResourceTableModel::GenerationColumn, 9 * em);
-    m_view->setColumnWidth(ResourceTableModel::AgeColumn, 5 * em);
-    m_view->setColumnWidth(ResourceTableModel::LastTransitionColumn, 8 * em);
+    QFont bold = m_view->font();
+    bold.setBold(true);
+    const int chip = QFontMetrics(bold).horizontalAdvance(u"Reconciling"_s) + 30;
+    m_view->setColumnWidth(ResourceTableModel::NameColumn, 8 * em);
+    m_view->setColumnWidth(ResourceTableModel::NamespaceColumn, 7 * em);
+    m_view->setColumnWidth(ResourceTableModel::StateColumn, chip);
+    m_view->setColumnWidth(ResourceTableModel::GenerationColumn, 6 * em);
+    m_view->setColumnWidth(ResourceTableModel::AgeColumn, 4 * em);
+    m_view->setColumnWidth(ResourceTableModel::LastTransitionColumn, 6 * em);
+    header->setMinimumSectionSize(3 * em);
 
     m_filter->setPlaceholderText(tr("Filter by name, namespace, state or reason (Ctrl+F)"));
     m_filter->setClearButtonEnabled(true);
@@ -101,7 +105,7 @@ void ResourceTablePanel::updateSummary()
 {
     const int shown = m_proxy->rowCount();
     const int total = m_model->rowCount();
-    m_summary->setText(shown == total ? tr("%n object(s)", nullptr, total)
+    m_summary->setText(shown == total ? (total == 1 ? tr("1 object") : tr("%1 objects").arg(total))
                                       : tr("%1 of %2 objects").arg(shown).arg(total));
 }
 

@@ -14,6 +14,7 @@
 #include <QSvgGenerator>
 #include <QVariantAnimation>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace Qt::StringLiterals;
@@ -25,7 +26,7 @@ using models::StateNode;
 
 namespace {
 
-constexpr QSizeF NodeSize(156, 74);
+constexpr QSizeF NodeSize(140, 72);
 constexpr qreal PseudoRadius = 13;
 
 // 0 = [*] as start, 1 = [*] as end, 2 + state.
@@ -154,14 +155,14 @@ public:
         painter->setBrush(colors.accent);
         painter->drawPath(band.intersected(clip));
         painter->setPen(colors.chipText);
-        painter->setFont(uiFont(10.5, true));
+        painter->setFont(uiFont(10, true));
         painter->drawText(header, Qt::AlignCenter, models::lifecycleStateName(m_state));
 
         painter->setPen(ink);
         painter->setFont(uiFont(15, true));
         const QRectF body(box.left(), header.bottom() + 1, box.width(), 28);
         painter->drawText(body, Qt::AlignCenter, QString::number(m_count));
-        painter->setFont(uiFont(8.5, false));
+        painter->setFont(uiFont(8, false));
         painter->setPen(QColor(0x42, 0x42, 0x42));
         painter->drawText(
             QRectF(box.left(), body.bottom() - 2, box.width(), 18), Qt::AlignCenter, m_time);
@@ -199,6 +200,8 @@ public:
     {
         if (counter == m_counter && highlighted == m_highlighted)
             return;
+        if (counter != m_counter)
+            prepareGeometryChange(); // the label's width follows the number
         m_counter = counter;
         m_highlighted = highlighted;
         update();
@@ -282,13 +285,14 @@ StateGraphScene::StateGraphScene(QObject *parent)
     setBackgroundBrush(Qt::white);
     addItem(m_start);
     addItem(m_end);
-    m_start->setPos(0, 0);
-    m_end->setPos(900, 200);
+    // The seed's diagram, compact so that it stays legible in a panel of ~700 px.
+    m_start->setPos(-40, 0);
+    m_end->setPos(670, 170);
     const QList<QPair<LifecycleState, QPointF>> layout{
-        { LifecycleState::Pending, { 170, 0 } },       { LifecycleState::Reconciling, { 420, 0 } },
-        { LifecycleState::Degraded, { 700, 0 } },      { LifecycleState::Ready, { 420, 200 } },
-        { LifecycleState::Terminating, { 700, 200 } }, { LifecycleState::Unknown, { 170, 200 } },
-        { LifecycleState::NoLifecycle, { 170, 330 } },
+        { LifecycleState::Pending, { 120, 0 } },       { LifecycleState::Reconciling, { 320, 0 } },
+        { LifecycleState::Degraded, { 520, 0 } },      { LifecycleState::Ready, { 320, 170 } },
+        { LifecycleState::Terminating, { 520, 170 } }, { LifecycleState::Unknown, { 120, 170 } },
+        { LifecycleState::NoLifecycle, { 120, 290 } },
     };
     for (const auto &[state, position] : layout) {
         auto *item = new GraphNodeItem(GraphNodeItem::Kind::State, state);
@@ -341,7 +345,7 @@ GraphEdgeItem *StateGraphScene::ensureEdge(const GraphEdge &edge)
     // off-design edges bend away so that they never hide a designed one (nor their reverse).
     const bool pairedByDesign
         = onDesign && edge.from && edge.to && models::isDesignedTransition(edge.to, edge.from);
-    auto *item = new GraphEdgeItem(edge, onDesign, pairedByDesign ? 11 : 0, onDesign ? 0 : 46);
+    auto *item = new GraphEdgeItem(edge, onDesign, pairedByDesign ? 11 : 0, onDesign ? 0 : 110);
     addItem(item);
     m_edges.append(item);
     layoutEdge(item);
@@ -471,7 +475,7 @@ void StateGraphScene::animateTransition(const models::Transition &transition)
     auto *animation = new Animation;
     animation->edge = key;
     const QColor colour = transition.to ? stateColors(*transition.to).accent : QColor(Qt::black);
-    animation->dot = addEllipse(QRectF(-7, -7, 14, 14), QPen(Qt::white, 2), colour);
+    animation->dot = addEllipse(QRectF(-9, -9, 18, 18), QPen(Qt::white, 2.5), colour);
     animation->dot->setZValue(3);
     animation->dot->setPos(item->path().pointAtPercent(0));
     animation->animation = new QVariantAnimation;
