@@ -4,6 +4,7 @@
 #include "ui/stategraphscene.h"
 
 #include <QAction>
+#include <QEvent>
 #include <QFileDialog>
 #include <QGraphicsView>
 #include <QLabel>
@@ -29,6 +30,9 @@ StateGraphPanel::StateGraphPanel(ConsoleSession *session, QWidget *parent)
     m_view->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_view->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_view->setFocusPolicy(Qt::NoFocus);
+    // Keep the drawing fitted whenever the view's own size changes (the panel's resize comes
+    // before its children are laid out, and the first one before it is shown).
+    m_view->viewport()->installEventFilter(this);
 
     m_objectMode->setCheckable(true);
     m_objectMode->setToolTip(
@@ -110,10 +114,11 @@ void StateGraphPanel::fit()
     m_view->fitInView(m_fitted, Qt::KeepAspectRatio);
 }
 
-void StateGraphPanel::resizeEvent(QResizeEvent *event)
+bool StateGraphPanel::eventFilter(QObject *watched, QEvent *event)
 {
-    QWidget::resizeEvent(event);
-    fit();
+    if (watched == m_view->viewport() && event->type() == QEvent::Resize)
+        fit();
+    return QWidget::eventFilter(watched, event);
 }
 
 bool StateGraphPanel::exportTo(const QString &fileName)

@@ -36,7 +36,7 @@ public:
     bool exportTo(const QString &fileName);
 
 protected:
-    void resizeEvent(QResizeEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     void handleTransitions(const QList<models::Transition> &transitions);

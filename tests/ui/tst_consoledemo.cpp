@@ -21,6 +21,7 @@
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QDir>
+#include <QGraphicsView>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
@@ -200,6 +201,9 @@ void tst_ConsoleDemo::panelsShowTheDemo()
     auto *model = m_session->tableModel();
     for (const QString &name : { u"web"_s, u"api"_s, u"worker"_s, u"billing"_s, u"reports"_s })
         QVERIFY2(model->rowOf(u"demo/"_s + name) >= 0, qPrintable(name));
+    // The graph is fitted to its view at a legible scale (1400x900 window).
+    const qreal scale = m_window->graphPanel()->view()->transform().m11();
+    QVERIFY2(scale > 0.6 && scale < 2.0, qPrintable(QString::number(scale)));
     // Status bar: watching, writable demo.
     auto *status = m_window->consoleStatusBar();
     QTRY_VERIFY(status->connectionText().contains(u"watching"_s));
