@@ -3,6 +3,10 @@
 // The cluster runs as a separate `reconscope serve` process; every figure is measured in this run.
 #include "benchserver.h"
 
+#include "controller/kube/informerstore.h"
+#include "controller/kube/kubeconfig.h"
+#include "controller/kube/watchdecoder.h"
+
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QEventLoop>
@@ -161,11 +165,192 @@ double timeProcess(const QString &program,
     return seconds;
 }
 
+// --- The console's client (issue 4) ---
+
+const reconscope::controller::kube::ResourceRef customApps{ u"infrastructure.internal.net"_s,
+                                                            u"v1"_s,
+                                                            u"customapps"_s };
+
+// `reconscope_bench --informer-child KUBECONFIG`: a fresh process that fills an InformerStore with
+// every CustomApp of the cluster and prints one JSON line (time connect -> synced, objects, its own
+// resident memory before the start and at its peak). A process of its own, so that its peak
+// memory is the informer's and not the harness's.
+int runInformerChild(const QString &kubeconfigPath)
+{
+    namespace kube = reconscope::controller::kube;
+    const qint64 pid = QCoreApplication::applicationPid();
+    const qint64 baseline = procStatusKb(pid, "VmRSS") * 1024;
+    auto kubeconfig = kube::Kubeconfig::load(kubeconfigPath);
+    if (!kubeconfig) {
+        std::fprintf(stderr, "%s\n", qPrintable(kubeconfig.error().message));
+        return 1;
+    }
+    auto config = kubeconfig->resolve();
+    if (!config) {
+        std::fprintf(stderr, "%s\n", qPrintable(config.error().message));
+        return 1;
+    }
+    kube::InformerStore store(config.value(), customApps);
+    QEventLoop loop;
+    QObject::connect(&store, &kube::InformerStore::synced, &loop, &QEventLoop::quit);
+    QTimer::singleShot(600000, &loop, &QEventLoop::quit);
+    QElapsedTimer timer;
+    timer.start();
+    store.start();
+    loop.exec();
+    const double seconds = double(timer.nsecsElapsed()) / 1e9;
+    const json out{ { "seconds", seconds },
+                    { "synced", store.hasSynced() },
+                    { "objects", store.size() },
+                    { "baseline_rss_bytes", baseline },
+                    { "peak_rss_bytes", procStatusKb(pid, "VmHWM") * 1024 } };
+    std::printf("%s\n", out.dump().c_str());
+    std::fflush(stdout);
+    store.stop();
+    return store.hasSynced() ? 0 : 1;
+}
+
+// Records `events` watch events from the server (status patches to existing objects) as the raw
+// response body, exactly as a client receives it.
+QByteArray recordWatchStream(BenchServer &server,
+                             QNetworkAccessManager &nam,
+                             const QString &path,
+                             int objects,
+                             int events,
+                             int *failures)
+{
+    const auto rvBody = server.send(nam, "GET", path + u"?limit=1"_s).body;
+    const auto rv = QString::fromStdString(
+        json::parse(rvBody.constBegin(), rvBody.constEnd(), nullptr, false)["metadata"].value(
+            "resourceVersion", std::string()));
+    QNetworkAccessManager watchNam;
+    auto *reply = watchNam.get(server.request(path + u"?watch=true&resourceVersion="_s + rv));
+    QByteArray recorded;
+    QEventLoop loop;
+    QObject::connect(reply, &QNetworkReply::readyRead, &loop, [&] {
+        recorded += reply->readAll();
+        if (recorded.count('\n') >= events)
+            loop.quit();
+    });
+    QTimer::singleShot(300, &loop, [&] {
+        runConcurrent(
+            nam,
+            events,
+            6,
+            [&](QNetworkAccessManager &m, int i) {
+                return m.sendCustomRequest(
+                    server.request(path + u"/app-"_s + QString::number(i % objects) + u"/status"_s,
+                                   "application/merge-patch+json"),
+                    "PATCH",
+                    QByteArray::fromStdString(makeStatus(2, i).dump()));
+            },
+            failures);
+    });
+    QTimer::singleShot(120000, &loop, &QEventLoop::quit);
+    loop.exec();
+    reply->abort();
+    reply->deleteLater();
+    return recorded;
+}
+
+// Time to a complete InformerStore against kubectl and the Python client, the informer's peak
+// memory against the raw JSON, and watch decode throughput.
+void benchClient(BenchServer &server,
+                 QNetworkAccessManager &nam,
+                 Figures &figures,
+                 int objects,
+                 qint64 rawJsonBytes,
+                 double kubectlSeconds,
+                 double pythonSeconds,
+                 bool quick,
+                 int *failures)
+{
+    QProcess child;
+    child.start(QCoreApplication::applicationFilePath(),
+                { u"--informer-child"_s, server.kubeconfigPath() });
+    child.waitForFinished(600000);
+    const auto line = child.readAllStandardOutput().trimmed();
+    const auto result = json::parse(line.constBegin(), line.constEnd(), nullptr, false);
+    if (child.exitCode() != 0 || result.is_discarded() || result.value("objects", 0) != objects) {
+        std::fprintf(stderr,
+                     "informer child failed: %s %s\n",
+                     line.constData(),
+                     child.readAllStandardError().right(400).constData());
+        ++*failures;
+        return;
+    }
+    const double listSeconds = result["seconds"].get<double>();
+    const qint64 peak = result["peak_rss_bytes"].get<qint64>();
+    const qint64 baseline = result["baseline_rss_bytes"].get<qint64>();
+    figures.set("list_seconds", listSeconds);
+    figures.set("list_speedup_vs_kubectl", kubectlSeconds > 0 ? kubectlSeconds / listSeconds : 0.0);
+    figures.set("list_speedup_vs_python", pythonSeconds > 0 ? pythonSeconds / listSeconds : 0.0);
+    figures.set("peak_rss_bytes", peak);
+    figures.set("informer_baseline_rss_bytes", baseline);
+    figures.set("memory_per_raw_byte", double(peak) / double(rawJsonBytes));
+    figures.set("memory_above_baseline_per_raw_byte",
+                double(peak - baseline) / double(rawJsonBytes));
+    std::printf("informer synced   %8.2f s  (%d objects; %.1fx kubectl, %.1fx python)\n",
+                listSeconds,
+                objects,
+                kubectlSeconds > 0 ? kubectlSeconds / listSeconds : 0.0,
+                pythonSeconds > 0 ? pythonSeconds / listSeconds : 0.0);
+    std::printf("informer peak RSS %8.0f MB (%.2f x the raw JSON; %.0f MB above its %.0f MB start, "
+                "%.2f x)\n",
+                double(peak) / 1e6,
+                double(peak) / double(rawJsonBytes),
+                double(peak - baseline) / 1e6,
+                double(baseline) / 1e6,
+                double(peak - baseline) / double(rawJsonBytes));
+
+    // Watch decoding: a recorded stream fed in 16 KiB reads, as the network delivers it.
+    const auto path = collection.arg(u"bench"_s);
+    const int events = quick ? 2000 : 5000;
+    const QByteArray stream = recordWatchStream(server, nam, path, objects, events, failures);
+    const int recordedEvents = int(stream.count('\n'));
+    constexpr qsizetype ReadSize = 16 * 1024;
+    const int passes = 10;
+    qint64 decoded = 0;
+    QElapsedTimer timer;
+    timer.start();
+    for (int pass = 0; pass < passes; ++pass) {
+        reconscope::controller::kube::WatchDecoder decoder;
+        for (qsizetype at = 0; at < stream.size(); at += ReadSize) {
+            decoder.feed(QByteArrayView(stream).sliced(at, std::min(ReadSize, stream.size() - at)));
+            decoded += decoder.takeEvents().size();
+        }
+        decoder.finish();
+        decoded += decoder.takeEvents().size();
+        if (decoder.hasError()) {
+            std::fprintf(stderr, "watch decode: %s\n", qPrintable(decoder.errorString()));
+            ++*failures;
+            return;
+        }
+    }
+    const double decodeSeconds = double(timer.nsecsElapsed()) / 1e9;
+    if (decoded != qint64(recordedEvents) * passes) {
+        std::fprintf(
+            stderr, "watch decode: %lld events decoded, %d recorded\n", decoded, recordedEvents);
+        ++*failures;
+    }
+    figures.set("watch_events_per_s", double(decoded) / decodeSeconds);
+    figures.set("watch_decode_mb_per_s", double(stream.size()) * passes / 1e6 / decodeSeconds);
+    std::printf(
+        "watch decode      %8.0f events/s (%.0f MB/s; %d recorded events of %.1f KB, x%d)\n",
+        double(decoded) / decodeSeconds,
+        double(stream.size()) * passes / 1e6 / decodeSeconds,
+        recordedEvents,
+        recordedEvents ? double(stream.size()) / recordedEvents / 1e3 : 0.0,
+        passes);
+}
+
 } // namespace
 
 int main(int argc, char *argv[])
 {
     QCoreApplication app(argc, argv);
+    if (argc == 3 && QString::fromLocal8Bit(argv[1]) == u"--informer-child"_s)
+        return runInformerChild(QString::fromLocal8Bit(argv[2]));
     int objects = 50000;
     QString jsonPath;
     bool quick = false;
@@ -370,6 +555,10 @@ int main(int argc, char *argv[])
     std::printf("server peak RSS   %8.0f MB (%.2f x the raw JSON)\n",
                 double(server.peakRss()) / 1e6,
                 double(server.peakRss()) / double(listBytes));
+
+    // 6. The console's client on the same server: informer, memory, watch decoding.
+    benchClient(
+        server, nam, figures, objects, listBytes, kubectlSeconds, pythonSeconds, quick, &failures);
 
     if (!jsonPath.isEmpty()) {
         QFile out(jsonPath);
