@@ -1,7 +1,7 @@
 // The console on the embedded cluster, as `reconscope` starts it: the server on its own thread,
 // reached through the kubeconfig it wrote (mTLS). A test "controller" drives CustomApps through the
 // lifecycle with /status patches; the graph, the table, the transition log and the panels must
-// agree, and screenshots of what a user sees are written to docs/.
+// agree, and screenshots of what a user sees are written (see docsPath).
 #include "models/resourcetablemodel.h"
 #include "ui/consolesession.h"
 #include "ui/consolestatusbar.h"
@@ -54,10 +54,14 @@ json condition(const char *type, const char *status, const char *reason, const c
              { "lastTransitionTime", "2026-11-29T22:00:00Z" } };
 }
 
+// The screenshots go to the build tree; RECONSCOPE_UPDATE_DOCS=1 refreshes the README's in docs/.
 QString docsPath(const QString &name)
 {
-    QDir().mkpath(QStringLiteral(RECONSCOPE_SOURCE_DIR "/docs"));
-    return QStringLiteral(RECONSCOPE_SOURCE_DIR "/docs/") + name;
+    const QString dir = qEnvironmentVariableIsSet("RECONSCOPE_UPDATE_DOCS")
+        ? QStringLiteral(RECONSCOPE_SOURCE_DIR "/docs")
+        : QStringLiteral(RECONSCOPE_BINARY_DIR "/docs");
+    QDir().mkpath(dir);
+    return dir + u'/' + name;
 }
 
 } // namespace
