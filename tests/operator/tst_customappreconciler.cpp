@@ -645,7 +645,8 @@ void tst_CustomAppReconciler::eventsFoldRepeats()
     QCOMPARE_JSON(folded["involvedObject"]["kind"], json("CustomApp"));
     QCOMPARE_JSON(folded["source"]["component"], json("reconscope-customapp"));
     QCOMPARE_JSON(folded["firstTimestamp"], json("2026-01-01T00:00:00Z"));
-    for (const auto &e : m_fx->cluster()->list(events, u"default"_s).value()["items"])
+    const json eventList = m_fx->cluster()->list(events, u"default"_s).value(); // outlives the loop
+    for (const auto &e : eventList["items"])
         if (e["reason"] == "QuotaExceeded")
             QCOMPARE_JSON(e["lastTimestamp"], json("2026-01-01T00:02:00Z"));
 }
