@@ -371,8 +371,10 @@ void tst_CustomAppReconciler::quotaExceededBacksOffThenRecovers()
         // count when the limiter is asked; a watch event that requeues the key meanwhile can
         // shift it against failuresBefore, so the power of two is checked, not the exponent.)
         const auto steps = r.retryDelay / reconcile::Duration(5ms);
-        QVERIFY2(r.retryDelay % reconcile::Duration(5ms) == reconcile::Duration::zero() && steps > 0
-                     && (steps & (steps - 1)) == 0,
+        const bool capped = r.retryDelay == reconcile::Duration(1000s); // the limiter's cap
+        QVERIFY2(capped
+                     || (r.retryDelay % reconcile::Duration(5ms) == reconcile::Duration::zero()
+                         && steps > 0 && (steps & (steps - 1)) == 0),
                  qPrintable(dumpHistory(u"default/q"_s)));
         QVERIFY(r.nextRetryAt);
         delays << r.retryDelay;
@@ -430,7 +432,10 @@ void tst_CustomAppReconciler::driftIsRestored()
                 || (c["type"] == "Reconciling" && c["status"] == "True"
                     && c["reason"] == "DriftDetected");
     }
-    QVERIFY2(sawDrift, sawDrift ? "" : qPrintable(dumpHistory(u"default/dr"_s)));
+    // The DriftDetected status can be overtaken by the restore (a 409 retry re-reads a Deployment
+    // already put back); the Event recorded at detection is the other witness.
+    QTRY_VERIFY2(sawDrift || m_fx->eventReasons(u"dr"_s).contains(u"DriftDetected"_s),
+                 qPrintable(dumpHistory(u"default/dr"_s)));
     QVERIFY2(containsInOrder(m_fx->states(u"dr"_s), { u"Reconciling"_s, u"Ready"_s }),
              qPrintable(m_fx->states(u"dr"_s).join(u',')));
     QTRY_VERIFY(m_fx->eventReasons(u"dr"_s).contains(u"DriftDetected"_s));
