@@ -1101,6 +1101,27 @@ std::optional<ApiError> Cluster::validateObject(const TypeEntry &type,
                              errors);
 }
 
+namespace {
+
+// The object's namespace against the request's: defaulted from the URL, a mismatch refused,
+// dropped for cluster-scoped kinds (create and update alike).
+std::optional<ApiError>
+adoptRequestNamespace(const ResourceType &type, json &metadata, const QString &ns)
+{
+    const QString bodyNamespace = objectjson::string(metadata, "namespace");
+    if (!type.namespaced) {
+        metadata.erase("namespace");
+        return std::nullopt;
+    }
+    if (bodyNamespace.isEmpty())
+        metadata["namespace"] = ns.toStdString();
+    else if (bodyNamespace != ns)
+        return ApiError::badRequest(
+            u"the namespace of the provided object does not match the namespace sent on the request"_s);
+    return std::nullopt;
+}
+} // namespace
+
 // ---------------------------------------------------------------------------------------------
 // create
 
@@ -1118,16 +1139,8 @@ ApiResult<WriteResult> Cluster::doCreate(const TypePtr &typePtr,
     json &metadata = object["metadata"];
 
     // Namespace of the object against the request's.
-    const QString bodyNamespace = objectjson::string(metadata, "namespace");
-    if (type.type.namespaced) {
-        if (bodyNamespace.isEmpty())
-            metadata["namespace"] = ns.toStdString();
-        else if (bodyNamespace != ns)
-            return ApiError::badRequest(
-                u"the namespace of the provided object does not match the namespace sent on the request"_s);
-    } else {
-        metadata.erase("namespace");
-    }
+    if (auto error = adoptRequestNamespace(type.type, metadata, ns))
+        return *error;
 
     QStringList warnings;
     if (auto error = applySchema(type, object, options, warnings))
@@ -1209,16 +1222,8 @@ ApiResult<WriteResult> Cluster::doUpdate(const TypePtr &typePtr,
         return ApiError::badRequest(
             u"the name of the object (%1) does not match the name on the URL (%2)"_s.arg(bodyName,
                                                                                          name));
-    const QString bodyNamespace = objectjson::string(metadata, "namespace");
-    if (type.type.namespaced) {
-        if (bodyNamespace.isEmpty())
-            metadata["namespace"] = ns.toStdString();
-        else if (bodyNamespace != ns)
-            return ApiError::badRequest(
-                u"the namespace of the provided object does not match the namespace sent on the request"_s);
-    } else {
-        metadata.erase("namespace");
-    }
+    if (auto error = adoptRequestNamespace(type.type, metadata, ns))
+        return *error;
 
     QStringList warnings;
     if (auto error = applySchema(type, object, options, warnings, bool(patchedFrom)))
