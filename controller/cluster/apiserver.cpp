@@ -255,10 +255,39 @@ QString jsonSyntaxError(const QByteArray &body)
         QChar::fromLatin1(body[index]));
 }
 
-models::Result<json, ApiError> parseBody(const ApiRequest &request)
+// Go's decoder does not reject invalid UTF-8 in strings: each invalid byte becomes U+FFFD.
+QByteArray replaceInvalidUtf8(const QByteArray &body)
 {
-    const QByteArray contentType = request.header("content-type");
-    if (contentType.startsWith("application/yaml")) {
+    return QString::fromUtf8(body).toUtf8();
+}
+
+// The media type of a request body, without parameters, lower-case; JSON when absent (upstream's
+// NegotiateInputSerializer takes the first supported type).
+QByteArray bodyMediaType(const ApiRequest &request)
+{
+    QByteArray type = request.header("content-type");
+    if (const qsizetype semicolon = type.indexOf(';'); semicolon >= 0)
+        type.truncate(semicolon);
+    type = type.trimmed().toLower();
+    return type.isEmpty() ? QByteArray("application/json") : type;
+}
+
+// `protobuf`: the type is a built-in one, whose codecs also read protobuf (custom resources
+// read JSON and YAML only); the 415 lists what the endpoint accepts, as upstream does.
+models::Result<json, ApiError> parseBody(const ApiRequest &request, bool protobuf)
+{
+    const QByteArray mediaType = bodyMediaType(request);
+    if (mediaType != "application/json" && mediaType != "application/yaml") {
+        return ApiError::unsupportedMediaType(
+            u"the body of the request was in an unknown format - accepted media types include: "
+            u"application/json, application/yaml"_s
+            + (protobuf ? u", application/vnd.kubernetes.protobuf"_s : QString()));
+    }
+    if (mediaType == "application/json") {
+        if (const QString error = objectjson::nestingError(request.body); !error.isEmpty())
+            return ApiError::badRequest(u"couldn't get version/kind; json parse error: "_s + error);
+    }
+    if (mediaType == "application/yaml") {
         auto documents = yamlDocumentsToJson(request.body);
         if (!documents || documents->size() != 1)
             return ApiError::badRequest(
@@ -266,6 +295,10 @@ models::Result<json, ApiError> parseBody(const ApiRequest &request)
         return documents->first();
     }
     json body = json::parse(request.body.constBegin(), request.body.constEnd(), nullptr, false);
+    if (body.is_discarded() && !QUtf8StringView(request.body).isValidUtf8()) {
+        const QByteArray replaced = replaceInvalidUtf8(request.body);
+        body = json::parse(replaced.constBegin(), replaced.constEnd(), nullptr, false);
+    }
     if (body.is_discarded())
         return ApiError::badRequest(u"couldn't get version/kind; json parse error: "_s
                                     + jsonSyntaxError(request.body));
@@ -755,7 +788,7 @@ ApiResponse ApiServer::handleResource(const ApiRequest &request, const RequestIn
         if (request.query.hasQueryItem(u"orphanDependents"_s))
             options.orphanDependents = queryFlag(request, u"orphanDependents"_s);
         if (!request.body.trimmed().isEmpty()) {
-            auto body = parseBody(request);
+            auto body = parseBody(request, true);
             if (!body)
                 return errorResponse(request, body.error());
             if (!body->is_object())
@@ -866,7 +899,7 @@ ApiResponse ApiServer::handleResource(const ApiRequest &request, const RequestIn
     WriteOptions options;
     if (auto error = parseWriteOptions(request, optionsKind, options))
         return errorResponse(request, *error);
-    auto body = parseBody(request);
+    auto body = parseBody(request, rt.builtin);
     if (!body)
         return errorResponse(request, body.error());
     auto result = info.verb == u"create"
@@ -926,7 +959,7 @@ ApiResponse ApiServer::handleScale(const ApiRequest &request,
         return errorResponse(request, *error);
     json scale;
     if (info.verb == u"update") {
-        auto body = parseBody(request);
+        auto body = parseBody(request, true);
         if (!body)
             return errorResponse(request, body.error());
         scale = std::move(*body);

@@ -20,6 +20,18 @@ namespace reconscope::controller::cluster {
 
 namespace {
 
+// etcd refuses a write above its --max-request-bytes (1.5 MiB by default) with "etcdserver:
+// request is too large", which kube-apiserver passes on as a 500 Status without a reason
+// (kubernetes/kubernetes#112152); request bodies above 3 MiB are refused before, with 413.
+constexpr qsizetype maxStoredObjectBytes = 1536 * 1024;
+
+std::optional<ApiError> storageSizeError(qsizetype bytes)
+{
+    if (bytes <= maxStoredObjectBytes)
+        return std::nullopt;
+    return ApiError::internal(u"etcdserver: request is too large"_s);
+}
+
 const QString kOrphanFinalizer = u"orphan"_s;
 const QString kForegroundFinalizer = u"foregroundDeletion"_s;
 const QString kCrdCleanupFinalizer = u"customresourcecleanup.apiextensions.k8s.io"_s;
@@ -1191,6 +1203,8 @@ ApiResult<WriteResult> Cluster::doCreate(const TypePtr &typePtr,
         result.object = std::move(object);
         return result;
     }
+    if (auto error = storageSizeError(objectjson::dump(object).size()))
+        return *error;
     RecordPtr record = commitPut(type, std::move(object), {});
     if (isCrdType(type.type))
         establishCrd(record);
@@ -1319,6 +1333,8 @@ ApiResult<WriteResult> Cluster::doUpdate(const TypePtr &typePtr,
         result.object = std::move(updated);
         return result;
     }
+    if (auto error = storageSizeError(bytes.size()))
+        return *error;
     if (finalized) {
         RecordPtr deleted = commitDelete(type, existing);
         updated["metadata"]["resourceVersion"] = std::to_string(deleted->resourceVersion);
@@ -1342,7 +1358,14 @@ ApiResult<WriteResult> Cluster::doPatch(const TypePtr &typePtr,
                                         const WriteOptions &options)
 {
     const TypeEntry &type = *typePtr;
+    if (const QString error = objectjson::nestingError(patchBody); !error.isEmpty())
+        return ApiError::badRequest(u"error decoding patch: "_s + error);
     json patchDocument = json::parse(patchBody.constBegin(), patchBody.constEnd(), nullptr, false);
+    if (patchDocument.is_discarded() && !QUtf8StringView(patchBody).isValidUtf8()) {
+        // Go's decoder turns invalid UTF-8 in strings into U+FFFD instead of refusing it.
+        const QByteArray replaced = QString::fromUtf8(patchBody).toUtf8();
+        patchDocument = json::parse(replaced.constBegin(), replaced.constEnd(), nullptr, false);
+    }
     if (patchDocument.is_discarded())
         return ApiError::badRequest(u"error decoding patch: invalid JSON"_s);
     if (patchType == PatchType::Json) {

@@ -1,5 +1,7 @@
 #include "controller/cluster/objectjson.h"
 
+using namespace Qt::StringLiterals;
+
 namespace reconscope::controller::cluster::objectjson {
 
 const nlohmann::json &member(const nlohmann::json &object, const char *key)
@@ -78,6 +80,29 @@ QString fieldValue(const nlohmann::json &object, const QString &path)
         return current->get<bool>() ? QStringLiteral("true") : QStringLiteral("false");
     if (current->is_number())
         return QString::fromStdString(current->dump());
+    return {};
+}
+
+QString nestingError(QByteArrayView text)
+{
+    int depth = 0;
+    bool inString = false;
+    for (qsizetype i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inString) {
+            if (c == '\\')
+                ++i;
+            else if (c == '"')
+                inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > maxJsonNesting)
+                return u"invalid character '%1' exceeded max depth"_s.arg(QLatin1Char(c));
+        } else if (c == ']' || c == '}') {
+            --depth;
+        }
+    }
     return {};
 }
 

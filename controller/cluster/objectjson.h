@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <QByteArray>
+#include <QByteArrayView>
 #include <QString>
 #include <QStringList>
 
@@ -27,5 +28,13 @@ QByteArray dumpPretty(const nlohmann::json &value);
 // The value of a simple field path such as ".spec.color" rendered as a field-selector value
 // (strings as is, numbers and booleans in decimal/true/false); "" when absent.
 QString fieldValue(const nlohmann::json &object, const QString &path);
+
+// Go's encoding/json refuses input nested more than 10000 levels deep (scanner.go's
+// maxNestingDepth); the bound also keeps every recursive walk of a parsed tree (dump, compare,
+// schema) far from the end of the stack.
+inline constexpr int maxJsonNesting = 10000;
+// Go's error for JSON text nested deeper than maxJsonNesting ("invalid character '[' exceeded
+// max depth"), or "" when it is not. Scans the text only; it need not be valid JSON.
+QString nestingError(QByteArrayView text);
 
 } // namespace reconscope::controller::cluster::objectjson
