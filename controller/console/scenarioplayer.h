@@ -1,0 +1,86 @@
+#pragma once
+
+#include "controller/kube/restclient.h"
+#include "models/scenario.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QPointer>
+#include <QTimer>
+
+namespace reconscope::controller::console {
+
+// Plays a demo scenario against a cluster: each step's API call goes through the kube client (as
+// any user's would), `afterMs` of scenario time after the previous step's answer. Scenario time
+// runs at `speed` (0.5x-8x) while playing and stands still while paused; a looping scenario starts
+// over after its last step. The player only writes what the scenario says; it never waits for
+// states — what the reconciler and the workload simulator make of the writes is theirs.
+class ScenarioPlayer final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(ScenarioPlayer)
+
+public:
+    static constexpr double MinSpeed = 0.5;
+    static constexpr double MaxSpeed = 8.0;
+
+    explicit ScenarioPlayer(QObject *parent = nullptr);
+    ~ScenarioPlayer() override;
+
+    // The client the steps are sent through (not owned; null stops sending: steps then fail).
+    void setClient(kube::RestClient *client);
+    // Loads a scenario and rewinds (stays paused or playing as it was).
+    void setScenario(const models::Scenario &scenario);
+    const models::Scenario &scenario() const { return m_scenario; }
+    // The default scenario compiled into the binary (resources/scenarios/customapp-tour.json).
+    static models::Result<models::Scenario> defaultScenario();
+
+    void play();
+    void pause();
+    void setPlaying(bool playing) { playing ? play() : pause(); }
+    bool isPlaying() const { return m_playing; }
+    // Clamped to [MinSpeed, MaxSpeed]; takes effect on the wait in progress too.
+    void setSpeed(double speed);
+    double speed() const { return m_speed; }
+    // Back to the first step, for the next round or a fresh start.
+    void rewind();
+    // Runs the next step now (also while paused).
+    void stepNow();
+
+    // The step that runs next (or is running), the rounds completed, scenario time left until it.
+    int nextStep() const { return m_next; }
+    bool isStepRunning() const { return m_running; }
+    int round() const { return m_round; }
+    qint64 remainingMs() const;
+
+signals:
+    void playingChanged(bool playing);
+    void speedChanged(double speed);
+    void scenarioChanged();
+    void rewound();
+    void stepStarted(int step);
+    // ok false: the server refused (message is its Status as a line).
+    void stepFinished(int step, bool ok, const QString &message);
+    // The last step finished; a looping scenario rewinds right after.
+    void roundFinished(int round);
+
+private:
+    void schedule();
+    void freezeRemaining();
+    void runStep();
+    void handleAnswer(int step, const models::Result<nlohmann::json, kube::ApiError> &answer);
+
+    QPointer<kube::RestClient> m_client;
+    models::Scenario m_scenario;
+    QTimer m_timer;
+    QElapsedTimer m_waitingSince;
+    qint64 m_remainingMs = 0; // scenario time until the next step, as of m_waitingSince
+    int m_next = 0;
+    int m_round = 0;
+    double m_speed = 1.0;
+    bool m_playing = false;
+    bool m_running = false;
+    quint64 m_generation = 0; // answers of a previous scenario or round are dropped
+};
+
+} // namespace reconscope::controller::console

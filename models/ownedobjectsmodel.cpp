@@ -1,0 +1,217 @@
+#include "models/ownedobjectsmodel.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QHash>
+#include <QSet>
+
+#include <algorithm>
+
+using namespace Qt::StringLiterals;
+using nlohmann::json;
+
+namespace reconscope::models {
+
+namespace {
+
+QString str(const json &object, const char *key)
+{
+    if (!object.is_object())
+        return {};
+    const auto it = object.find(key);
+    return it != object.end() && it->is_string() ? QString::fromStdString(it->get<std::string>())
+                                                 : QString();
+}
+
+qint64 number(const json &object, const char *key)
+{
+    if (!object.is_object())
+        return 0;
+    const auto it = object.find(key);
+    return it != object.end() && it->is_number_integer() ? it->get<qint64>() : 0;
+}
+
+const json &member(const json &object, const char *key)
+{
+    static const json none;
+    if (!object.is_object())
+        return none;
+    const auto it = object.find(key);
+    return it != object.end() ? *it : none;
+}
+
+void describeWorkload(const json &object, OwnedObject &row)
+{
+    const json &spec = member(object, "spec");
+    const json &status = member(object, "status");
+    const qint64 desired
+        = member(spec, "replicas").is_number_integer() ? number(spec, "replicas") : 1;
+    const qint64 ready = number(status, "readyReplicas");
+    row.status = OwnedObjectsModel::tr("%1/%2 ready").arg(ready).arg(desired);
+    row.healthy = ready >= desired;
+    for (const json &condition : member(status, "conditions")) {
+        const QString type = str(condition, "type");
+        const QString value = str(condition, "status");
+        const bool bad = (type == u"ReplicaFailure" && value == u"True")
+            || ((type == u"Available" || type == u"Progressing") && value == u"False");
+        if (bad) {
+            row.status += u" · %1 %2"_s.arg(type, str(condition, "reason"));
+            row.detail = str(condition, "message");
+            row.healthy = false;
+        }
+    }
+}
+
+void describePod(const json &object, OwnedObject &row)
+{
+    const json &status = member(object, "status");
+    row.status = str(status, "phase");
+    row.healthy = row.status == u"Running" || row.status == u"Succeeded";
+    for (const json &container : member(status, "containerStatuses")) {
+        const json &waiting = member(member(container, "state"), "waiting");
+        if (waiting.is_object()) {
+            row.status = str(waiting, "reason");
+            row.detail = str(waiting, "message");
+            row.healthy = false;
+            return;
+        }
+        if (container.is_object() && container.value("ready", true) == false)
+            row.healthy = false;
+    }
+    if (row.status.isEmpty())
+        row.status = OwnedObjectsModel::tr("Pending");
+}
+
+} // namespace
+
+QList<OwnedObject> ownedObjects(const QString &ownerUid, const QList<json> &candidates)
+{
+    // uid -> candidates owned by it
+    QHash<QString, QList<const json *>> children;
+    for (const json &object : candidates) {
+        for (const json &reference : member(member(object, "metadata"), "ownerReferences"))
+            children[str(reference, "uid")].append(&object);
+    }
+    QList<OwnedObject> rows;
+    QSet<QString> seen{ ownerUid };
+    QList<QPair<QString, int>> owners{ { ownerUid, 0 } };
+    while (!owners.isEmpty()) {
+        const auto [uid, depth] = owners.takeFirst();
+        QList<const json *> owned = children.value(uid);
+        std::sort(owned.begin(), owned.end(), [](const json *a, const json *b) {
+            const auto key = [](const json *o) {
+                return str(*o, "kind") + u'/' + str(member(*o, "metadata"), "name");
+            };
+            return key(a) < key(b);
+        });
+        for (const json *object : owned) {
+            const json &meta = member(*object, "metadata");
+            const QString childUid = str(meta, "uid");
+            if (seen.contains(childUid))
+                continue;
+            seen.insert(childUid);
+            OwnedObject row;
+            row.kind = str(*object, "kind");
+            row.name = str(meta, "name");
+            row.namespaceName = str(meta, "namespace");
+            row.depth = depth;
+            if (row.kind == u"Pod")
+                describePod(*object, row);
+            else
+                describeWorkload(*object, row);
+            if (meta.contains("deletionTimestamp")) {
+                row.status = OwnedObjectsModel::tr("Terminating");
+                row.healthy = false;
+            }
+            rows.append(std::move(row));
+            if (!childUid.isEmpty())
+                owners.append({ childUid, depth + 1 });
+        }
+    }
+    return rows;
+}
+
+OwnedObjectsModel::OwnedObjectsModel(QObject *parent)
+    : QAbstractTableModel(parent)
+{ }
+
+OwnedObjectsModel::~OwnedObjectsModel() = default;
+
+void OwnedObjectsModel::setObjects(const QList<OwnedObject> &objects)
+{
+    const auto same = [](const OwnedObject &a, const OwnedObject &b) {
+        return a.kind == b.kind && a.name == b.name && a.namespaceName == b.namespaceName;
+    };
+    const bool sameRows = objects.size() == m_objects.size()
+        && std::equal(objects.begin(), objects.end(), m_objects.begin(), same);
+    if (!sameRows) {
+        // The selection within this small table is not worth keeping across structural changes.
+        beginResetModel();
+        m_objects = objects;
+        endResetModel();
+        return;
+    }
+    m_objects = objects;
+    if (!m_objects.isEmpty())
+        emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+}
+
+int OwnedObjectsModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_objects.size());
+}
+
+int OwnedObjectsModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant OwnedObjectsModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const OwnedObject &object = m_objects[index.row()];
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case KindColumn:
+            return QString(object.depth * 2, u' ') + object.kind;
+        case NameColumn:
+            return object.name;
+        case StatusColumn:
+            return object.status;
+        case DetailColumn:
+            return object.detail;
+        default:
+            return {};
+        }
+    case Qt::ToolTipRole:
+        return object.detail.isEmpty() ? object.status : object.detail;
+    case Qt::ForegroundRole:
+        if (index.column() == StatusColumn)
+            return QBrush(object.healthy ? QColor(0x1b, 0x5e, 0x20) : QColor(0xb7, 0x1c, 0x1c));
+        return {};
+    default:
+        return {};
+    }
+}
+
+QVariant OwnedObjectsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    switch (section) {
+    case KindColumn:
+        return tr("Kind");
+    case NameColumn:
+        return tr("Name");
+    case StatusColumn:
+        return tr("Status");
+    case DetailColumn:
+        return tr("Detail");
+    default:
+        return {};
+    }
+}
+
+} // namespace reconscope::models
