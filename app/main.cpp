@@ -1,10 +1,12 @@
 // reconscope: one binary, several commands (shared/design.md). main() only picks the command; each
 // command's file wires the layers, and the logic lives in the controller and ui libraries.
 #include "app/commands.h"
+#include "app/logging.h"
 #include "app/reconcilecommand.h"
 
 #include <QCoreApplication>
 
+#include <cstdio>
 #include <cstring>
 
 using namespace Qt::StringLiterals;
@@ -41,6 +43,11 @@ int main(int argc, char *argv[])
         { "watch", runWatch },
         { "reconcile", runReconcile },
     };
+    // --log-level LEVEL and SPDLOG_LEVEL, for every command (removed from argv here).
+    if (const QString error = logging::configure(argc, argv); !error.isEmpty()) {
+        std::fprintf(stderr, "reconscope: %s\n", error.toLocal8Bit().constData());
+        return 2;
+    }
     if (argc > 1) {
         for (const auto &command : commands) {
             if (std::strcmp(argv[1], command.word) == 0)

@@ -124,7 +124,7 @@ ReconcileCommand::parseArguments(const QStringList &arguments)
     }
     static const QStringList levels{ u"trace"_s, u"debug"_s, u"info"_s,
                                      u"warn"_s,  u"error"_s, u"off"_s };
-    if (!levels.contains(options.logLevel))
+    if (!options.logLevel.isEmpty() && !levels.contains(options.logLevel))
         return models::Result<ReconcileCommandOptions>::failure(
             u"unknown log level \"%1\" (want %2)"_s.arg(options.logLevel, levels.join(u", "_s)));
     if (!options.metricsBindAddress.isEmpty() && options.metricsBindAddress != u"0") {
@@ -140,8 +140,10 @@ ReconcileCommand::parseArguments(const QStringList &arguments)
 
 int ReconcileCommand::run(const ReconcileCommandOptions &options)
 {
-    spdlog::set_level(spdlog::level::from_str(options.logLevel.toStdString()));
-    spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %^%l%$ %v", spdlog::pattern_time_type::utc);
+    // The binary's main() has set up logging (app/logging: --log-level, SPDLOG_LEVEL); a level
+    // given to this command directly still applies.
+    if (!options.logLevel.isEmpty())
+        spdlog::set_level(spdlog::level::from_str(options.logLevel.toStdString()));
     auto kubeconfig = kube::Kubeconfig::load(options.kubeconfig);
     if (!kubeconfig) {
         spdlog::error("{}", kubeconfig.error().message.toStdString());

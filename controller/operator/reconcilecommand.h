@@ -16,7 +16,7 @@ struct ReconcileCommandOptions
     QString namespace_; // empty: the context's namespace; "*" for all namespaces
     bool dryRun = false;
     QString metricsBindAddress; // empty or "0": no metrics endpoint
-    QString logLevel = QStringLiteral("info"); // trace, debug, info, warn, error, off
+    QString logLevel; // trace, debug, info, warn, error, off; empty: as set up (app/logging)
     bool leaderElect = true;
     QString leaseNamespace; // empty: the namespace watched (default when watching all)
     QString leaseName = QStringLiteral("customapp-operator");
