@@ -1192,17 +1192,22 @@ ApiResult<WriteResult> Cluster::doCreate(const TypePtr &typePtr,
     if (find(type, ns, name))
         return ApiError::alreadyExists(type.type.group, type.type.plural, name);
     const json &rv = objectjson::member(metadata, "resourceVersion");
-    if (!rv.is_null() && !(rv.is_string() && rv.get<std::string>().empty()))
-        return ApiError::internal(u"resourceVersion should not be set on objects to be created"_s);
+    const bool rvSet = !rv.is_null() && !(rv.is_string() && rv.get<std::string>().empty());
 
     WriteResult result;
     result.warnings = warnings;
     result.httpStatus = 201;
     if (options.dryRun) {
-        metadata.erase("resourceVersion");
+        // Upstream's dry-run storage only checks existence and echoes the prepared object: the
+        // resourceVersion check lives in etcd3's Create, which a dry run never reaches, so a
+        // client's resourceVersion is echoed and an unset one stays unset.
+        if (!rvSet)
+            metadata.erase("resourceVersion");
         result.object = std::move(object);
         return result;
     }
+    if (rvSet)
+        return ApiError::internal(u"resourceVersion should not be set on objects to be created"_s);
     if (auto error = storageSizeError(objectjson::dump(object).size()))
         return *error;
     RecordPtr record = commitPut(type, std::move(object), {});
@@ -1489,11 +1494,9 @@ ApiResult<WriteResult> Cluster::deleteRecord(const TypePtr &typePtr,
 
     WriteResult result;
     if (finalizers.isEmpty() && !namespaceHeld) {
-        if (dryRun) {
-            result.object = object;
-            return result;
-        }
-        RecordPtr deleted = commitDelete(type, existing);
+        // A dry run answers as the real deletion does (the Success Status), storing nothing.
+        if (!dryRun)
+            commitDelete(type, existing);
         nlohmann::ordered_json statusBody = nlohmann::ordered_json::object();
         statusBody["kind"] = "Status";
         statusBody["apiVersion"] = "v1";
@@ -1507,7 +1510,7 @@ ApiResult<WriteResult> Cluster::deleteRecord(const TypePtr &typePtr,
         details["uid"] = existing->uid.toStdString();
         statusBody["details"] = details;
         result.object = json::parse(statusBody.dump());
-        if (isCrdType(type.type))
+        if (isCrdType(type.type) && !dryRun)
             unregisterGroupResource(objectjson::string(object["spec"], "group"),
                                     objectjson::string(object["spec"]["names"], "plural"));
         return result;
