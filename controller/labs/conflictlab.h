@@ -1,0 +1,235 @@
+#pragma once
+
+#include "controller/kube/clientconfig.h"
+#include "controller/kube/reflector.h"
+#include "controller/kube/restclient.h"
+#include "controller/labs/conflictaudit.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QElapsedTimer>
+#include <QHash>
+#include <QObject>
+#include <QPointer>
+#include <QRandomGenerator>
+#include <QSet>
+#include <QString>
+#include <QStringList>
+
+#include <array>
+#include <memory>
+#include <optional>
+
+class QTimer;
+
+namespace reconscope::controller::reconcile {
+class RealClock;
+class WorkQueue;
+} // namespace reconscope::controller::reconcile
+
+namespace reconscope::controller::labs {
+
+// The three API designs of the seed's Kafka consumer-group story.
+enum class ConflictDesign {
+    // (a) spec/status separated (ConsumerGroup); the reconciler PUTs /status with the
+    // resourceVersion of the object it reconciled.
+    SeparatedPut,
+    // (b) the same CRD; the reconciler merge-patches /status without a resourceVersion.
+    SeparatedMergePatch,
+    // (c) the seed's mixed design (MixedConsumerGroup): the observed count in spec.currentReplicas,
+    // no status subresource; both writers PUT the whole object.
+    Mixed,
+};
+
+QString conflictDesignLetter(ConflictDesign design); // "a", "b", "c"
+std::optional<ConflictDesign> conflictDesignFromLetter(const QString &letter);
+QString conflictDesignTitle(ConflictDesign design); // one line for tables and charts
+
+struct ConflictLabOptions
+{
+    ConflictDesign design = ConflictDesign::SeparatedPut;
+    int durationMs = 10'000; // how long the GitOps writer keeps re-applying
+    int objects = 3;
+    QString namespace_ = QStringLiteral("reconscope-conflict-lab");
+    // GitOps re-applies each object every gitopsIntervalMs ± 50 % (a compressed sync loop).
+    int gitopsIntervalMs = 50;
+    // What the reconciler spends between reading the object and writing what it observed (the
+    // Kafka admin calls of the real operator); this is the window in which the object can change.
+    int reconcileWorkMs = 15;
+    // After the run: how long the reconciler may keep working to catch up before the audit.
+    int drainTimeoutMs = 3'000;
+    // A GitOps sync gives up after this many 409s in a row (the next sync starts over).
+    int gitopsMaxAttempts = 5;
+    quint32 seed = 1;
+};
+
+// What one writer did during a run.
+struct ConflictWriterFigures
+{
+    qint64 conflicts = 0; // 409 answers
+    qint64 writes = 0; // acknowledged (2xx) writes
+    qint64 lostUpdates = 0; // see ConflictAudit
+    qint64 generationBumps = 0; // acknowledged writes that raised metadata.generation
+    // GitOps: sync cycles (one new intended value applied, with its retries); the reconciler:
+    // Reconcile() calls, including those that found nothing to write.
+    qint64 reconciles = 0;
+    qint64 errors = 0; // other failures (not 409)
+
+    nlohmann::json toJson() const;
+};
+
+struct ConflictLabResult
+{
+    ConflictDesign design = ConflictDesign::SeparatedPut;
+    int durationMs = 0;
+    int objects = 0;
+    std::array<ConflictWriterFigures, 2> writers; // by ConflictWriter
+    qint64 versionsObserved = 0;
+    qint64 unmatchedAcks = 0;
+    bool crdInstalled = false; // the lab installed the CRD itself
+    bool cancelled = false;
+    QString error; // empty on success
+    QStringList notes;
+
+    const ConflictWriterFigures &gitops() const { return writers[0]; }
+    const ConflictWriterFigures &reconciler() const { return writers[1]; }
+    // {"design","title","seconds","objects","gitops":{...},"reconciler":{...},...}
+    nlohmann::json toJson() const;
+    // A plain-text table of the figures per writer.
+    QString toText() const;
+};
+
+// The conflict lab engine: against any Kubernetes API reached through a ClientConfig, a GitOps
+// writer and a reconciler fight over K objects for a while, under one of the three designs.
+//
+// Setup: install the design's CRD when absent (and wait for Established), create the lab
+// namespace when absent, create K objects labelled with the run's id. Run: the GitOps writer sets
+// spec.replicas to new intended values (designs a/b: a merge patch without resourceVersion, as
+// `kubectl apply` of a custom resource does; design c: GET, then PUT of the Git manifest's spec at
+// the live resourceVersion, re-GET and re-apply on 409); the reconciler is informer-driven
+// (Reflector + client-go's workqueue, one worker), reads the cached object, "works", then writes
+// the observed count as its design says and is requeued (rate limited) on 409. Every committed
+// version (the reflector's watch) and every acknowledged write go to a ConflictAudit. After the
+// run the reconciler drains, the final objects are read, the audit is done and the objects are
+// deleted. Everything is asynchronous on the calling thread's event loop.
+class ConflictLab final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(ConflictLab)
+
+public:
+    ConflictLab(kube::ClientConfig config, ConflictLabOptions options, QObject *parent = nullptr);
+    ~ConflictLab() override;
+
+    const ConflictLabOptions &options() const { return m_options; }
+    // The label every object of this run carries (key=value).
+    QString runLabel() const;
+    // The requests the lab sends, one line each ("PATCH /apis/.../consumergroups/NAME ..."), to
+    // show before writing to a real cluster.
+    static QStringList plannedRequests(const ConflictLabOptions &options);
+
+    void start();
+    // Stops the writers early; the audit and the cleanup still run, finished() follows.
+    void cancel();
+    bool isRunning() const { return m_phase != Phase::Idle && m_phase != Phase::Finished; }
+    // The figures so far (writers' counters; the audit's only after the run).
+    ConflictLabResult currentFigures() const;
+
+signals:
+    // fraction in [0, 1]; text says what the lab is doing.
+    void progress(double fraction, const QString &text);
+    void figuresChanged(const reconscope::controller::labs::ConflictLabResult &figures);
+    void finished(const reconscope::controller::labs::ConflictLabResult &result);
+
+private:
+    enum class Phase {
+        Idle,
+        InstallingCrd,
+        PreparingNamespace,
+        CreatingObjects,
+        Syncing,
+        Running,
+        Draining,
+        Auditing,
+        CleaningUp,
+        Finished
+    };
+
+    kube::ResourceRef resource() const;
+    QString crdName() const;
+    QString crdFile() const;
+    nlohmann::json gitSpec(int index, std::int64_t replicas) const;
+    std::optional<std::int64_t> observedOf(const nlohmann::json &object) const;
+    ConflictVersion versionOf(const QString &key, const nlohmann::json &object) const;
+
+    void setPhase(Phase phase, const QString &text);
+    void fail(const QString &message);
+
+    void checkCrd();
+    void installCrd();
+    void waitEstablished(int attempt);
+    void prepareNamespace();
+    void createObjects();
+    void createObject(int index, int attempt);
+    void startReflector();
+    void startRun();
+    void tick();
+    void stopWriters();
+    void checkDrained();
+    void readFinalObjects();
+    void audit();
+    void cleanUp();
+    void finish();
+
+    void scheduleGitOps(int index);
+    void gitopsSync(int index);
+    void gitopsApplyMixed(int index, std::int64_t intended, int attempt);
+    void handleGitOpsAnswer(int index,
+                            std::int64_t intended,
+                            int attempt,
+                            const kube::RestClient::JsonResult &result);
+
+    void handleDeltas(const QList<kube::Delta> &deltas);
+    void pumpQueue();
+    void reconcile(const QString &key);
+    void writeObserved(const QString &key, const nlohmann::json &object, std::int64_t observed);
+    void finishReconcile(const QString &key);
+
+    void recordAck(const QString &key,
+                   ConflictWriter writer,
+                   std::int64_t value,
+                   const nlohmann::json &answer);
+
+    kube::ClientConfig m_config;
+    ConflictLabOptions m_options;
+    QString m_runId;
+    Phase m_phase = Phase::Idle;
+    quint64 m_epoch = 0; // invalidates callbacks after the writers stopped
+    bool m_cancelRequested = false;
+    QRandomGenerator m_random;
+
+    // One client per writer (separate connections, as two processes would have), one for setup.
+    kube::RestClient *m_admin = nullptr;
+    kube::RestClient *m_gitopsClient = nullptr;
+    kube::RestClient *m_reconcilerClient = nullptr;
+    kube::Reflector *m_reflector = nullptr;
+    std::unique_ptr<reconcile::RealClock> m_clock;
+    reconcile::WorkQueue *m_queue = nullptr;
+    QTimer *m_tickTimer = nullptr;
+    QElapsedTimer m_elapsed;
+    int m_pendingCreates = 0;
+    int m_pendingDeletes = 0;
+
+    QStringList m_names; // object names, by index
+    QHash<QString, nlohmann::json> m_cache; // the reconciler's informer cache, by key
+    QSet<int> m_gitopsInFlight;
+    QHash<int, std::int64_t> m_nextValue;
+    bool m_reconcileBusy = false;
+
+    ConflictAudit m_audit;
+    ConflictLabResult m_result;
+};
+
+} // namespace reconscope::controller::labs
+
+Q_DECLARE_METATYPE(reconscope::controller::labs::ConflictLabResult)

@@ -1,0 +1,48 @@
+#pragma once
+
+#include "controller/kube/clientconfig.h"
+#include "models/result.h"
+
+#include <QObject>
+#include <QTemporaryDir>
+
+#include <memory>
+
+class QThread;
+
+namespace reconscope::controller::cluster {
+class EmbeddedServer;
+}
+
+namespace reconscope::controller::labs {
+
+// An embedded cluster of the conflict lab's own (no demo objects, no workload simulator) on a
+// thread of its own, reached like a real one: through the kubeconfig it writes (mTLS, context
+// reconscope-admin). `reconscope conflict-lab` without --kubeconfig runs on one.
+class ConflictLabCluster final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(ConflictLabCluster)
+
+public:
+    explicit ConflictLabCluster(QObject *parent = nullptr);
+    ~ConflictLabCluster() override;
+
+    // Starts the server; ready() or failed() follows.
+    models::Status<> start();
+    const kube::ClientConfig &clientConfig() const { return m_config; }
+
+signals:
+    void ready(const reconscope::controller::kube::ClientConfig &config);
+    void failed(const QString &message);
+
+private:
+    void handleStarted();
+
+    std::unique_ptr<QTemporaryDir> m_dir;
+    QThread *m_thread = nullptr;
+    cluster::EmbeddedServer *m_server = nullptr;
+    kube::ClientConfig m_config;
+};
+
+} // namespace reconscope::controller::labs
