@@ -116,7 +116,9 @@ int tst_ConflictLab::remainingObjects(const QString &plural)
                 [&count](reconscope::models::Result<kube::ListPage, kube::ApiError> page) {
                     count = page.ok() ? int(page->items.size()) : -2;
                 });
-    [&] { QTRY_VERIFY_WITH_TIMEOUT(count != -1, 10000); }();
+    [&] {
+        QTRY_VERIFY_WITH_TIMEOUT(count != -1, 10000);
+    }();
     return count;
 }
 
