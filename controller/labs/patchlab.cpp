@@ -1,0 +1,918 @@
+#include "controller/labs/patchlab.h"
+
+#include <spdlog/spdlog.h>
+
+#include <QTimer>
+
+#include <algorithm>
+
+using namespace Qt::StringLiterals;
+using nlohmann::json;
+
+namespace reconscope::controller::labs {
+
+using kube::ApiError;
+using kube::PatchType;
+using kube::RestClient;
+using kube::WatchEvent;
+
+QString targetName(PatchTarget target)
+{
+    return target == PatchTarget::Status ? u"/status"_s : u"main resource"_s;
+}
+
+QString patchTypeName(PatchType type)
+{
+    return type == PatchType::Json ? u"json"_s : u"merge"_s;
+}
+
+QByteArray patchContentType(PatchType type)
+{
+    return type == PatchType::Json ? "application/json-patch+json" : "application/merge-patch+json";
+}
+
+QString preconditionName(Precondition precondition)
+{
+    switch (precondition) {
+    case Precondition::None:
+        return u"none"_s;
+    case Precondition::Current:
+        return u"current resourceVersion"_s;
+    case Precondition::Stale:
+        return u"stale resourceVersion"_s;
+    }
+    return {};
+}
+
+// ---- validation ----
+
+namespace {
+
+// Records where the first syntax error is; accepts everything else.
+class SyntaxCheck final : public nlohmann::json_sax<json>
+{
+public:
+    bool null() override { return true; }
+    bool boolean(bool) override { return true; }
+    bool number_integer(number_integer_t) override { return true; }
+    bool number_unsigned(number_unsigned_t) override { return true; }
+    bool number_float(number_float_t, const string_t &) override { return true; }
+    bool string(string_t &) override { return true; }
+    bool binary(binary_t &) override { return true; }
+    bool start_object(std::size_t) override { return true; }
+    bool key(string_t &) override { return true; }
+    bool end_object() override { return true; }
+    bool start_array(std::size_t) override { return true; }
+    bool end_array() override { return true; }
+    bool parse_error(std::size_t position,
+                     const std::string &,
+                     const nlohmann::detail::exception &ex) override
+    {
+        m_position = position; // where the parser stopped, as nlohmann's own message says
+        m_what = ex.what();
+        return false;
+    }
+
+    std::size_t m_position = 0; // 1-based byte position of the error
+    std::string m_what;
+};
+
+QString describeType(const json &value)
+{
+    return QString::fromLatin1(value.type_name());
+}
+
+} // namespace
+
+QString jsonPointerProblem(const QString &pointer)
+{
+    if (pointer.isEmpty())
+        return {};
+    if (!pointer.startsWith(u'/'))
+        return u"must be empty or start with \"/\""_s;
+    for (qsizetype i = 0; i < pointer.size(); ++i) {
+        if (pointer[i] != u'~')
+            continue;
+        if (i + 1 >= pointer.size() || (pointer[i + 1] != u'0' && pointer[i + 1] != u'1'))
+            return u"\"~\" must be followed by 0 or 1 (\"~0\" is \"~\", \"~1\" is \"/\")"_s;
+    }
+    return {};
+}
+
+PatchValidation validatePatch(const QString &text, PatchType type)
+{
+    PatchValidation v;
+    const QByteArray utf8 = text.toUtf8();
+    if (text.trimmed().isEmpty()) {
+        v.message = type == PatchType::Merge ? u"empty: a merge patch is a JSON object"_s
+                                             : u"empty: a JSON patch is an array of operations"_s;
+        return v;
+    }
+    SyntaxCheck check;
+    if (!json::sax_parse(utf8.constData(), utf8.constData() + utf8.size(), &check)) {
+        // The position is in bytes; the editor counts characters.
+        const qsizetype bytes
+            = std::clamp<qsizetype>(qsizetype(check.m_position) - 1, 0, utf8.size());
+        const QString before = QString::fromUtf8(utf8.left(bytes));
+        v.offset = before.size();
+        v.line = int(before.count(u'\n')) + 1;
+        v.column = int(before.size() - (before.lastIndexOf(u'\n') + 1)) + 1;
+        // nlohmann's text: "[json.exception.parse_error.101] parse error at line 1, column 5:
+        // syntax error while parsing value - invalid literal; last read: '{x'"
+        QString what = QString::fromStdString(check.m_what);
+        const qsizetype colon = what.indexOf(u": "_s, what.indexOf(u"column"_s));
+        if (colon >= 0)
+            what = what.mid(colon + 2);
+        v.message
+            = u"JSON syntax error at line %1, column %2: %3"_s.arg(v.line).arg(v.column).arg(what);
+        return v;
+    }
+    json parsed = json::parse(utf8.constData(), utf8.constData() + utf8.size(), nullptr, false);
+    if (type == PatchType::Merge) {
+        if (!parsed.is_object()) {
+            v.message = u"a merge patch must be a JSON object (RFC 7386), not %1"_s.arg(
+                describeType(parsed));
+            return v;
+        }
+    } else {
+        if (!parsed.is_array()) {
+            v.message = u"a JSON patch must be an array of operations (RFC 6902), not %1"_s.arg(
+                describeType(parsed));
+            return v;
+        }
+        static const QStringList ops{ u"add"_s,  u"remove"_s, u"replace"_s,
+                                      u"move"_s, u"copy"_s,   u"test"_s };
+        for (std::size_t i = 0; i < parsed.size(); ++i) {
+            const json &op = parsed[i];
+            const QString where = u"operation %1"_s.arg(i + 1);
+            if (!op.is_object()) {
+                v.message = u"%1: must be an object, not %2"_s.arg(where, describeType(op));
+                return v;
+            }
+            const auto opIt = op.find("op");
+            if (opIt == op.end() || !opIt->is_string()) {
+                v.message = u"%1: \"op\" is required (one of %2)"_s.arg(where, ops.join(u", "_s));
+                return v;
+            }
+            const QString name = QString::fromStdString(opIt->get<std::string>());
+            if (!ops.contains(name)) {
+                v.message = u"%1: unknown op \"%2\" (want one of %3)"_s.arg(
+                    where, name, ops.join(u", "_s));
+                return v;
+            }
+            const auto pathIt = op.find("path");
+            if (pathIt == op.end() || !pathIt->is_string()) {
+                v.message = u"%1: \"path\" (a JSON pointer string) is required"_s.arg(where);
+                return v;
+            }
+            const QString path = QString::fromStdString(pathIt->get<std::string>());
+            if (const QString problem = jsonPointerProblem(path); !problem.isEmpty()) {
+                v.message = u"%1: path \"%2\" %3"_s.arg(where, path, problem);
+                return v;
+            }
+            if ((name == u"add" || name == u"replace" || name == u"test")
+                && !op.contains("value")) {
+                v.message = u"%1: \"value\" is required for \"%2\""_s.arg(where, name);
+                return v;
+            }
+            if (name == u"move" || name == u"copy") {
+                const auto fromIt = op.find("from");
+                if (fromIt == op.end() || !fromIt->is_string()) {
+                    v.message
+                        = u"%1: \"from\" (a JSON pointer string) is required for \"%2\""_s.arg(
+                            where, name);
+                    return v;
+                }
+                const QString from = QString::fromStdString(fromIt->get<std::string>());
+                if (const QString problem = jsonPointerProblem(from); !problem.isEmpty()) {
+                    v.message = u"%1: from \"%2\" %3"_s.arg(where, from, problem);
+                    return v;
+                }
+            }
+        }
+    }
+    v.ok = true;
+    v.patch = std::move(parsed);
+    return v;
+}
+
+// ---- templates ----
+
+QList<PatchTemplate> allTemplates()
+{
+    return { PatchTemplate::ManualOverride,
+             PatchTemplate::SetDegraded,
+             PatchTemplate::ClearConditions,
+             PatchTemplate::BumpSpecField };
+}
+
+QString templateName(PatchTemplate t)
+{
+    switch (t) {
+    case PatchTemplate::ManualOverride:
+        return u"Manual override (Ready=False, ManualOverride)"_s;
+    case PatchTemplate::SetDegraded:
+        return u"Set Degraded"_s;
+    case PatchTemplate::ClearConditions:
+        return u"Clear conditions"_s;
+    case PatchTemplate::BumpSpecField:
+        return u"Bump a spec field"_s;
+    }
+    return {};
+}
+
+namespace {
+
+json condition(const char *type,
+               const char *status,
+               const char *reason,
+               const char *message,
+               const std::string &time)
+{
+    return { { "type", type },
+             { "status", status },
+             { "reason", reason },
+             { "message", message },
+             { "lastTransitionTime", time } };
+}
+
+// The spec field to bump: spec.replicas, else the first number directly in spec.
+std::optional<std::pair<std::string, json>> bumpedSpecField(const json &object)
+{
+    const auto spec = object.is_object() ? object.find("spec") : object.end();
+    if (!object.is_object() || spec == object.end() || !spec->is_object())
+        return std::nullopt;
+    if (spec->contains("replicas") && (*spec)["replicas"].is_number_integer())
+        return std::make_pair(std::string("replicas"), json((*spec)["replicas"].get<qint64>() + 1));
+    for (const auto &[key, value] : spec->items()) {
+        if (value.is_number_integer())
+            return std::make_pair(key, json(value.get<qint64>() + 1));
+    }
+    return std::nullopt;
+}
+
+std::string escapePointerToken(const std::string &token)
+{
+    std::string out;
+    for (char c : token) {
+        if (c == '~')
+            out += "~0";
+        else if (c == '/')
+            out += "~1";
+        else
+            out += c;
+    }
+    return out;
+}
+
+} // namespace
+
+json makeTemplate(PatchTemplate t, PatchType type, const json &object, const QDateTime &now)
+{
+    const std::string time = now.toUTC().toString(u"yyyy-MM-ddTHH:mm:ssZ"_s).toStdString();
+    json conditions = json::array();
+    switch (t) {
+    case PatchTemplate::ManualOverride:
+        conditions.push_back(condition("Ready",
+                                       "False",
+                                       "ManualOverride",
+                                       "Set to Unready by hand for troubleshooting",
+                                       time));
+        break;
+    case PatchTemplate::SetDegraded:
+        conditions.push_back(condition(
+            "Ready", "False", "ManualDegraded", "Degraded by hand in the patch lab", time));
+        conditions.push_back(condition(
+            "Degraded", "True", "ManualDegraded", "Degraded by hand in the patch lab", time));
+        break;
+    case PatchTemplate::ClearConditions:
+        break;
+    case PatchTemplate::BumpSpecField: {
+        const auto field = bumpedSpecField(object);
+        const std::string key = field ? field->first : std::string("replicas");
+        const json value = field ? field->second : json(1);
+        if (type == PatchType::Merge)
+            return { { "spec", { { key, value } } } };
+        const bool hasSpec
+            = object.is_object() && object.contains("spec") && object["spec"].is_object();
+        if (!hasSpec)
+            return json::array(
+                { { { "op", "add" }, { "path", "/spec" }, { "value", { { key, value } } } } });
+        return json::array({ { { "op", "add" },
+                               { "path", "/spec/" + escapePointerToken(key) },
+                               { "value", value } } });
+    }
+    }
+    if (type == PatchType::Merge) // arrays are replaced whole: this sets the list
+        return { { "status", { { "conditions", conditions } } } };
+    const bool hasStatus
+        = object.is_object() && object.contains("status") && object["status"].is_object();
+    if (!hasStatus)
+        return json::array({ { { "op", "add" },
+                               { "path", "/status" },
+                               { "value", { { "conditions", conditions } } } } });
+    return json::array(
+        { { { "op", "add" }, { "path", "/status/conditions" }, { "value", conditions } } });
+}
+
+json withResourceVersion(const json &patch, PatchType type, const QString &resourceVersion)
+{
+    if (resourceVersion.isEmpty())
+        return patch;
+    const std::string rv = resourceVersion.toStdString();
+    if (type == PatchType::Merge) {
+        json out = patch.is_object() ? patch : json::object();
+        if (!out.contains("metadata") || !out["metadata"].is_object())
+            out["metadata"] = json::object();
+        out["metadata"]["resourceVersion"] = rv;
+        return out;
+    }
+    json out = json::array(
+        { { { "op", "replace" }, { "path", "/metadata/resourceVersion" }, { "value", rv } } });
+    if (patch.is_array()) {
+        for (const auto &op : patch)
+            out.push_back(op);
+    }
+    return out;
+}
+
+QString staleResourceVersion(const QString &current)
+{
+    bool numeric = false;
+    const qint64 value = current.toLongLong(&numeric);
+    if (numeric && value > 1)
+        return QString::number(value - 1);
+    return current == u"1" ? u"2"_s : u"1"_s;
+}
+
+// ---- kubectl ----
+
+QString shellQuote(const QString &word)
+{
+    static const QString safe = u"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                                "-_./=:,@%+"_s;
+    if (!word.isEmpty()
+        && std::all_of(word.begin(), word.end(), [](QChar c) { return safe.contains(c); }))
+        return word;
+    QString quoted = word;
+    quoted.replace(u'\'', u"'\\''"_s);
+    return u'\'' + quoted + u'\'';
+}
+
+QString kubectlCommand(const PatchRequest &request, const QByteArray &body)
+{
+    QStringList words{ u"kubectl"_s, u"patch"_s, request.qualifiedResource, request.name };
+    if (request.resource.namespaced && !request.namespace_.isEmpty())
+        words << u"-n"_s << request.namespace_;
+    if (request.target == PatchTarget::Status)
+        words << u"--subresource=status"_s;
+    words << u"--type=%1"_s.arg(patchTypeName(request.type)) << u"-p"_s;
+    QStringList quoted;
+    for (const auto &w : std::as_const(words))
+        quoted << shellQuote(w);
+    quoted << shellQuote(QString::fromUtf8(body));
+    return quoted.join(u' ');
+}
+
+// ---- comparison ----
+
+namespace {
+
+json member(const json &object, const char *key)
+{
+    if (!object.is_object())
+        return json();
+    const auto it = object.find(key);
+    return it == object.end() ? json() : *it;
+}
+
+json metadataOf(const json &object)
+{
+    json meta = member(object, "metadata");
+    if (!meta.is_object())
+        return json::object();
+    for (const char *volatileKey : { "resourceVersion", "generation", "managedFields" })
+        meta.erase(volatileKey);
+    return meta;
+}
+
+QString rvOf(const json &object)
+{
+    const json rv = member(member(object, "metadata"), "resourceVersion");
+    return rv.is_string() ? QString::fromStdString(rv.get<std::string>()) : QString();
+}
+
+qint64 generationOf(const json &object)
+{
+    const json g = member(member(object, "metadata"), "generation");
+    return g.is_number_integer() ? g.get<qint64>() : 0;
+}
+
+bool patchTouchesStatus(const PatchRequest &request)
+{
+    if (request.type == PatchType::Merge)
+        return request.patch.is_object() && request.patch.contains("status");
+    if (!request.patch.is_array())
+        return false;
+    return std::any_of(request.patch.begin(), request.patch.end(), [](const json &op) {
+        const std::string path = op.value("path", std::string());
+        return path == "/status" || path.rfind("/status/", 0) == 0;
+    });
+}
+
+bool patchTouchesSpec(const PatchRequest &request)
+{
+    if (request.type == PatchType::Merge)
+        return request.patch.is_object()
+            && std::any_of(request.patch.items().begin(),
+                           request.patch.items().end(),
+                           [](const auto &item) {
+                               return item.key() != "status" && item.key() != "metadata";
+                           });
+    if (!request.patch.is_array())
+        return false;
+    return std::any_of(request.patch.begin(), request.patch.end(), [](const json &op) {
+        const std::string path = op.value("path", std::string());
+        return path != "/status" && path.rfind("/status/", 0) != 0
+            && path.rfind("/metadata", 0) != 0;
+    });
+}
+
+} // namespace
+
+PatchComparison compareObjects(const json &before, const json &after)
+{
+    PatchComparison c;
+    c.specDiff = json::diff(member(before, "spec"), member(after, "spec"));
+    c.statusDiff = json::diff(member(before, "status"), member(after, "status"));
+    c.metadataDiff = json::diff(metadataOf(before), metadataOf(after));
+    c.generationBefore = generationOf(before);
+    c.generationAfter = generationOf(after);
+    c.resourceVersionBefore = rvOf(before);
+    c.resourceVersionAfter = rvOf(after);
+    return c;
+}
+
+QStringList
+verdictLines(const PatchRequest &request, const PatchComparison &comparison, bool succeeded)
+{
+    const auto changed = [](bool yes) {
+        return yes ? u"changed"_s : u"unchanged"_s;
+    };
+    QStringList lines;
+    lines << u"spec %1, generation %2, status %3"_s.arg(changed(comparison.specChanged()),
+                                                        changed(comparison.generationChanged()),
+                                                        changed(comparison.statusChanged()));
+    if (comparison.generationChanged())
+        lines << u"generation %1 → %2"_s.arg(comparison.generationBefore)
+                     .arg(comparison.generationAfter);
+    if (comparison.resourceVersionChanged())
+        lines << u"resourceVersion %1 → %2"_s.arg(comparison.resourceVersionBefore,
+                                                  comparison.resourceVersionAfter);
+    else
+        lines << u"resourceVersion unchanged (%1)"_s.arg(comparison.resourceVersionBefore);
+    if (!succeeded) {
+        lines << u"the request failed: nothing was written"_s;
+        return lines;
+    }
+    if (!comparison.resourceVersionChanged())
+        lines << u"no-op: the patched object equals the stored one, nothing was written and no "
+                 "watch event was sent"_s;
+    const bool touchesStatus = patchTouchesStatus(request);
+    const bool touchesSpec = patchTouchesSpec(request);
+    if (request.target == PatchTarget::Main && touchesStatus && request.statusSubresource
+        && !comparison.statusChanged())
+        lines << u"status in the patch was ignored: the CRD has a status subresource, so the "
+                 "main resource keeps the stored status (write it through /status)"_s;
+    if (request.target == PatchTarget::Main && touchesStatus && !request.statusSubresource
+        && comparison.statusChanged())
+        lines << u"status changed through the main resource: this CRD version has no status "
+                 "subresource, so status is an ordinary field"_s;
+    if (request.target == PatchTarget::Status && touchesSpec && !comparison.specChanged())
+        lines << u"spec in the patch was ignored: /status only takes .status"_s;
+    if (request.target == PatchTarget::Status && comparison.statusChanged()
+        && !comparison.generationChanged())
+        lines << u"a /status write never bumps the generation: the reconciler sees no new "
+                 "desired state"_s;
+    if (comparison.specChanged() && comparison.generationChanged())
+        lines << u"spec changed: the generation was bumped, the reconciler will act on it"_s;
+    return lines;
+}
+
+// ---- reaction ----
+
+QString Reaction::outcomeName(Outcome outcome)
+{
+    switch (outcome) {
+    case Outcome::NotWatched:
+        return u"not watched"_s;
+    case Outcome::Watching:
+        return u"watching"_s;
+    case Outcome::Overwritten:
+        return u"overwritten"_s;
+    case Outcome::Kept:
+        return u"kept"_s;
+    case Outcome::Deleted:
+        return u"deleted"_s;
+    case Outcome::Failed:
+        return u"failed"_s;
+    }
+    return {};
+}
+
+QString Reaction::text() const
+{
+    switch (outcome) {
+    case Outcome::NotWatched:
+        return u"reaction not watched"_s;
+    case Outcome::Watching:
+        return u"watching for the reconciler's reaction (up to %1 s)…"_s.arg(timeoutMs / 1000.0);
+    case Outcome::Overwritten:
+        return u"status overwritten after %1 ms (write at resourceVersion %2): %3"_s.arg(afterMs)
+            .arg(writer, QString::fromStdString(statusDiff.dump()));
+    case Outcome::Kept:
+        return u"status kept: nothing overwrote it within %1 ms"_s.arg(afterMs);
+    case Outcome::Deleted:
+        return u"the object was deleted after %1 ms"_s.arg(afterMs);
+    case Outcome::Failed:
+        return u"watching failed after %1 ms: %2"_s.arg(afterMs).arg(writer);
+    }
+    return {};
+}
+
+// ---- experiment ----
+
+json PatchExperiment::statusJson() const
+{
+    if (!error)
+        return json();
+    json status = { { "kind", "Status" },
+                    { "apiVersion", "v1" },
+                    { "status", "Failure" },
+                    { "message", error->message.toStdString() },
+                    { "reason", error->reason.toStdString() },
+                    { "code", error->code } };
+    if (!error->name.isEmpty() || !error->kind.isEmpty()) {
+        status["details"] = { { "name", error->name.toStdString() },
+                              { "group", error->group.toStdString() },
+                              { "kind", error->kind.toStdString() } };
+    }
+    return status;
+}
+
+json PatchExperiment::toJson() const
+{
+    json verdictsJson = json::array();
+    for (const auto &line : verdicts)
+        verdictsJson.push_back(line.toStdString());
+    json reactionJson = { { "outcome", Reaction::outcomeName(reaction.outcome).toStdString() },
+                          { "text", reaction.text().toStdString() } };
+    if (reaction.afterMs >= 0)
+        reactionJson["afterMs"] = reaction.afterMs;
+    if (!reaction.statusDiff.empty())
+        reactionJson["statusDiff"] = reaction.statusDiff;
+    json out = {
+        { "id", id },
+        { "startedAt", startedAt.toUTC().toString(Qt::ISODateWithMs).toStdString() },
+        { "object",
+          { { "resource", request.qualifiedResource.toStdString() },
+            { "namespace", request.namespace_.toStdString() },
+            { "name", request.name.toStdString() } } },
+        { "target", request.target == PatchTarget::Status ? "status" : "main" },
+        { "patchType", patchTypeName(request.type).toStdString() },
+        { "precondition", preconditionName(request.precondition).toStdString() },
+        { "request",
+          { { "method", method.toStdString() },
+            { "url", url.toStdString() },
+            { "contentType", patchContentType(request.type).toStdString() },
+            { "body", json::parse(body.toStdString(), nullptr, false) } } },
+        { "kubectl", kubectl.toStdString() },
+        { "httpCode", httpCode },
+        { "status", statusJson() },
+        { "diff", { { "spec", comparison.specDiff }, { "status", comparison.statusDiff } } },
+        { "generation",
+          { { "before", comparison.generationBefore }, { "after", comparison.generationAfter } } },
+        { "resourceVersion",
+          { { "before", comparison.resourceVersionBefore.toStdString() },
+            { "after", comparison.resourceVersionAfter.toStdString() } } },
+        { "verdicts", verdictsJson },
+        { "reaction", reactionJson },
+    };
+    if (!preconditionResourceVersion.isEmpty())
+        out["preconditionResourceVersion"] = preconditionResourceVersion.toStdString();
+    return out;
+}
+
+// ---- the lab ----
+
+PatchLab::PatchLab(RestClient *client, QObject *parent)
+    : QObject(parent)
+    , m_client(client)
+    , m_reactionTimer(new QTimer(this))
+{
+    m_reactionTimer->setSingleShot(true);
+    connect(
+        m_reactionTimer, &QTimer::timeout, this, [this] { endReaction(Reaction::Outcome::Kept); });
+}
+
+PatchLab::~PatchLab()
+{
+    if (m_watch)
+        m_watch->stop();
+}
+
+void PatchLab::setClient(RestClient *client)
+{
+    if (m_busy)
+        stopWatching();
+    m_client = client;
+}
+
+QString PatchLab::describe(const PatchRequest &request) const
+{
+    QString rv;
+    if (request.precondition == Precondition::Current)
+        rv = u"<current>"_s;
+    else if (request.precondition == Precondition::Stale)
+        rv = u"<stale>"_s;
+    const json body = withResourceVersion(request.patch, request.type, rv);
+    const QString server = m_client ? m_client->config().server.toString() : QString();
+    return u"PATCH %1%2\nContent-Type: %3\n\n%4"_s.arg(
+        server,
+        request.path(),
+        QString::fromLatin1(patchContentType(request.type)),
+        QString::fromStdString(body.dump(2)));
+}
+
+const PatchExperiment *PatchLab::experiment(int id) const
+{
+    for (const auto &e : m_history) {
+        if (e.id == id)
+            return &e;
+    }
+    return nullptr;
+}
+
+PatchExperiment *PatchLab::current()
+{
+    for (auto &e : m_history) {
+        if (e.id == m_currentId)
+            return &e;
+    }
+    return nullptr;
+}
+
+void PatchLab::clearHistory()
+{
+    if (m_busy) {
+        // keep the running experiment
+        m_history.erase(
+            std::remove_if(m_history.begin(),
+                           m_history.end(),
+                           [this](const PatchExperiment &e) { return e.id != m_currentId; }),
+            m_history.end());
+    } else {
+        m_history.clear();
+    }
+    emit historyChanged();
+}
+
+QByteArray PatchLab::exportHistory() const
+{
+    json experiments = json::array();
+    for (const auto &e : m_history)
+        experiments.push_back(e.toJson());
+    return QByteArray::fromStdString(json{ { "experiments", experiments } }.dump(2));
+}
+
+int PatchLab::run(const PatchRequest &request)
+{
+    if (m_busy || !m_client)
+        return 0;
+    PatchExperiment e;
+    e.id = m_nextId++;
+    e.startedAt = QDateTime::currentDateTimeUtc();
+    e.request = request;
+    e.url = m_client->config().server.toString() + request.path();
+    m_history.append(e);
+    m_currentId = e.id;
+    m_busy = true;
+    emit experimentStarted(e.id);
+    emit historyChanged();
+    spdlog::info("patch lab: experiment {} on {} {}/{} ({}, {} patch, precondition {})",
+                 e.id,
+                 request.qualifiedResource.toStdString(),
+                 request.namespace_.toStdString(),
+                 request.name.toStdString(),
+                 targetName(request.target).toStdString(),
+                 patchTypeName(request.type).toStdString(),
+                 preconditionName(request.precondition).toStdString());
+    const int id = e.id;
+    m_client->get(request.resource, request.namespace_, request.name, [this, id](auto result) {
+        if (id == m_currentId)
+            handleBefore(std::move(result));
+    });
+    return id;
+}
+
+void PatchLab::handleBefore(RestClient::JsonResult result)
+{
+    PatchExperiment *e = current();
+    if (!e)
+        return;
+    if (!result.ok()) {
+        // Nothing to patch: report the read's failure as the experiment's answer.
+        e->error = result.error();
+        e->httpCode = result.error().code;
+        e->body = QByteArray::fromStdString(e->request.patch.dump());
+        e->kubectl = kubectlCommand(e->request, e->body);
+        answer();
+        return;
+    }
+    e->before = std::move(result.value());
+    sendPatch();
+}
+
+void PatchLab::sendPatch()
+{
+    PatchExperiment *e = current();
+    if (!e || !m_client)
+        return;
+    const QString rv = rvOf(e->before);
+    if (e->request.precondition == Precondition::Current)
+        e->preconditionResourceVersion = rv;
+    else if (e->request.precondition == Precondition::Stale)
+        e->preconditionResourceVersion = staleResourceVersion(rv);
+    e->body = QByteArray::fromStdString(
+        withResourceVersion(e->request.patch, e->request.type, e->preconditionResourceVersion)
+            .dump());
+    e->kubectl = kubectlCommand(e->request, e->body);
+    const int id = e->id;
+    m_client->patch(
+        e->request.resource,
+        e->request.namespace_,
+        e->request.name,
+        e->request.type,
+        e->body,
+        [this, id](auto result) {
+            if (id == m_currentId)
+                handlePatched(std::move(result));
+        },
+        e->request.subresource());
+}
+
+void PatchLab::handlePatched(RestClient::JsonResult result)
+{
+    PatchExperiment *e = current();
+    if (!e)
+        return;
+    if (result.ok()) {
+        e->httpCode = 200; // PATCH answers 200 with the object
+        e->after = std::move(result.value());
+        answer();
+        return;
+    }
+    e->error = result.error();
+    e->httpCode = result.error().code;
+    spdlog::warn("patch lab: experiment {}: {}", e->id, result.error().toString().toStdString());
+    // Read the object again so that the comparison shows what the failed request left.
+    const int id = e->id;
+    m_client->get(e->request.resource, e->request.namespace_, e->request.name, [this, id](auto r) {
+        if (id == m_currentId)
+            handleAfterFailure(std::move(r));
+    });
+}
+
+void PatchLab::handleAfterFailure(RestClient::JsonResult result)
+{
+    PatchExperiment *e = current();
+    if (!e)
+        return;
+    e->after = result.ok() ? std::move(result.value()) : e->before;
+    answer();
+}
+
+void PatchLab::answer()
+{
+    PatchExperiment *e = current();
+    if (!e)
+        return;
+    e->finished = true;
+    const bool ok = !e->error.has_value();
+    if (!e->before.is_null()) {
+        e->comparison = compareObjects(e->before, e->after.is_null() ? e->before : e->after);
+        e->verdicts = verdictLines(e->request, e->comparison, ok);
+    }
+    if (e->error)
+        e->verdicts.prepend(e->error->toString());
+    for (const auto &line : std::as_const(e->verdicts))
+        spdlog::info("patch lab: experiment {}: {}", e->id, line.toStdString());
+    m_sinceAnswer.start();
+    const int id = e->id;
+    if (ok && m_reactionTimeoutMs > 0) {
+        e->reaction.outcome = Reaction::Outcome::Watching;
+        e->reaction.timeoutMs = m_reactionTimeoutMs;
+        emit experimentAnswered(id);
+        emit historyChanged();
+        startWatching();
+        return;
+    }
+    emit experimentAnswered(id);
+    finish();
+}
+
+void PatchLab::startWatching()
+{
+    PatchExperiment *e = current();
+    if (!e || !m_client)
+        return;
+    kube::WatchOptions options;
+    options.fieldSelector = u"metadata.name=%1"_s.arg(e->request.name);
+    options.resourceVersion = rvOf(e->after);
+    options.allowWatchBookmarks = false;
+    options.timeoutSeconds = std::max(1, (m_reactionTimeoutMs + 999) / 1000 + 5);
+    m_watch = m_client->watch(e->request.resource, e->request.namespace_, options, this);
+    connect(m_watch, &kube::WatchConnection::eventsReceived, this, &PatchLab::handleWatchEvents);
+    connect(m_watch,
+            &kube::WatchConnection::finished,
+            this,
+            [this](const std::optional<ApiError> &error) {
+                if (!m_busy)
+                    return;
+                if (error && error->category != ApiError::Category::Cancelled)
+                    endReaction(Reaction::Outcome::Failed, error->toString());
+                else
+                    endReaction(Reaction::Outcome::Failed, u"the watch ended early"_s);
+            });
+    m_reactionTimer->start(m_reactionTimeoutMs);
+}
+
+void PatchLab::handleWatchEvents(const QList<WatchEvent> &events)
+{
+    PatchExperiment *e = current();
+    if (!e || e->reaction.outcome != Reaction::Outcome::Watching)
+        return;
+    for (const auto &event : events) {
+        if (event.type == WatchEvent::Type::Error) {
+            endReaction(Reaction::Outcome::Failed, event.status.toString());
+            return;
+        }
+        if (event.type == WatchEvent::Type::Bookmark)
+            continue;
+        const json object = json::parse(event.object.constData(),
+                                        event.object.constData() + event.object.size(),
+                                        nullptr,
+                                        false);
+        if (event.type == WatchEvent::Type::Deleted) {
+            e->reaction.writer = rvOf(object);
+            endReaction(Reaction::Outcome::Deleted);
+            return;
+        }
+        const json diff = json::diff(member(e->after, "status"), member(object, "status"));
+        if (!diff.empty()) {
+            e->reaction.statusDiff = diff;
+            e->reaction.writer = rvOf(object);
+            endReaction(Reaction::Outcome::Overwritten);
+            return;
+        }
+    }
+}
+
+void PatchLab::endReaction(Reaction::Outcome outcome, const QString &detail)
+{
+    PatchExperiment *e = current();
+    if (!e || !m_busy)
+        return;
+    m_reactionTimer->stop();
+    if (m_watch) {
+        m_watch->stop();
+        m_watch->deleteLater();
+        m_watch = nullptr;
+    }
+    e->reaction.outcome = outcome;
+    e->reaction.afterMs = m_sinceAnswer.elapsed();
+    if (outcome == Reaction::Outcome::Failed)
+        e->reaction.writer = detail;
+    spdlog::info("patch lab: experiment {}: {}", e->id, e->reaction.text().toStdString());
+    finish();
+}
+
+void PatchLab::stopWatching()
+{
+    if (!m_busy)
+        return;
+    PatchExperiment *e = current();
+    if (e && e->reaction.outcome == Reaction::Outcome::Watching)
+        endReaction(Reaction::Outcome::Kept);
+}
+
+void PatchLab::finish()
+{
+    const int id = m_currentId;
+    m_busy = false;
+    m_currentId = 0;
+    emit experimentFinished(id);
+    emit historyChanged();
+}
+
+} // namespace reconscope::controller::labs

@@ -1,0 +1,242 @@
+#pragma once
+
+#include "controller/kube/apierror.h"
+#include "controller/kube/restclient.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QDateTime>
+#include <QElapsedTimer>
+#include <QList>
+#include <QObject>
+#include <QPointer>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+class QTimer;
+
+namespace reconscope::controller::labs {
+
+// The patch lab (issue 7, item 1): the seed's `kubectl patch --subresource=status` experiment made
+// first-class. One experiment reads the object, sends one PATCH (merge or JSON patch, main resource
+// or /status, optionally with a resourceVersion precondition), compares before and after, and then
+// watches the object to see whether and when a writer (the reconciler) overwrote the result.
+
+enum class PatchTarget { Main, Status };
+enum class Precondition {
+    None, // a patch without a resourceVersion never conflicts
+    Current, // metadata.resourceVersion = the version just read
+    Stale, // metadata.resourceVersion = a version that is not the current one: 409 Conflict
+};
+
+QString targetName(PatchTarget target); // "main resource", "/status"
+QString patchTypeName(kube::PatchType type); // "merge", "json"
+QByteArray patchContentType(kube::PatchType type);
+QString preconditionName(Precondition precondition);
+
+// What the editor holds, checked as the user types.
+struct PatchValidation
+{
+    bool ok = false;
+    QString message; // empty when ok
+    // Where a JSON syntax error is (1-based), 0 when the text parses.
+    int line = 0;
+    int column = 0;
+    qsizetype offset = -1; // character offset into the text, -1 when none
+    nlohmann::json patch; // the parsed patch when ok
+};
+
+// JSON syntax (with the error's position), then the shape the patch type requires: a merge patch
+// (RFC 7386) must be an object; a JSON patch (RFC 6902) an array of operations, each with a known
+// "op", a JSON-pointer "path", "value" for add/replace/test and "from" for move/copy.
+PatchValidation validatePatch(const QString &text, kube::PatchType type);
+// Whether `pointer` is an RFC 6901 JSON pointer ("" or "/a/b~1c"); the reason when it is not.
+QString jsonPointerProblem(const QString &pointer);
+
+enum class PatchTemplate {
+    ManualOverride, // the seed's: Ready=False, reason ManualOverride, lastTransitionTime now
+    SetDegraded, // Degraded=True (and Ready=False), reason ManualDegraded
+    ClearConditions, // status.conditions emptied
+    BumpSpecField, // spec.replicas (or the first number in spec) + 1
+};
+QList<PatchTemplate> allTemplates();
+QString templateName(PatchTemplate t);
+// The template as a patch of `type` for `object` (the object as last read; it decides JSON patch
+// paths and the spec field to bump). Times are RFC 3339 UTC with seconds, as metav1.Time.
+nlohmann::json makeTemplate(PatchTemplate t,
+                            kube::PatchType type,
+                            const nlohmann::json &object,
+                            const QDateTime &now);
+
+// The patch with the resourceVersion precondition in it, as kubectl and client-go put it: a merge
+// patch gets metadata.resourceVersion; a JSON patch gets an operation setting
+// /metadata/resourceVersion (the patched object then carries it, and the update that follows is
+// checked against the stored version).
+nlohmann::json withResourceVersion(const nlohmann::json &patch,
+                                   kube::PatchType type,
+                                   const QString &resourceVersion);
+// A resourceVersion that is deliberately not `current` (resourceVersions are opaque strings
+// compared for equality; for the numeric ones of etcd this is the previous revision).
+QString staleResourceVersion(const QString &current);
+
+// Which object and how.
+struct PatchRequest
+{
+    kube::ResourceRef resource;
+    QString qualifiedResource; // "customapps.infrastructure.internal.net" (kubectl's spelling)
+    bool statusSubresource = true; // whether the CRD version has a status subresource
+    QString namespace_;
+    QString name;
+    PatchTarget target = PatchTarget::Status;
+    kube::PatchType type = kube::PatchType::Merge;
+    nlohmann::json patch; // as edited, without the precondition
+    Precondition precondition = Precondition::None;
+
+    QString subresource() const
+    {
+        return target == PatchTarget::Status ? QStringLiteral("status") : QString();
+    }
+    QString path() const { return resource.objectPath(namespace_, name, subresource()); }
+};
+
+// The equivalent kubectl command, quoted for a POSIX shell:
+// kubectl patch customapps.infrastructure.internal.net my-app -n default --subresource=status
+//   --type=merge -p '{"status":...}'
+QString kubectlCommand(const PatchRequest &request, const QByteArray &body);
+// A word quoted for a POSIX shell (single quotes; a quote inside becomes '\'').
+QString shellQuote(const QString &word);
+
+// Before/after of one experiment and what it means.
+struct PatchComparison
+{
+    nlohmann::json specDiff = nlohmann::json::array(); // RFC 6902 (nlohmann::json::diff)
+    nlohmann::json statusDiff = nlohmann::json::array();
+    nlohmann::json metadataDiff = nlohmann::json::array(); // labels, annotations, ... (no RV)
+    qint64 generationBefore = 0;
+    qint64 generationAfter = 0;
+    QString resourceVersionBefore;
+    QString resourceVersionAfter;
+
+    bool specChanged() const { return !specDiff.empty(); }
+    bool statusChanged() const { return !statusDiff.empty(); }
+    bool generationChanged() const { return generationBefore != generationAfter; }
+    bool resourceVersionChanged() const { return resourceVersionBefore != resourceVersionAfter; }
+};
+PatchComparison compareObjects(const nlohmann::json &before, const nlohmann::json &after);
+// "spec unchanged, generation unchanged, status changed", then lines that explain it (status
+// ignored on the main resource of a CRD with a status subresource, spec ignored by /status, a
+// no-op write, the precondition).
+QStringList
+verdictLines(const PatchRequest &request, const PatchComparison &comparison, bool succeeded);
+
+// What happened to the object after the patch.
+struct Reaction
+{
+    enum class Outcome {
+        NotWatched, // the patch failed, or watching was off
+        Watching,
+        Overwritten, // the status changed again (the reconciler's write)
+        Kept, // nothing changed it within the timeout
+        Deleted,
+        Failed, // the watch failed
+    };
+    Outcome outcome = Outcome::NotWatched;
+    qint64 afterMs = -1; // from the patch's answer to the overwrite
+    int timeoutMs = 0;
+    nlohmann::json statusDiff = nlohmann::json::array(); // patched status -> overwritten status
+    QString writer; // the resourceVersion of the overwriting write
+    QString text() const;
+    static QString outcomeName(Outcome outcome);
+};
+
+struct PatchExperiment
+{
+    int id = 0;
+    QDateTime startedAt;
+    PatchRequest request;
+    QString method = QStringLiteral("PATCH");
+    QString url; // server + path
+    QByteArray body; // what was sent: the patch with the precondition
+    QString kubectl;
+    QString preconditionResourceVersion; // the version put in the patch, empty without
+    bool finished = false; // the PATCH was answered (the reaction may still be watched)
+    int httpCode = 0;
+    std::optional<kube::ApiError> error;
+    nlohmann::json before;
+    nlohmann::json after;
+    PatchComparison comparison;
+    QStringList verdicts;
+    Reaction reaction;
+
+    // The Status the server answered with (a failure), as JSON; null on success.
+    nlohmann::json statusJson() const;
+    nlohmann::json toJson() const;
+};
+
+// Runs experiments through the console's RestClient, one at a time; keeps their history.
+class PatchLab final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(PatchLab)
+
+public:
+    explicit PatchLab(kube::RestClient *client, QObject *parent = nullptr);
+    ~PatchLab() override;
+
+    void setClient(kube::RestClient *client);
+    kube::RestClient *client() const { return m_client; }
+    // How long to watch for the reconciler's reaction (0: do not watch). Default 30 s.
+    void setReactionTimeout(int milliseconds) { m_reactionTimeoutMs = milliseconds; }
+    int reactionTimeout() const { return m_reactionTimeoutMs; }
+
+    // The request exactly as it would be sent now (method, URL, content type and body), before
+    // the precondition's version is known (shown as "<current>" / "<stale>").
+    QString describe(const PatchRequest &request) const;
+
+    bool isBusy() const { return m_busy; }
+    // Starts an experiment; returns its id, or 0 when one is still running or there is no client.
+    int run(const PatchRequest &request);
+    // Stops watching for the reaction of the running experiment (its outcome stays Watching
+    // -> Kept with the time watched so far).
+    void stopWatching();
+
+    const QList<PatchExperiment> &history() const { return m_history; }
+    const PatchExperiment *experiment(int id) const;
+    void clearHistory();
+    // {"experiments":[...]} with every experiment's request, answer, diff, verdicts and reaction.
+    QByteArray exportHistory() const;
+
+signals:
+    void experimentStarted(int id);
+    // The PATCH was answered and compared (the reaction may still be watched).
+    void experimentAnswered(int id);
+    // The reaction is known (or not watched): the experiment is complete.
+    void experimentFinished(int id);
+    void historyChanged();
+
+private:
+    PatchExperiment *current();
+    void handleBefore(kube::RestClient::JsonResult result);
+    void sendPatch();
+    void handlePatched(kube::RestClient::JsonResult result);
+    void handleAfterFailure(kube::RestClient::JsonResult result);
+    void answer();
+    void startWatching();
+    void handleWatchEvents(const QList<kube::WatchEvent> &events);
+    void endReaction(Reaction::Outcome outcome, const QString &detail = {});
+    void finish();
+
+    QPointer<kube::RestClient> m_client;
+    int m_reactionTimeoutMs = 30000;
+    QList<PatchExperiment> m_history;
+    int m_nextId = 1;
+    int m_currentId = 0;
+    bool m_busy = false;
+    QElapsedTimer m_sinceAnswer;
+    QPointer<kube::WatchConnection> m_watch;
+    QTimer *m_reactionTimer;
+};
+
+} // namespace reconscope::controller::labs
