@@ -1,5 +1,7 @@
 #include "controller/kube/apierror.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 using namespace Qt::StringLiterals;
@@ -112,6 +114,9 @@ bool ApiError::fromStatusJson(const nlohmann::json &status, ApiError *out)
         error.name = stringField(*it, "name");
         error.group = stringField(*it, "group");
         error.kind = stringField(*it, "kind");
+        if (const auto retry = it->find("retryAfterSeconds");
+            retry != it->end() && retry->is_number_integer())
+            error.retryAfterSeconds = std::max(0, retry->get<int>());
         if (const auto causes = it->find("causes"); causes != it->end() && causes->is_array()) {
             for (const auto &cause : *causes) {
                 error.causes.append(StatusCause{ stringField(cause, "reason"),

@@ -39,6 +39,9 @@ struct ApiError
     QString group;
     QString kind; // the plural for NotFound/Conflict/AlreadyExists, the Kind for Invalid
     QList<StatusCause> causes;
+    // The server asked to wait this long before retrying (Retry-After header, else
+    // details.retryAfterSeconds); 0 when it did not.
+    int retryAfterSeconds = 0;
 
     bool isNotFound() const { return code == 404; }
     bool isConflict() const { return code == 409 && reason != u"AlreadyExists"; }

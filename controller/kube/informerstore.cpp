@@ -38,6 +38,8 @@ void InformerWorker::start()
     // Created here, on the worker's thread, so that the network and decoding live there.
     m_client = new RestClient(m_config, this);
     m_reflector = new Reflector(m_client, m_resource, m_namespace, this);
+    if (m_backoff)
+        m_reflector->setBackoff(*m_backoff);
     m_timer = new QTimer(this);
     m_timer->setInterval(m_batchIntervalMs);
     m_timer->setSingleShot(true);
@@ -150,6 +152,7 @@ void InformerStore::start()
     m_thread = new QThread(this);
     m_thread->setObjectName(u"informer:"_s + m_resource.plural);
     m_worker = new InformerWorker(m_config, m_resource, m_namespace, m_mapping, m_batchIntervalMs);
+    m_worker->setBackoff(m_backoff);
     m_worker->moveToThread(m_thread);
     connect(m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
     connect(m_worker, &InformerWorker::batchReady, this, &InformerStore::handleBatch);

@@ -56,6 +56,8 @@ public:
                    int batchIntervalMs);
     ~InformerWorker() override;
 
+    // Before start(): the reflector's retry backoff (client-go's when unset).
+    void setBackoff(std::optional<Backoff::Parameters> parameters) { m_backoff = parameters; }
     void start();
     void stop();
 
@@ -73,6 +75,7 @@ private:
     QString m_namespace;
     models::LifecycleMapping m_mapping;
     int m_batchIntervalMs;
+    std::optional<Backoff::Parameters> m_backoff;
     RestClient *m_client = nullptr;
     Reflector *m_reflector = nullptr;
     QTimer *m_timer = nullptr;
@@ -103,6 +106,8 @@ public:
     ~InformerStore() override;
 
     void setBatchInterval(int milliseconds) { m_batchIntervalMs = milliseconds; }
+    // Before start(): the reflector's retry backoff (client-go's when unset).
+    void setBackoff(std::optional<Backoff::Parameters> parameters) { m_backoff = parameters; }
     void start();
     void stop();
 
@@ -128,6 +133,7 @@ private:
     QString m_namespace;
     models::LifecycleMapping m_mapping;
     int m_batchIntervalMs = 33;
+    std::optional<Backoff::Parameters> m_backoff;
     QThread *m_thread = nullptr;
     InformerWorker *m_worker = nullptr;
     QHash<QString, InformerEntry> m_entries;

@@ -115,7 +115,8 @@ void Reflector::handleList(models::Result<ListPage, ApiError> result)
         const ApiError &error = result.error();
         if (error.isExpired())
             m_lastSyncUnavailable = true;
-        retryLater([this] { list(); }, u"list failed: "_s + error.toString());
+        retryLater(
+            [this] { list(); }, u"list failed: "_s + error.toString(), error.retryAfterSeconds);
         return;
     }
     ListPage &page = result.value();
@@ -241,7 +242,8 @@ void Reflector::handleWatchFinished(const std::optional<ApiError> &error)
         retryLater([this] { list(); }, u"watch failed: "_s + error->toString());
         return;
     }
-    retryLater([this] { watch(); }, u"watch failed: "_s + error->toString());
+    retryLater(
+        [this] { watch(); }, u"watch failed: "_s + error->toString(), error->retryAfterSeconds);
 }
 
 void Reflector::relistAfterExpiry(const QString &message)
@@ -251,9 +253,12 @@ void Reflector::relistAfterExpiry(const QString &message)
     list();
 }
 
-void Reflector::retryLater(std::function<void()> action, const QString &error)
+void Reflector::retryLater(std::function<void()> action,
+                           const QString &error,
+                           int retryAfterSeconds)
 {
-    const auto delay = m_backoff.next(m_clock(), m_random());
+    const auto delay = std::max(m_backoff.next(m_clock(), m_random()),
+                                std::chrono::milliseconds(retryAfterSeconds * 1000LL));
     setPhase(ReflectorState::Phase::Reconnecting, int(delay.count()), error);
     const quint64 generation = m_generation;
     QPointer<Reflector> self(this);

@@ -42,7 +42,8 @@ struct ReflectorState
 // after a 410, else the last synced RV), then watch from the list's RV with bookmarks and a
 // random timeoutSeconds in [300, 600). A 410 (HTTP or ERROR event) relists and reports objects
 // that vanished as deletes; other failures retry after Backoff; a watch that ends normally is
-// resumed at once from the last RV. Time is injectable so tests never wait for real delays.
+// resumed at once from the last RV; a Retry-After from the server is a lower bound on the wait.
+// Time is injectable so tests never wait for real delays.
 class Reflector final : public QObject
 {
     Q_OBJECT
@@ -64,6 +65,8 @@ public:
     void setClock(Clock clock) { m_clock = std::move(clock); }
     void setScheduler(Scheduler scheduler) { m_scheduler = std::move(scheduler); }
     void setRandom(Random random) { m_random = std::move(random); }
+    // The retry backoff (client-go's by default); tests and the soak use short ones.
+    void setBackoff(const Backoff::Parameters &parameters) { m_backoff = Backoff(parameters); }
 
     void start();
     void stop();
@@ -87,7 +90,8 @@ private:
     void handleEvents(const QList<WatchEvent> &events);
     void handleWatchFinished(const std::optional<ApiError> &error);
     void relistAfterExpiry(const QString &message);
-    void retryLater(std::function<void()> action, const QString &error);
+    // After the backoff's next delay, or the server's Retry-After when that is longer.
+    void retryLater(std::function<void()> action, const QString &error, int retryAfterSeconds = 0);
     void setPhase(ReflectorState::Phase phase, int retryInMs = 0, const QString &error = {});
 
     RestClient *m_client;

@@ -1,6 +1,7 @@
 #include "controller/kube/restclient.h"
 
 #include "controller/kube/credentialprovider.h"
+#include "controller/kube/redaction.h"
 
 #include <spdlog/spdlog.h>
 
@@ -101,6 +102,17 @@ bool certificateMatchesName(const QSslCertificate &certificate, const QString &n
         }
     }
     return false;
+}
+
+std::optional<int> retryAfterOf(int status, const QByteArray &retryAfterHeader)
+{
+    if (status != 429 && status < 500)
+        return std::nullopt;
+    bool ok = false;
+    const int seconds = retryAfterHeader.trimmed().toInt(&ok);
+    if (!ok || seconds < 0)
+        return std::nullopt;
+    return seconds;
 }
 
 QString ResourceRef::collectionPath(const QString &namespace_) const
@@ -225,10 +237,13 @@ void WatchConnection::handleFinished()
     QNetworkReply *reply = m_reply;
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     if (status >= 300) {
-        finish(ApiError::fromHttp(
+        ApiError error = ApiError::fromHttp(
             status,
             reply->header(QNetworkRequest::ContentTypeHeader).toString().toLatin1(),
-            m_errorBody));
+            m_errorBody);
+        if (const auto seconds = retryAfterOf(status, reply->rawHeader("Retry-After")))
+            error.retryAfterSeconds = *seconds;
+        finish(error);
         return;
     }
     if (reply->error() != QNetworkReply::NoError
@@ -271,6 +286,11 @@ RestClient::RestClient(ClientConfig config, QObject *parent)
 
 RestClient::~RestClient() = default;
 
+void RestClient::setRetryPolicy(RetryPolicy policy)
+{
+    m_retryPolicy = std::move(policy);
+}
+
 QByteArray RestClient::userAgent()
 {
     return QByteArrayLiteral("reconscope/" RECONSCOPE_VERSION);
@@ -309,10 +329,13 @@ ApiError RestClient::errorOf(QNetworkReply *reply) const
 {
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     if (status >= 300) {
-        return ApiError::fromHttp(
+        ApiError error = ApiError::fromHttp(
             status,
             reply->header(QNetworkRequest::ContentTypeHeader).toString().toLatin1(),
             reply->readAll());
+        if (const auto seconds = retryAfterOf(status, reply->rawHeader("Retry-After")))
+            error.retryAfterSeconds = *seconds;
+        return error;
     }
     const QString target = m_config.server.toString();
     const auto sslErrors = reply->property(SslErrorsProperty).value<QList<QSslError>>();
@@ -356,6 +379,17 @@ void RestClient::send(Call call, ReplyHandler onReply, std::function<void(ApiErr
             request.setSslConfiguration(ssl);
             if (!credentials->authorization.isEmpty())
                 request.setRawHeader("Authorization", credentials->authorization);
+            if (spdlog::should_log(spdlog::level::trace)) {
+                QList<QPair<QByteArray, QByteArray>> headers;
+                for (const QByteArray &name : request.rawHeaderList())
+                    headers.append({ name, request.rawHeader(name) });
+                spdlog::trace(
+                    "request {} {} [{}]{}",
+                    call.method.toStdString(),
+                    redaction::loggableUrl(request.url()).toStdString(),
+                    redaction::loggableHeaders(headers).toStdString(),
+                    !credentials->clientCertificate.isNull() ? " with a client certificate" : "");
+            }
 
             QNetworkReply *reply = call.body.isEmpty() && call.method == "GET"
                 ? m_network->get(request)
@@ -391,6 +425,43 @@ void RestClient::send(Call call, ReplyHandler onReply, std::function<void(ApiErr
                         reply->deleteLater();
                         const int status
                             = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+                        if (spdlog::should_log(spdlog::level::trace)) {
+                            QList<QPair<QByteArray, QByteArray>> headers;
+                            for (const auto &pair : reply->rawHeaderPairs())
+                                headers.append(pair);
+                            spdlog::trace("response {} {}: {} [{}]",
+                                          call.method.toStdString(),
+                                          redaction::loggableUrl(reply->url()).toStdString(),
+                                          status,
+                                          redaction::loggableHeaders(headers).toStdString());
+                        }
+                        if (const auto seconds
+                            = retryAfterOf(status, reply->rawHeader("Retry-After"));
+                            seconds && call.retryAfterAttempts < m_retryPolicy.maxRetries) {
+                            ++call.retryAfterAttempts;
+                            ++m_retryAfterRetries;
+                            spdlog::debug("{} {}: {} with Retry-After {} s, attempt {} of {}",
+                                          call.method.toStdString(),
+                                          call.path.toStdString(),
+                                          status,
+                                          *seconds,
+                                          call.retryAfterAttempts,
+                                          m_retryPolicy.maxRetries);
+                            const auto delay = std::chrono::milliseconds(*seconds * 1000LL);
+                            auto again = [this, call, onReply, onError] {
+                                send(call, onReply, onError);
+                            };
+                            if (m_retryPolicy.scheduler) {
+                                QPointer<RestClient> self(this);
+                                m_retryPolicy.scheduler(delay, [self, again] {
+                                    if (self)
+                                        again();
+                                });
+                            } else {
+                                QTimer::singleShot(delay, this, again);
+                            }
+                            return;
+                        }
                         if (status == 401 && !call.retried
                             && (m_config.exec || !m_config.tokenFile.isEmpty())) {
                             m_credentials->invalidate();

@@ -15,6 +15,7 @@
 #include <QString>
 #include <QUrlQuery>
 
+#include <chrono>
 #include <functional>
 #include <optional>
 
@@ -142,8 +143,26 @@ public:
     using ListCallback = std::function<void(models::Result<ListPage, ApiError>)>;
     using RawCallback = std::function<void(models::Result<RawResponse, ApiError>)>;
 
+    // What client-go's rest.Request does with a 429 or 5xx answer that carries a Retry-After
+    // header (checkWait): wait that many seconds and send the request again, up to maxRetries
+    // times; the last answer is returned as is. Answers without the header are returned at once.
+    // Watches are not retried here (the Reflector backs off, at least as long as the server
+    // asked).
+    struct RetryPolicy
+    {
+        int maxRetries = 10; // client-go's default
+        // Runs `action` after `delay`; by default a timer on the client's thread. Tests swap it to
+        // record the delays without waiting.
+        std::function<void(std::chrono::milliseconds delay, std::function<void()> action)>
+            scheduler;
+    };
+
     explicit RestClient(ClientConfig config, QObject *parent = nullptr);
     ~RestClient() override;
+
+    void setRetryPolicy(RetryPolicy policy);
+    // Requests sent again after a Retry-After answer, since construction.
+    qint64 retriesAfterRetryAfter() const { return m_retryAfterRetries; }
 
     const ClientConfig &config() const { return m_config; }
     CredentialProvider *credentials() const { return m_credentials; }
@@ -209,7 +228,8 @@ private:
         QByteArray contentType;
         QByteArray accept;
         bool streaming = false;
-        bool retried = false;
+        bool retried = false; // after a 401, with fresh credentials
+        int retryAfterAttempts = 0; // after 429/5xx with Retry-After
     };
     using ReplyHandler = std::function<void(QNetworkReply *)>;
 
@@ -228,7 +248,13 @@ private:
     QSslConfiguration m_ssl;
     QNetworkAccessManager *m_network;
     CredentialProvider *m_credentials;
+    RetryPolicy m_retryPolicy;
+    qint64 m_retryAfterRetries = 0;
 };
+
+// The Retry-After header of an answer when client-go would honour it: a 429 or a 5xx status with
+// a non-negative integer number of seconds.
+std::optional<int> retryAfterOf(int status, const QByteArray &retryAfterHeader);
 
 // Whether a certificate's subjectAltNames cover `name` (DNS with one-label wildcards, or IP).
 bool certificateMatchesName(const QSslCertificate &certificate, const QString &name);

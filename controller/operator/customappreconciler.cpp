@@ -206,6 +206,7 @@ void CustomAppReconciler::start()
         auto *store = new kube::InformerStore(
             m_config, resource, m_options.namespace_, models::LifecycleMapping::defaults(), this);
         store->setBatchInterval(m_options.informerBatchMs);
+        store->setBackoff(m_options.informerBackoff);
         connect(store, &kube::InformerStore::objectsChanged, this, handler);
         connect(
             store, &kube::InformerStore::synced, this, &CustomAppReconciler::handleInformerSynced);

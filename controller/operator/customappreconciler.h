@@ -1,5 +1,6 @@
 #pragma once
 
+#include "controller/kube/backoff.h"
 #include "controller/kube/clientconfig.h"
 #include "controller/kube/restclient.h"
 #include "controller/reconcile/clock.h"
@@ -15,6 +16,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace reconscope::controller::kube {
 class InformerStore;
@@ -71,6 +73,8 @@ public:
         QString component = QStringLiteral("reconscope-customapp"); // Events' source
         QString instance; // Events' reportingInstance (the leader identity)
         int informerBatchMs = 10;
+        // The informers' reconnect backoff (client-go's when unset); fault tests use short ones.
+        std::optional<kube::Backoff::Parameters> informerBackoff;
     };
     using Enqueue = std::function<void(const QString &key, const QString &trigger)>;
 

@@ -34,6 +34,8 @@ void FaultInjector::setSettings(const FaultSettings &settings)
     m_settings.serverErrorRate = clampRate(settings.serverErrorRate);
     m_settings.throttleRate = clampRate(settings.throttleRate);
     m_settings.watchDropRate = clampRate(settings.watchDropRate);
+    m_settings.conflictRate = clampRate(settings.conflictRate);
+    m_settings.serverErrorRetryAfterSeconds = std::max(settings.serverErrorRetryAfterSeconds, 0);
     m_settings.latency = std::max(settings.latency, std::chrono::milliseconds(0));
     m_settings.jitter = std::max(settings.jitter, std::chrono::milliseconds(0));
     m_settings.retryAfterSeconds = std::max(settings.retryAfterSeconds, 1);
@@ -57,6 +59,12 @@ void FaultInjector::setThrottleRate(double rate, int retryAfterSeconds)
     std::lock_guard lock(m_mutex);
     m_settings.throttleRate = clampRate(rate);
     m_settings.retryAfterSeconds = std::max(retryAfterSeconds, 1);
+}
+
+void FaultInjector::setConflictRate(double rate)
+{
+    std::lock_guard lock(m_mutex);
+    m_settings.conflictRate = clampRate(rate);
 }
 
 void FaultInjector::setDropWatchAfterEvents(std::int64_t events)
@@ -112,7 +120,8 @@ std::chrono::milliseconds FaultInjector::nextLatency()
     return latency;
 }
 
-std::optional<ApiResponse> FaultInjector::nextInjectedError()
+std::optional<ApiResponse> FaultInjector::nextInjectedError(const QByteArray &method,
+                                                            const QString &path)
 {
     int code = 0;
     int retryAfter = 0;
@@ -123,6 +132,10 @@ std::optional<ApiResponse> FaultInjector::nextInjectedError()
             retryAfter = m_settings.retryAfterSeconds;
         } else if (m_settings.serverErrorRate > 0 && uniform() < m_settings.serverErrorRate) {
             code = uniform() < 0.5 ? 500 : 503;
+            retryAfter = m_settings.serverErrorRetryAfterSeconds;
+        } else if (method == "PUT" && m_settings.conflictRate > 0
+                   && uniform() < m_settings.conflictRate) {
+            code = 409;
         }
     }
     switch (code) {
@@ -132,14 +145,52 @@ std::optional<ApiResponse> FaultInjector::nextInjectedError()
             429, "TooManyRequests", u"Too many requests, please try again later."_s, retryAfter);
     case 500:
         ++m_injectedErrors;
-        return statusResponse(500, "InternalError", u"Internal error occurred: injected fault"_s);
+        return statusResponse(
+            500, "InternalError", u"Internal error occurred: injected fault"_s, retryAfter);
     case 503:
         ++m_injectedErrors;
-        return statusResponse(
-            503, "ServiceUnavailable", u"the server is currently unable to handle the request"_s);
+        return statusResponse(503,
+                              "ServiceUnavailable",
+                              u"the server is currently unable to handle the request"_s,
+                              retryAfter);
+    case 409:
+        ++m_injectedConflicts;
+        return conflictResponse(path);
     default:
         return std::nullopt;
     }
+}
+
+ApiResponse FaultInjector::conflictResponse(const QString &path)
+{
+    // /apis/G/V/namespaces/NS/PLURAL/NAME[/status] or /api/V/...: kube-apiserver's Conflict.
+    QStringList segments = path.split(u'/', Qt::SkipEmptyParts);
+    if (!segments.isEmpty() && segments.last() == u"status")
+        segments.removeLast();
+    const QString name = segments.size() >= 2 ? segments.last() : QString();
+    const QString plural = segments.size() >= 2 ? segments.at(segments.size() - 2) : QString();
+    const QString group
+        = segments.size() >= 3 && segments.first() == u"apis" ? segments.at(1) : QString();
+    const QString qualified = group.isEmpty() ? plural : plural + u'.' + group;
+    nlohmann::ordered_json status
+        = { { "kind", "Status" },
+            { "apiVersion", "v1" },
+            { "metadata", nlohmann::ordered_json::object() },
+            { "status", "Failure" },
+            { "message",
+              u"Operation cannot be fulfilled on %1 \"%2\": the object has been modified; please "
+              u"apply your changes to the latest version and try again"_s.arg(qualified, name)
+                  .toStdString() },
+            { "reason", "Conflict" },
+            { "details",
+              { { "name", name.toStdString() },
+                { "group", group.toStdString() },
+                { "kind", plural.toStdString() } } },
+            { "code", 409 } };
+    ApiResponse response;
+    response.status = 409;
+    response.body = QByteArray::fromStdString(status.dump()) + '\n';
+    return response;
 }
 
 bool FaultInjector::dropWatchBeforeEvent()

@@ -464,7 +464,8 @@ void HttpConnection::handleRequest()
     m_request.user = *user;
 
     if (m_server->m_faults) {
-        if (auto injected = m_server->m_faults->nextInjectedError()) {
+        if (auto injected
+            = m_server->m_faults->nextInjectedError(m_request.method, m_request.path)) {
             writeResponse(*injected);
             return;
         }
