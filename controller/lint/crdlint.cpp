@@ -341,7 +341,8 @@ private:
                 u"The scale subresource reads the observed replica count from %1, a spec field: "
                 "the HPA and kubectl scale then see the desired count echoed back as observed, "
                 "and whoever keeps it current writes spec beside GitOps. statusReplicasPath "
-                "must point into status."_s.arg(statusReplicas));
+                "must point into status (kube-apiserver refuses to create such a CRD: \"should be a json path under .status\")."_s
+                    .arg(statusReplicas));
     }
 
     void lintPrinterColumns(const json &columns)
