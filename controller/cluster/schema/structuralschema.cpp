@@ -82,58 +82,27 @@ std::string stringField(const json &schema, const char *key)
     return it != schema.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-models::Result<NodePtr> parseNode(const json &schema, const QString &path, int depth)
+// Everything of a node but its sub-schemas. Kept out of parseNode so that the recursion's frames
+// stay small: a schema nested a thousand levels deep must not exhaust a thread's stack (nor an
+// instrumented build's, whose frames are several times larger).
+[[gnu::noinline]] std::optional<models::Error>
+parseScalars(const json &schema, const QString &path, SchemaNode *node)
 {
-    using R = models::Result<NodePtr>;
-    if (!schema.is_object())
-        return R::failure(path + u": must be an object"_s);
-    if (depth > maxSchemaDepth)
-        return R::failure(path + u": must not be nested more than "_s
-                          + QString::number(maxSchemaDepth) + u" levels deep"_s);
-    auto node = std::make_shared<SchemaNode>();
     if (auto it = schema.find("type"); it != schema.end()) {
         if (!it->is_string())
-            return R::failure(path + u".type: must be a string"_s);
+            return models::Error{ path + u".type: must be a string"_s };
         node->type = it->get<std::string>();
         static const std::set<std::string> known
             = { "", "object", "array", "string", "integer", "number", "boolean" };
         if (!known.contains(node->type))
-            return R::failure(path + u".type: Unsupported value: "_s + gofmt::quote(node->type));
+            return models::Error{ path + u".type: Unsupported value: "_s
+                                  + gofmt::quote(node->type) };
     }
     node->nullable = boolField(schema, "nullable");
     node->preserveUnknownFields = boolField(schema, "x-kubernetes-preserve-unknown-fields");
     node->embeddedResource = boolField(schema, "x-kubernetes-embedded-resource");
     node->intOrString = boolField(schema, "x-kubernetes-int-or-string");
 
-    if (auto it = schema.find("properties"); it != schema.end() && it->is_object()) {
-        for (auto p = it->begin(); p != it->end(); ++p) {
-            auto child
-                = parseNode(p.value(),
-                            path + u".properties["_s + QString::fromStdString(p.key()) + u']',
-                            depth + 1);
-            if (!child)
-                return R(child.error());
-            node->properties.emplace(p.key(), std::move(child).value());
-        }
-    }
-    if (auto it = schema.find("additionalProperties"); it != schema.end()) {
-        if (it->is_boolean()) {
-            node->hasAdditionalProperties = it->get<bool>();
-        } else {
-            auto child = parseNode(*it, path + u".additionalProperties"_s, depth + 1);
-            if (!child)
-                return R(child.error());
-            node->hasAdditionalProperties = true;
-            node->additionalProperties = std::move(child).value();
-        }
-    }
-    if (auto it = schema.find("items"); it != schema.end() && !it->is_null()) {
-        auto child = parseNode(
-            it->is_array() && !it->empty() ? it->front() : *it, path + u".items"_s, depth + 1);
-        if (!child)
-            return R(child.error());
-        node->items = std::move(child).value();
-    }
     if (auto it = schema.find("default"); it != schema.end()) {
         node->hasDefault = true;
         node->defaultValue = *it;
@@ -164,9 +133,10 @@ models::Result<NodePtr> parseNode(const json &schema, const QString &path, int d
     if (!node->pattern.empty()) {
         node->regex = QRegularExpression(QString::fromStdString(node->pattern));
         if (!node->regex.isValid())
-            return R::failure(path + u".pattern: Invalid value: "_s + gofmt::quote(node->pattern)
-                              + u": must be a valid regular expression, but isn't: "_s
-                              + node->regex.errorString());
+            return models::Error{ path + u".pattern: Invalid value: "_s
+                                  + gofmt::quote(node->pattern)
+                                  + u": must be a valid regular expression, but isn't: "_s
+                                  + node->regex.errorString() };
     }
     node->format = stringField(schema, "format");
     node->listType = stringField(schema, "x-kubernetes-list-type");
@@ -175,6 +145,49 @@ models::Result<NodePtr> parseNode(const json &schema, const QString &path, int d
             if (key.is_string())
                 node->listMapKeys.push_back(key.get<std::string>());
         }
+    }
+    return std::nullopt;
+}
+
+models::Result<NodePtr> parseNode(const json &schema, const QString &path, int depth)
+{
+    using R = models::Result<NodePtr>;
+    if (!schema.is_object())
+        return R::failure(path + u": must be an object"_s);
+    if (depth > maxSchemaDepth)
+        return R::failure(path + u": must not be nested more than "_s
+                          + QString::number(maxSchemaDepth) + u" levels deep"_s);
+    auto node = std::make_shared<SchemaNode>();
+    if (auto error = parseScalars(schema, path, node.get()))
+        return R(*error);
+    if (auto it = schema.find("properties"); it != schema.end() && it->is_object()) {
+        for (auto p = it->begin(); p != it->end(); ++p) {
+            auto child
+                = parseNode(p.value(),
+                            path + u".properties["_s + QString::fromStdString(p.key()) + u']',
+                            depth + 1);
+            if (!child)
+                return R(child.error());
+            node->properties.emplace(p.key(), std::move(child).value());
+        }
+    }
+    if (auto it = schema.find("additionalProperties"); it != schema.end()) {
+        if (it->is_boolean()) {
+            node->hasAdditionalProperties = it->get<bool>();
+        } else {
+            auto child = parseNode(*it, path + u".additionalProperties"_s, depth + 1);
+            if (!child)
+                return R(child.error());
+            node->hasAdditionalProperties = true;
+            node->additionalProperties = std::move(child).value();
+        }
+    }
+    if (auto it = schema.find("items"); it != schema.end() && !it->is_null()) {
+        auto child = parseNode(
+            it->is_array() && !it->empty() ? it->front() : *it, path + u".items"_s, depth + 1);
+        if (!child)
+            return R(child.error());
+        node->items = std::move(child).value();
     }
     const auto parseList
         = [&](const char *key, std::vector<NodePtr> &out) -> std::optional<models::Error> {
