@@ -1,5 +1,6 @@
 #include "ui/mainwindow.h"
 
+#include "ui/conflictlabpanel.h"
 #include "ui/consolesession.h"
 #include "ui/consolestatusbar.h"
 #include "ui/contextpicker.h"
@@ -56,6 +57,9 @@ MainWindow::MainWindow(ConsoleSession *session, QWidget *parent)
     QDockWidget *detailDock = addDock(m_detail, Qt::RightDockWidgetArea, viewMenu);
     QDockWidget *reconcilerDock = addDock(m_reconciler, Qt::RightDockWidgetArea, viewMenu);
     tabifyDockWidget(detailDock, reconcilerDock);
+    tabifyDockWidget(
+        reconcilerDock,
+        addDock(new ConflictLabPanel(session, this), Qt::RightDockWidgetArea, viewMenu));
     detailDock->raise();
     resizeDocks({ browserDock, detailDock }, { 250, 470 }, Qt::Horizontal);
     centre->setSizes({ 340, 480 });
