@@ -98,10 +98,24 @@ void ResourceTableModel::applyBatch(const QList<ResourceRow> &upserts, const QSt
         qsizetype begin = end - 1;
         while (begin > 0 && changed[begin - 1] == changed[begin] - 1)
             --begin;
-        emit dataChanged(index(changed[begin], 0), index(changed[end - 1], ColumnCount - 1));
+        // A key's name and namespace never change: leaving their columns out lets a proxy sorted
+        // by name keep its order without re-sorting (it re-sorts only when the sort column is in
+        // the changed range).
+        emit dataChanged(index(changed[begin], StateColumn),
+                         index(changed[end - 1], ColumnCount - 1));
         end = begin;
     }
-    if (!added.isEmpty()) {
+    if (!added.isEmpty() && m_rows.isEmpty() && added.size() >= ResetThreshold) {
+        // A first fill (the informer's initial list): one reset, so that a sorted proxy sorts
+        // the rows once instead of placing each of them.
+        beginResetModel();
+        m_rows = std::move(added);
+        for (const ResourceRow &row : std::as_const(m_rows))
+            count(row, +1);
+        m_index.reserve(m_rows.size());
+        rebuildIndex(0);
+        endResetModel();
+    } else if (!added.isEmpty()) {
         const int first = int(m_rows.size());
         beginInsertRows({}, first, first + int(added.size()) - 1);
         for (ResourceRow &row : added) {

@@ -56,6 +56,9 @@ public:
     explicit ResourceTableModel(QObject *parent = nullptr);
     ~ResourceTableModel() override;
 
+    // A first batch of at least this many rows into an empty model is one reset, not an insert.
+    static constexpr qsizetype ResetThreshold = 5000;
+
     // One tick's changes: rows to insert or replace (by summary.key) and keys to remove. A key in
     // both lists is removed.
     void applyBatch(const QList<ResourceRow> &upserts, const QStringList &removals);

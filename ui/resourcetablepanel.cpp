@@ -1,6 +1,7 @@
 #include "ui/resourcetablepanel.h"
 
 #include "models/resourcetablemodel.h"
+#include "ui/resourcesortproxy.h"
 #include "ui/statechipdelegate.h"
 
 #include <QAction>
@@ -22,7 +23,7 @@ using models::ResourceTableModel;
 ResourceTablePanel::ResourceTablePanel(ResourceTableModel *model, QWidget *parent)
     : QWidget(parent)
     , m_model(model)
-    , m_proxy(new QSortFilterProxyModel(this))
+    , m_proxy(new ResourceSortProxy(this))
     , m_view(new QTableView(this))
     , m_filter(new QLineEdit(this))
     , m_summary(new QLabel(this))

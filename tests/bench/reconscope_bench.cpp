@@ -2,12 +2,13 @@
 // client (issues 4 and 8). Run with `./dev bench [--quick] [--objects N] [--json FILE]`.
 // The cluster runs as a separate `reconscope serve` process; every figure is measured in this run.
 #include "benchserver.h"
+#include "consolebench.h"
 
 #include "controller/kube/informerstore.h"
 #include "controller/kube/kubeconfig.h"
 #include "controller/kube/watchdecoder.h"
 
-#include <QCoreApplication>
+#include <QApplication>
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFile>
@@ -242,7 +243,7 @@ QByteArray recordWatchStream(BenchServer &server,
                     server.request(path + u"/app-"_s + QString::number(i % objects) + u"/status"_s,
                                    "application/merge-patch+json"),
                     "PATCH",
-                    QByteArray::fromStdString(makeStatus(2, i).dump()));
+                    QByteArray::fromStdString(makeStatus(1, 1000000 + i).dump()));
             },
             failures);
     });
@@ -282,13 +283,15 @@ void benchClient(BenchServer &server,
     const double listSeconds = result["seconds"].get<double>();
     const qint64 peak = result["peak_rss_bytes"].get<qint64>();
     const qint64 baseline = result["baseline_rss_bytes"].get<qint64>();
-    figures.set("list_seconds", listSeconds);
-    figures.set("list_speedup_vs_kubectl", kubectlSeconds > 0 ? kubectlSeconds / listSeconds : 0.0);
-    figures.set("list_speedup_vs_python", pythonSeconds > 0 ? pythonSeconds / listSeconds : 0.0);
-    figures.set("peak_rss_bytes", peak);
+    figures.set("informer_list_seconds", listSeconds);
+    figures.set("informer_speedup_vs_kubectl",
+                kubectlSeconds > 0 ? kubectlSeconds / listSeconds : 0.0);
+    figures.set("informer_speedup_vs_python",
+                pythonSeconds > 0 ? pythonSeconds / listSeconds : 0.0);
+    figures.set("informer_peak_rss_bytes", peak);
     figures.set("informer_baseline_rss_bytes", baseline);
-    figures.set("memory_per_raw_byte", double(peak) / double(rawJsonBytes));
-    figures.set("memory_above_baseline_per_raw_byte",
+    figures.set("informer_memory_per_raw_byte", double(peak) / double(rawJsonBytes));
+    figures.set("informer_memory_above_baseline_per_raw_byte",
                 double(peak - baseline) / double(rawJsonBytes));
     std::printf("informer synced   %8.2f s  (%d objects; %.1fx kubectl, %.1fx python)\n",
                 listSeconds,
@@ -333,7 +336,7 @@ void benchClient(BenchServer &server,
             stderr, "watch decode: %lld events decoded, %d recorded\n", decoded, recordedEvents);
         ++*failures;
     }
-    figures.set("watch_events_per_s", double(decoded) / decodeSeconds);
+    figures.set("watch_decode_events_per_s", double(decoded) / decodeSeconds);
     figures.set("watch_decode_mb_per_s", double(stream.size()) * passes / 1e6 / decodeSeconds);
     std::printf(
         "watch decode      %8.0f events/s (%.0f MB/s; %d recorded events of %.1f KB, x%d)\n",
@@ -344,13 +347,298 @@ void benchClient(BenchServer &server,
         passes);
 }
 
+// --- The console (issue 8) ---
+
+// Status patches at `rate` per second for `seconds`, spread over the objects, each carrying its
+// send time in the Ready condition's message; several connection pools keep enough requests in
+// flight. Returns the requests completed per second.
+double driveWatchLoad(BenchServer &server,
+                      std::vector<std::unique_ptr<QNetworkAccessManager>> &nams,
+                      const QString &path,
+                      int objects,
+                      double rate,
+                      double seconds,
+                      qint64 *counter,
+                      int *failures)
+{
+    constexpr int maxInFlight = 48;
+    QEventLoop loop;
+    QElapsedTimer clock;
+    int inFlight = 0;
+    qint64 sent = 0;
+    qint64 completed = 0;
+    bool stopping = false;
+    double lastCompletion = 0;
+    auto issue = [&] {
+        auto &nam = *nams[size_t(sent % qint64(nams.size()))];
+        const qint64 i = (*counter)++;
+        json body = makeStatus(1, int(i % 1000000));
+        body["status"]["conditions"][0]["message"]
+            = std::string(benchTimestampPrefix) + std::to_string(benchMonotonicNs());
+        auto *reply = nam.sendCustomRequest(
+            server.request(path + u"/app-"_s + QString::number((i * 7919) % objects) + u"/status"_s,
+                           "application/merge-patch+json"),
+            "PATCH",
+            QByteArray::fromStdString(body.dump()));
+        ++sent;
+        ++inFlight;
+        QObject::connect(reply, &QNetworkReply::finished, &loop, [&, reply] {
+            const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+            if ((status < 200 || status >= 300) && ++*failures <= 3)
+                std::fprintf(stderr, "status patch failed: %d\n", status);
+            reply->deleteLater();
+            --inFlight;
+            ++completed;
+            lastCompletion = double(clock.nsecsElapsed()) / 1e9;
+            if (stopping && inFlight == 0)
+                loop.quit();
+        });
+    };
+    QTimer tick;
+    tick.setTimerType(Qt::PreciseTimer);
+    tick.setInterval(2);
+    QObject::connect(&tick, &QTimer::timeout, &loop, [&] {
+        const double elapsed = double(clock.nsecsElapsed()) / 1e9;
+        if (elapsed >= seconds) {
+            tick.stop();
+            stopping = true;
+            if (inFlight == 0)
+                loop.quit();
+            return;
+        }
+        const auto due = qint64(rate * elapsed);
+        while (sent < due && inFlight < maxInFlight)
+            issue();
+    });
+    clock.start();
+    tick.start();
+    loop.exec();
+    return lastCompletion > 0 ? double(completed) / lastCompletion : 0.0;
+}
+
+// Starts this program with `arguments`; when the environment variable `wrapVariable` is set (e.g.
+// "perf record -g -o console.data --"), under that command, for profiling.
+void startChild(QProcess &child, const char *wrapVariable, const QStringList &arguments)
+{
+    const QString wrap = qEnvironmentVariable(wrapVariable);
+    if (wrap.isEmpty()) {
+        child.start(QCoreApplication::applicationFilePath(), arguments);
+        return;
+    }
+    QStringList command = wrap.split(u' ', Qt::SkipEmptyParts);
+    const QString program = command.takeFirst();
+    child.start(program,
+                command + QStringList{ QCoreApplication::applicationFilePath() } + arguments);
+}
+
+json readChildLine(QProcess &child, int timeoutMs)
+{
+    child.waitForStarted(30000);
+    QElapsedTimer timer;
+    timer.start();
+    while (!child.canReadLine() && timer.elapsed() < timeoutMs
+           && child.state() == QProcess::Running)
+        child.waitForReadyRead(100);
+    if (!child.canReadLine())
+        return json();
+    const QByteArray line = child.readLine().trimmed();
+    return json::parse(line.constBegin(), line.constEnd(), nullptr, false);
+}
+
+// Connect -> complete, sorted, painted table in the real console (a child process, offscreen),
+// its memory, and its UI thread under sustained watch load at several rates.
+void benchConsole(BenchServer &server,
+                  Figures &figures,
+                  int objects,
+                  qint64 rawJsonBytes,
+                  double kubectlSeconds,
+                  double pythonSeconds,
+                  bool quick,
+                  int *failures)
+{
+    QProcess child;
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.insert(u"QT_QPA_PLATFORM"_s, u"offscreen"_s);
+    child.setProcessEnvironment(env);
+    child.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    child.start(QCoreApplication::applicationFilePath(),
+                { u"--console-child"_s, server.kubeconfigPath(), QString::number(objects) });
+    const json shown = readChildLine(child, 600000);
+    if (shown.is_discarded() || !shown.contains("painted_seconds")) {
+        std::fprintf(stderr, "console child failed\n");
+        ++*failures;
+        child.kill();
+        child.waitForFinished();
+        return;
+    }
+    const double seconds = shown["painted_seconds"].get<double>();
+    const qint64 peak = shown["peak_rss_bytes"].get<qint64>();
+    const qint64 steady = shown["steady_rss_bytes"].get<qint64>();
+    figures.set("list_seconds", seconds);
+    figures.set("list_rows_seconds", shown["rows_seconds"]);
+    figures.set("list_sorted", shown["sorted"]);
+    figures.set("list_speedup_vs_kubectl", kubectlSeconds > 0 ? kubectlSeconds / seconds : 0.0);
+    figures.set("list_speedup_vs_python", pythonSeconds > 0 ? pythonSeconds / seconds : 0.0);
+    figures.set("peak_rss_bytes", peak);
+    figures.set("steady_rss_bytes", steady);
+    figures.set("console_baseline_rss_bytes", shown["baseline_rss_bytes"]);
+    figures.set("memory_per_raw_byte", double(peak) / double(rawJsonBytes));
+    figures.set("steady_memory_per_raw_byte", double(steady) / double(rawJsonBytes));
+    figures.set("list_max_stall_ms", shown["load_max_stall_ms"]);
+    std::printf("console painted   %8.2f s  (%d rows sorted%s; %.1fx kubectl, %.1fx python; "
+                "longest UI stall while loading %.0f ms)\n",
+                seconds,
+                shown["rows"].get<int>(),
+                shown["sorted"].get<bool>() ? "" : " NOT SORTED",
+                kubectlSeconds > 0 ? kubectlSeconds / seconds : 0.0,
+                pythonSeconds > 0 ? pythonSeconds / seconds : 0.0,
+                shown["load_max_stall_ms"].get<double>());
+    std::printf("console memory    %8.0f MB peak, %.0f MB steady (%.2f x / %.2f x the raw JSON)\n",
+                double(peak) / 1e6,
+                double(steady) / 1e6,
+                double(peak) / double(rawJsonBytes),
+                double(steady) / double(rawJsonBytes));
+
+    // Sustained watch load.
+    std::vector<std::unique_ptr<QNetworkAccessManager>> nams;
+    for (int i = 0; i < 8; ++i)
+        nams.push_back(std::make_unique<QNetworkAccessManager>());
+    const auto path = collection.arg(u"bench"_s);
+    const double phaseSeconds = quick ? 4 : 6;
+    qint64 counter = 0;
+    double absorbed = 0;
+    for (const int rate : { 1000, 5000, 10000 }) {
+        child.write("mark\n");
+        readChildLine(child, 30000);
+        const double achieved
+            = driveWatchLoad(server, nams, path, objects, rate, phaseSeconds, &counter, failures);
+        QElapsedTimer drain;
+        drain.start();
+        while (drain.elapsed() < 1500)
+            QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+        child.write("mark\n");
+        const json phase = readChildLine(child, 30000);
+        if (phase.is_discarded() || !phase.contains("max_stall_ms")) {
+            std::fprintf(stderr, "console child: no figures for %d events/s\n", rate);
+            ++*failures;
+            break;
+        }
+        const double stall = phase["max_stall_ms"].get<double>();
+        const double p99 = phase["latency_p99_ms"].get<double>();
+        const bool kept = achieved >= 0.9 * rate && stall <= 50 && p99 < 250;
+        if (kept)
+            absorbed = std::max(absorbed, achieved);
+        const std::string prefix = "watch_" + std::to_string(rate) + "_";
+        figures.set(prefix + "achieved_per_s", achieved);
+        figures.set(prefix + "max_stall_ms", stall);
+        figures.set(prefix + "latency_p50_ms", phase["latency_p50_ms"]);
+        figures.set(prefix + "latency_p99_ms", p99);
+        figures.set(prefix + "changed_rows", phase["changed_rows"]);
+        if (rate == 10000) {
+            figures.set("ui_max_stall_ms", stall);
+            figures.set("event_latency_p99_ms", p99);
+        }
+        figures.set("peak_rss_under_load_bytes", phase["peak_rss_bytes"]);
+        std::printf("watch load %5d/s: %6.0f/s sent, %lld rows changed, UI stall max %4.0f ms, "
+                    "latency p50 %4.0f ms p99 %4.0f ms%s\n",
+                    rate,
+                    achieved,
+                    phase["changed_rows"].get<qint64>(),
+                    stall,
+                    phase["latency_p50_ms"].get<double>(),
+                    p99,
+                    kept ? "" : "  (over the limits)");
+    }
+    figures.set("watch_events_per_s", absorbed);
+    child.write("quit\n");
+    if (!child.waitForFinished(30000))
+        child.kill();
+}
+
+// No-op reconciles from the informer cache, in a child process.
+void benchReconcile(BenchServer &server, Figures &figures, int *failures)
+{
+    QProcess child;
+    child.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    child.start(QCoreApplication::applicationFilePath(),
+                { u"--reconcile-child"_s, server.kubeconfigPath() });
+    child.waitForFinished(600000);
+    const auto line = child.readAllStandardOutput().trimmed();
+    const auto result = json::parse(line.constBegin(), line.constEnd(), nullptr, false);
+    if (child.exitCode() != 0 || result.is_discarded() || !result.contains("reconciles_per_s")) {
+        std::fprintf(stderr, "reconcile child failed: %s\n", line.constData());
+        ++*failures;
+        return;
+    }
+    figures.set("noop_reconciles_per_s", result["reconciles_per_s"]);
+    figures.set("noop_reconciles", result["reconciles"]);
+    std::printf("no-op reconciles  %8.0f /s  (%lld from the informer cache: %lld up to date, %lld "
+                "would write status)\n",
+                result["reconciles_per_s"].get<double>(),
+                result["reconciles"].get<qint64>(),
+                result["up_to_date"].get<qint64>(),
+                result["would_write"].get<qint64>());
+}
+
+// The figures against the targets of issue 8, one line each.
+void printTargets(Figures &figures)
+{
+    auto value = [&](const char *key) {
+        const auto it = figures.values.find(key);
+        return it == figures.values.end() || !it->second.is_number() ? -1.0
+                                                                     : it->second.get<double>();
+    };
+    struct Row
+    {
+        const char *label;
+        const char *key;
+        const char *format;
+        double target;
+        bool atMost;
+    };
+    const Row rows[] = {
+        { "connect -> sorted painted table", "list_seconds", "%.2f s", 2.0, true },
+        { "speed-up vs kubectl", "list_speedup_vs_kubectl", "%.1fx", 15.0, false },
+        { "speed-up vs Python client", "list_speedup_vs_python", "%.2fx", 2.0, false },
+        { "peak memory / raw JSON", "memory_per_raw_byte", "%.2fx", 1.5, true },
+        { "steady memory / raw JSON", "steady_memory_per_raw_byte", "%.2fx", 1.5, true },
+        { "watch events/s absorbed", "watch_events_per_s", "%.0f/s", 10000.0, false },
+        { "UI stall at 10k events/s", "ui_max_stall_ms", "%.0f ms", 50.0, true },
+        { "event->visible p99 at 10k/s", "event_latency_p99_ms", "%.0f ms", 250.0, true },
+        { "no-op reconciles/s", "noop_reconciles_per_s", "%.0f/s", 10000.0, false },
+    };
+    std::printf("\n%-34s %12s %10s\n", "figure", "measured", "target");
+    for (const Row &row : rows) {
+        const double v = value(row.key);
+        char measured[64];
+        char target[64];
+        std::snprintf(measured, sizeof measured, row.format, v);
+        std::snprintf(target, sizeof target, row.format, row.target);
+        const bool met = v >= 0 && (row.atMost ? v <= row.target : v >= row.target);
+        std::printf("%-34s %12s %2s%8s  %s\n",
+                    row.label,
+                    v < 0 ? "-" : measured,
+                    row.atMost ? "<=" : ">=",
+                    target,
+                    v < 0     ? "not measured"
+                        : met ? "met"
+                              : "MISSED");
+    }
+}
+
 } // namespace
 
 int main(int argc, char *argv[])
 {
+    if (argc == 4 && QByteArrayView(argv[1]) == "--console-child") {
+        QApplication app(argc, argv);
+        return runConsoleChild(QString::fromLocal8Bit(argv[2]), QByteArrayView(argv[3]).toInt());
+    }
     QCoreApplication app(argc, argv);
     if (argc == 3 && QString::fromLocal8Bit(argv[1]) == u"--informer-child"_s)
         return runInformerChild(QString::fromLocal8Bit(argv[2]));
+    if (argc == 3 && QString::fromLocal8Bit(argv[1]) == u"--reconcile-child"_s)
+        return runReconcileChild(QString::fromLocal8Bit(argv[2]));
     int objects = 50000;
     QString jsonPath;
     bool quick = false;
@@ -559,6 +847,12 @@ int main(int argc, char *argv[])
     // 6. The console's client on the same server: informer, memory, watch decoding.
     benchClient(
         server, nam, figures, objects, listBytes, kubectlSeconds, pythonSeconds, quick, &failures);
+
+    // 7. The console itself: painted table, memory, sustained watch load; then the reconciler.
+    benchConsole(
+        server, figures, objects, listBytes, kubectlSeconds, pythonSeconds, quick, &failures);
+    benchReconcile(server, figures, &failures);
+    printTargets(figures);
 
     if (!jsonPath.isEmpty()) {
         QFile out(jsonPath);

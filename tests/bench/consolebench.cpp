@@ -1,0 +1,362 @@
+#include "consolebench.h"
+
+#include "benchserver.h"
+
+#include "controller/kube/informerstore.h"
+#include "controller/kube/kubeconfig.h"
+#include "controller/reconcile/clock.h"
+#include "controller/reconcile/controllerloop.h"
+#include "models/resourcetablemodel.h"
+#include "ui/consolesession.h"
+#include "ui/resourcetablepanel.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QEvent>
+#include <QEventLoop>
+#include <QSocketNotifier>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QTimer>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <unistd.h>
+#include <vector>
+
+using namespace Qt::StringLiterals;
+using nlohmann::json;
+
+namespace {
+
+namespace kube = reconscope::controller::kube;
+namespace reconcile = reconscope::controller::reconcile;
+
+// The UI thread's responsiveness: a 5 ms precise timer; a stall is how late it fires.
+class StallMonitor final : public QObject
+{
+public:
+    StallMonitor()
+    {
+        m_timer.setTimerType(Qt::PreciseTimer);
+        m_timer.setInterval(IntervalMs);
+        QObject::connect(&m_timer, &QTimer::timeout, this, [this] {
+            const double now = double(m_clock.nsecsElapsed()) / 1e6;
+            m_max = std::max(m_max, now - m_last - IntervalMs);
+            m_last = now;
+        });
+        m_clock.start();
+        m_last = 0;
+        m_timer.start();
+    }
+    double takeMax()
+    {
+        const double max = std::max(0.0, m_max);
+        m_max = 0;
+        return max;
+    }
+
+private:
+    static constexpr int IntervalMs = 5;
+    QTimer m_timer;
+    QElapsedTimer m_clock;
+    double m_last = 0;
+    double m_max = 0;
+};
+
+// Sets a flag at each paint of the watched widget.
+class PaintWatcher final : public QObject
+{
+public:
+    bool painted = false;
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        if (event->type() == QEvent::Paint)
+            painted = true;
+        return QObject::eventFilter(watched, event);
+    }
+};
+
+qint64 rssBytes(const char *field)
+{
+    return procStatusKb(QCoreApplication::applicationPid(), field) * 1024;
+}
+
+std::optional<std::int64_t> benchTimestamp(const reconscope::models::ObjectSummary &summary)
+{
+    for (const auto &condition : summary.conditions) {
+        if (condition.message.startsWith(QLatin1StringView(benchTimestampPrefix))) {
+            bool ok = false;
+            const qint64 ns = QStringView(condition.message)
+                                  .sliced(qsizetype(sizeof(benchTimestampPrefix) - 1))
+                                  .toLongLong(&ok);
+            if (ok)
+                return ns;
+        }
+    }
+    return std::nullopt;
+}
+
+void printLine(const json &line)
+{
+    std::printf("%s\n", line.dump().c_str());
+    std::fflush(stdout);
+}
+
+} // namespace
+
+int runConsoleChild(const QString &kubeconfigPath, int expectedObjects)
+{
+    using reconscope::models::ResourceTableModel;
+    using reconscope::ui::ConsoleSession;
+    using reconscope::ui::ResourceTablePanel;
+
+    const qint64 baseline = rssBytes("VmRSS");
+    ConsoleSession session;
+    ResourceTablePanel panel(session.tableModel());
+    panel.resize(1400, 900);
+    panel.show();
+    QTableView *view = panel.view();
+    QSortFilterProxyModel *proxy = panel.proxy();
+    PaintWatcher paints;
+    view->viewport()->installEventFilter(&paints);
+    // Let the empty window show before the clock starts.
+    QElapsedTimer settle;
+    settle.start();
+    while (settle.elapsed() < 300)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+
+    StallMonitor stalls;
+    std::vector<double> latencies;
+    qint64 changedRows = 0;
+    QObject::connect(&session,
+                     &ConsoleSession::objectsChanged,
+                     &session,
+                     [&](const QStringList &upserted, const QStringList &removed) {
+                         changedRows += upserted.size() + removed.size();
+                         const kube::InformerStore *store = session.informer();
+                         if (!store)
+                             return;
+                         const std::int64_t now = benchMonotonicNs();
+                         for (const QString &key : upserted) {
+                             const kube::InformerEntry *entry = store->entry(key);
+                             if (!entry)
+                                 continue;
+                             if (const auto sent = benchTimestamp(entry->summary))
+                                 latencies.push_back(double(now - *sent) / 1e6);
+                         }
+                     });
+
+    QElapsedTimer timer;
+    timer.start();
+    if (auto opened = session.openKubeconfig(kubeconfigPath); !opened.ok()) {
+        std::fprintf(stderr, "console child: %s\n", qPrintable(opened.error().message));
+        return 1;
+    }
+    // Connect -> every row in the model and in the sorted proxy -> the next paint of the view.
+    bool complete = false;
+    double rowsAt = 0;
+    while (timer.elapsed() < 600000) {
+        QCoreApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents, 5);
+        if (!complete && session.tableModel()->rowCount() == expectedObjects
+            && proxy->rowCount() == expectedObjects) {
+            complete = true;
+            rowsAt = double(timer.nsecsElapsed()) / 1e9;
+            paints.painted = false;
+            view->viewport()->update();
+        } else if (complete && paints.painted) {
+            break;
+        }
+    }
+    const double paintedSeconds = double(timer.nsecsElapsed()) / 1e9;
+    const double loadStall = stalls.takeMax();
+    if (!complete || !paints.painted) {
+        std::fprintf(stderr,
+                     "console child: %d of %d rows shown after %.1f s\n",
+                     session.tableModel()->rowCount(),
+                     expectedObjects,
+                     paintedSeconds);
+        return 1;
+    }
+    // Sorted by name as the view shows it (the proxy's default sort), checked on the first rows.
+    bool sorted = proxy->sortColumn() == ResourceTableModel::NameColumn;
+    for (int row = 1; sorted && row < std::min(expectedObjects, 2000); ++row) {
+        sorted = proxy->index(row - 1, ResourceTableModel::NameColumn)
+                     .data(ResourceTableModel::SortRole)
+                     .toString()
+            <= proxy->index(row, ResourceTableModel::NameColumn)
+                   .data(ResourceTableModel::SortRole)
+                   .toString();
+    }
+    const qint64 peakAtPaint = rssBytes("VmHWM");
+    // Steady state: two seconds later, nothing happening.
+    QElapsedTimer idle;
+    idle.start();
+    while (idle.elapsed() < 2000)
+        QCoreApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents, 50);
+    printLine({ { "painted_seconds", paintedSeconds },
+                { "rows_seconds", rowsAt },
+                { "rows", session.tableModel()->rowCount() },
+                { "sorted", sorted },
+                { "baseline_rss_bytes", baseline },
+                { "peak_rss_bytes", peakAtPaint },
+                { "steady_rss_bytes", rssBytes("VmRSS") },
+                { "load_max_stall_ms", loadStall },
+                { "idle_max_stall_ms", stalls.takeMax() } });
+    latencies.clear();
+    changedRows = 0;
+
+    // Watch load phases, driven by the parent: "mark" reports and resets, "quit" ends.
+    QElapsedTimer phase;
+    phase.start();
+    QByteArray input;
+    QSocketNotifier notifier(STDIN_FILENO, QSocketNotifier::Read);
+    bool quit = false;
+    QObject::connect(&notifier, &QSocketNotifier::activated, &notifier, [&] {
+        char buffer[256];
+        const auto n = ::read(STDIN_FILENO, buffer, sizeof buffer);
+        if (n <= 0) {
+            quit = true;
+            return;
+        }
+        input.append(buffer, n);
+        qsizetype newline;
+        while ((newline = input.indexOf('\n')) >= 0) {
+            const QByteArray command = input.left(newline).trimmed();
+            input.remove(0, newline + 1);
+            if (command == "quit") {
+                quit = true;
+            } else if (command == "mark") {
+                const double seconds = double(phase.nsecsElapsed()) / 1e9;
+                printLine({ { "seconds", seconds },
+                            { "max_stall_ms", stalls.takeMax() },
+                            { "latency_samples", latencies.size() },
+                            { "latency_p50_ms", percentile(latencies, 50) },
+                            { "latency_p99_ms", percentile(latencies, 99) },
+                            { "latency_max_ms", percentile(latencies, 100) },
+                            { "changed_rows", changedRows },
+                            { "rows", session.tableModel()->rowCount() },
+                            { "rss_bytes", rssBytes("VmRSS") },
+                            { "peak_rss_bytes", rssBytes("VmHWM") } });
+                latencies.clear();
+                changedRows = 0;
+                phase.restart();
+            }
+        }
+    });
+    while (!quit)
+        QCoreApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents, 50);
+    return 0;
+}
+
+namespace {
+
+// Reads the object from the informer cache and finds nothing to write when its status describes
+// the current generation and says Ready; counts what it would have written otherwise.
+class CacheReconciler final : public reconcile::Reconciler
+{
+public:
+    explicit CacheReconciler(const kube::InformerStore &store)
+        : m_store(store)
+    { }
+
+    reconcile::ReconcileOutcome reconcile(const QString &key) override
+    {
+        const kube::InformerEntry *entry = m_store.entry(key);
+        if (!entry) {
+            ++missing;
+            return reconcile::ReconcileOutcome::success();
+        }
+        const auto &summary = entry->summary;
+        bool ready = false;
+        for (const auto &condition : summary.conditions)
+            ready = ready || (condition.type == u"Ready" && condition.isTrue());
+        const bool current = summary.observedGeneration
+            && summary.observedGeneration == summary.generation.value_or(0);
+        if (ready && current)
+            ++upToDate;
+        else
+            ++wouldWrite;
+        return reconcile::ReconcileOutcome::success();
+    }
+
+    qint64 upToDate = 0;
+    qint64 wouldWrite = 0;
+    qint64 missing = 0;
+
+private:
+    const kube::InformerStore &m_store;
+};
+
+} // namespace
+
+int runReconcileChild(const QString &kubeconfigPath)
+{
+    auto kubeconfig = kube::Kubeconfig::load(kubeconfigPath);
+    if (!kubeconfig) {
+        std::fprintf(stderr, "%s\n", qPrintable(kubeconfig.error().message));
+        return 1;
+    }
+    auto config = kubeconfig->resolve();
+    if (!config) {
+        std::fprintf(stderr, "%s\n", qPrintable(config.error().message));
+        return 1;
+    }
+    const kube::ResourceRef customApps{ u"infrastructure.internal.net"_s,
+                                        u"v1"_s,
+                                        u"customapps"_s };
+    kube::InformerStore store(config.value(), customApps);
+    {
+        QEventLoop loop;
+        QObject::connect(&store, &kube::InformerStore::synced, &loop, &QEventLoop::quit);
+        QTimer::singleShot(600000, &loop, &QEventLoop::quit);
+        store.start();
+        loop.exec();
+    }
+    if (!store.hasSynced()) {
+        std::fprintf(stderr, "reconcile child: the informer did not sync\n");
+        return 1;
+    }
+    reconcile::RealClock clock;
+    CacheReconciler reconciler(store);
+    reconcile::ControllerLoop::Options options;
+    options.tokenBucket = false;
+    reconcile::ControllerLoop loop(clock, reconciler, options);
+    const QStringList keys = store.keys();
+    // Two passes over every key: each enqueue is a trigger as an informer event would be.
+    const qint64 total = qint64(keys.size()) * 2;
+    qint64 finished = 0;
+    QEventLoop done;
+    QObject::connect(&loop, &reconcile::ControllerLoop::reconcileFinished, &done, [&] {
+        if (++finished == total)
+            done.quit();
+    });
+    QElapsedTimer timer;
+    timer.start();
+    for (const QString &key : keys)
+        loop.enqueue(key, u"bench"_s);
+    int pass = 1;
+    QObject::connect(&loop, &reconcile::ControllerLoop::reconcileFinished, &done, [&] {
+        if (pass == 1 && finished == qint64(keys.size())) {
+            pass = 2;
+            for (const QString &key : keys)
+                loop.enqueue(key, u"bench"_s);
+        }
+    });
+    QTimer::singleShot(600000, &done, &QEventLoop::quit);
+    if (total > 0)
+        done.exec();
+    const double seconds = double(timer.nsecsElapsed()) / 1e9;
+    loop.stop();
+    printLine({ { "reconciles", finished },
+                { "seconds", seconds },
+                { "reconciles_per_s", seconds > 0 ? double(finished) / seconds : 0.0 },
+                { "up_to_date", reconciler.upToDate },
+                { "would_write", reconciler.wouldWrite },
+                { "missing", reconciler.missing } });
+    store.stop();
+    return finished == total ? 0 : 1;
+}

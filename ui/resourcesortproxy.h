@@ -1,0 +1,33 @@
+#pragma once
+
+#include <QSortFilterProxyModel>
+
+namespace reconscope::models {
+class ResourceTableModel;
+}
+
+namespace reconscope::ui {
+
+// The resource table's sort/filter proxy: sorts by comparing the rows' own values (the same order
+// as ResourceTableModel::SortRole gives, without a QVariant per comparison) and accepts every row
+// at once while no filter is set. 50k rows sort in a few hundred comparisons per row less time.
+class ResourceSortProxy final : public QSortFilterProxyModel
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(ResourceSortProxy)
+
+public:
+    explicit ResourceSortProxy(QObject *parent = nullptr);
+    ~ResourceSortProxy() override;
+
+    void setSourceModel(QAbstractItemModel *model) override;
+
+protected:
+    bool lessThan(const QModelIndex &left, const QModelIndex &right) const override;
+    bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
+
+private:
+    const models::ResourceTableModel *m_table = nullptr;
+};
+
+} // namespace reconscope::ui
