@@ -1,0 +1,661 @@
+// The soak (issue 9, item 5): the demo - embedded cluster with its workload simulator and seeded
+// objects, the CustomApp operator, a console-side informer and a raw reflector - runs for M
+// minutes (10 by default) while a "user" keeps changing CustomApps and faults of every kind are
+// injected at random. Recorded: resident memory at start and end (and its peak), faults injected
+// by kind, and the client's view against the server's truth:
+//   - every change the reflector delivered exists on the server with the same resourceVersion
+//     and lifecycle state, in the server's order (the transition log is consistent);
+//   - every committed change the reflector did not deliver falls inside a relist gap (a 410 made
+//     it unobservable, as for any client-go informer): nothing else is lost;
+//   - at the end the informer's cache equals a fresh list, and the operator has converged.
+// Not a test: `./dev bench --soak [--minutes M] [--seed S] [--json FILE]`.
+#include "controller/cluster/cluster.h"
+#include "controller/cluster/server/embeddedserver.h"
+#include "controller/cluster/sim/embeddedcluster.h"
+#include "controller/cluster/sim/workloadsimulator.h"
+#include "controller/kube/informerstore.h"
+#include "controller/kube/kubeconfig.h"
+#include "controller/kube/reflector.h"
+#include "controller/kube/restclient.h"
+#include "controller/operator/customappoperator.h"
+#include "controller/reconcile/clock.h"
+#include "models/lifecycle.h"
+#include "models/objectsummary.h"
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QMap>
+#include <QTemporaryDir>
+#include <QTimer>
+
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <optional>
+#include <random>
+
+using namespace Qt::StringLiterals;
+using nlohmann::json;
+namespace cluster = reconscope::controller::cluster;
+namespace kube = reconscope::controller::kube;
+namespace models = reconscope::models;
+namespace operators = reconscope::controller::operators;
+namespace reconcile = reconscope::controller::reconcile;
+
+namespace {
+
+const cluster::ResourceRef ClusterCustomApps{ u"infrastructure.internal.net"_s,
+                                              u"v1"_s,
+                                              u"customapps"_s };
+const cluster::ResourceRef ClusterDeployments{ u"apps"_s, u"v1"_s, u"deployments"_s };
+const kube::ResourceRef CustomApps{ u"infrastructure.internal.net"_s, u"v1"_s, u"customapps"_s };
+const QString CustomAppsStorageKey = u"infrastructure.internal.net/customapps"_s;
+const QString SoakNamespace = u"soak"_s;
+
+qint64 statusKb(const char *field)
+{
+    QFile file(u"/proc/self/status"_s);
+    if (!file.open(QIODevice::ReadOnly))
+        return -1;
+    const QByteArray prefix = QByteArray(field) + ':';
+    for (const QByteArray &line : file.readAll().split('\n')) {
+        if (line.startsWith(prefix))
+            return line.mid(prefix.size()).trimmed().split(' ').value(0).toLongLong();
+    }
+    return -1;
+}
+
+QString stateOf(const QByteArray &object)
+{
+    const auto summary
+        = models::ObjectSummary::fromBytes(object, models::LifecycleMapping::defaults());
+    if (!summary)
+        return u"Unreadable"_s;
+    return models::lifecycleStateName(
+        models::deriveLifecycle(summary.value(), models::LifecycleMapping::defaults()).state);
+}
+
+struct Change
+{
+    qint64 rv = 0;
+    QString state; // "Gone" for a delete
+};
+
+struct Options
+{
+    double minutes = 10;
+    quint32 seed = 0;
+    QString jsonPath;
+};
+
+class Soak final : public QObject
+{
+public:
+    explicit Soak(Options options)
+        : m_options(options)
+        , m_random(options.seed ? options.seed : std::random_device{}())
+    { }
+
+    int run();
+
+private:
+    bool startCluster();
+    void userStep();
+    void faultStep();
+    void endFault();
+    void sampleMemory();
+    bool waitFor(const std::function<bool()> &condition, int ms);
+    std::optional<QMap<QString, QString>> freshList();
+    QString convergenceProblem() const;
+    int finish();
+    int uniform(int low, int high) { return std::uniform_int_distribution(low, high)(m_random); }
+    double chance() { return std::uniform_real_distribution(0.0, 1.0)(m_random); }
+
+    Options m_options;
+    std::mt19937 m_random;
+    QTemporaryDir m_dir;
+    std::unique_ptr<cluster::EmbeddedServer> m_server;
+    cluster::Cluster *m_cluster = nullptr;
+    kube::ClientConfig m_config;
+    reconcile::RealClock m_clock;
+    std::unique_ptr<operators::CustomAppOperator> m_operator;
+    std::unique_ptr<kube::InformerStore> m_informer;
+    std::unique_ptr<kube::RestClient> m_reflectorClient;
+    std::unique_ptr<kube::Reflector> m_reflector;
+    int m_subscription = 0;
+
+    // Truth and observation, per key.
+    std::map<QString, std::vector<Change>> m_server_;
+    std::map<QString, std::vector<Change>> m_client;
+    qint64 m_clientOutOfOrder = 0;
+    // Relist gaps: (RV before, RV of the list]; the first list is a gap from 0.
+    std::vector<std::pair<qint64, qint64>> m_gaps;
+    qint64 m_gapStart = 0;
+    bool m_inGap = true;
+
+    QMap<QString, int> m_faults; // kind -> times injected
+    QString m_activeFault;
+    bool m_finishing = false;
+    qint64 m_userWrites = 0;
+    int m_nextApp = 0;
+    QList<QPair<double, qint64>> m_rss; // minutes, kB
+    QElapsedTimer m_elapsed;
+};
+
+bool Soak::startCluster()
+{
+    cluster::EmbeddedClusterOptions options; // the demo: seeded objects and the simulator
+    cluster::EmbeddedServerOptions serverOptions;
+    serverOptions.kubeconfigPath = m_dir.filePath(u"kubeconfig"_s);
+    m_server = std::make_unique<cluster::EmbeddedServer>(cluster::embeddedClusterFactory(options),
+                                                         serverOptions);
+    if (const auto started = m_server->start(); !started.ok()) {
+        std::fprintf(stderr, "soak: %s\n", qPrintable(started.error().message));
+        return false;
+    }
+    m_cluster = cluster::clusterOf(*m_server);
+    auto kubeconfig = kube::Kubeconfig::load(m_server->kubeconfigPath());
+    if (!m_cluster || !kubeconfig)
+        return false;
+    auto config = kubeconfig->resolve(u"reconscope-admin"_s);
+    if (!config)
+        return false;
+    m_config = config.value();
+    (void)m_cluster->create(cluster::ResourceRef{ QString(), u"v1"_s, u"namespaces"_s },
+                            {},
+                            json{ { "apiVersion", "v1" },
+                                  { "kind", "Namespace" },
+                                  { "metadata", { { "name", SoakNamespace.toStdString() } } } });
+    m_subscription = m_cluster->subscribe([this](const cluster::ClusterEvent &event) {
+        if (event.storageKey != CustomAppsStorageKey || !event.object)
+            return;
+        const QString key = event.object->ns + u'/' + event.object->name;
+        m_server_[key].push_back({ event.resourceVersion,
+                                   event.type == cluster::EventType::Deleted
+                                       ? u"Gone"_s
+                                       : stateOf(event.object->json) });
+    });
+    // What existed before the subscription (the demo's seed) counts as the first state.
+    const auto existing = m_cluster->list(ClusterCustomApps, {});
+    if (existing.ok()) {
+        for (const auto &item : existing.value().value("items", json::array())) {
+            const QByteArray bytes = QByteArray::fromStdString(item.dump());
+            kube::ObjectMeta meta;
+            if (kube::ObjectMeta::peek(bytes, &meta))
+                m_server_[meta.key()].insert(m_server_[meta.key()].begin(),
+                                             { meta.resourceVersion.toLongLong(), stateOf(bytes) });
+        }
+    }
+    return true;
+}
+
+void Soak::userStep()
+{
+    // Create, scale, break and fix, delete: the kinds of change an SRE's cluster sees.
+    const int roll = uniform(0, 99);
+    const QString name = u"soak-"_s + QString::number(uniform(0, std::max(0, m_nextApp - 1)));
+    bool ok = false;
+    // At most MaxApps live at once, so that memory measures leaks rather than a growing cluster.
+    constexpr int MaxApps = 40;
+    const auto live = m_cluster->list(ClusterCustomApps, SoakNamespace);
+    const auto liveCount = live.ok() ? live.value().value("items", json::array()).size() : 0;
+    if (m_nextApp < 5 || (roll < 15 && liveCount < MaxApps)) {
+        const QString fresh = u"soak-"_s + QString::number(m_nextApp++);
+        ok = m_cluster
+                 ->create(ClusterCustomApps,
+                          SoakNamespace,
+                          json{ { "apiVersion", "infrastructure.internal.net/v1" },
+                                { "kind", "CustomApp" },
+                                { "metadata",
+                                  { { "name", fresh.toStdString() },
+                                    { "namespace", SoakNamespace.toStdString() } } },
+                                { "spec",
+                                  { { "image", "nginx:1.27" }, { "replicas", uniform(1, 3) } } } })
+                 .ok();
+    } else if (roll < 70) {
+        ok = m_cluster
+                 ->patch(ClusterCustomApps,
+                         SoakNamespace,
+                         name,
+                         cluster::PatchType::Merge,
+                         QByteArray::fromStdString(
+                             json{ { "spec", { { "replicas", uniform(1, 4) } } } }.dump()))
+                 .ok();
+    } else if (roll < 80) {
+        // An image that cannot be pulled (Degraded), later fixed by the next scale/fix.
+        const char *image = chance() < 0.5 ? "registry.invalid/nope:0" : "nginx:1.27";
+        ok = m_cluster
+                 ->patch(
+                     ClusterCustomApps,
+                     SoakNamespace,
+                     name,
+                     cluster::PatchType::Merge,
+                     QByteArray::fromStdString(json{ { "spec", { { "image", image } } } }.dump()))
+                 .ok();
+    } else if (roll < 88) {
+        ok = m_cluster->remove(ClusterCustomApps, SoakNamespace, name).ok();
+    } else {
+        // A stray status write from someone else (the operator must overwrite it).
+        ok = m_cluster
+                 ->patch(
+                     ClusterCustomApps,
+                     SoakNamespace,
+                     name,
+                     cluster::PatchType::Merge,
+                     R"({"status":{"conditions":[{"type":"Ready","status":"False","reason":"Meddled","message":"soak","lastTransitionTime":"2026-11-30T00:00:00Z"}]}})",
+                     true)
+                 .ok();
+    }
+    m_userWrites += ok ? 1 : 0;
+}
+
+void Soak::faultStep()
+{
+    if (!m_activeFault.isEmpty() || m_finishing)
+        return;
+    static const QStringList kinds{ u"latency"_s, u"5xx"_s,         u"5xx+Retry-After"_s,
+                                    u"429"_s,     u"watch drops"_s, u"compaction (410)"_s,
+                                    u"restart"_s, u"409 storm"_s };
+    const QString kind = kinds.at(uniform(0, int(kinds.size()) - 1));
+    auto &faults = *m_server->faultInjector();
+    m_activeFault = kind;
+    ++m_faults[kind];
+    int durationMs = uniform(2000, 8000);
+    if (kind == u"latency") {
+        faults.setLatency(std::chrono::milliseconds(uniform(50, 300)),
+                          std::chrono::milliseconds(uniform(0, 200)));
+    } else if (kind == u"5xx") {
+        faults.setServerErrorRate(0.05 * uniform(1, 6));
+    } else if (kind == u"5xx+Retry-After") {
+        cluster::FaultSettings settings;
+        settings.serverErrorRate = 0.05 * uniform(1, 4);
+        settings.serverErrorRetryAfterSeconds = 1;
+        faults.setSettings(settings);
+    } else if (kind == u"429") {
+        faults.setThrottleRate(0.05 * uniform(1, 4), 1);
+    } else if (kind == u"watch drops") {
+        cluster::FaultSettings settings;
+        settings.dropWatchAfterEvents = uniform(2, 30);
+        settings.watchDropRate = 0.01 * uniform(0, 5);
+        faults.setSettings(settings);
+    } else if (kind == u"compaction (410)") {
+        faults.setDropWatchAfterEvents(1);
+        for (int i = 0; i < 3; ++i)
+            userStep();
+        m_cluster->compact();
+        faults.setDropWatchAfterEvents(0);
+        durationMs = 500;
+    } else if (kind == u"restart") {
+        m_server->stop();
+        durationMs = uniform(500, 4000);
+    } else if (kind == u"409 storm") {
+        faults.setConflictRate(0.2 * uniform(1, 4));
+    }
+    QTimer::singleShot(durationMs, this, [this] { endFault(); });
+}
+
+void Soak::endFault()
+{
+    if (m_activeFault == u"restart" && !m_server->isRunning()) {
+        if (const auto started = m_server->start(); !started.ok())
+            std::fprintf(stderr, "soak: restart failed: %s\n", qPrintable(started.error().message));
+    }
+    m_server->faultInjector()->reset();
+    m_activeFault.clear();
+    if (!m_finishing)
+        QTimer::singleShot(uniform(1000, 6000), this, [this] { faultStep(); });
+}
+
+void Soak::sampleMemory()
+{
+    m_rss.append({ m_elapsed.elapsed() / 60000.0, statusKb("VmRSS") });
+}
+
+bool Soak::waitFor(const std::function<bool()> &condition, int ms)
+{
+    QElapsedTimer timer;
+    timer.start();
+    while (!condition()) {
+        if (timer.elapsed() > ms)
+            return false;
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
+    }
+    return true;
+}
+
+std::optional<QMap<QString, QString>> Soak::freshList()
+{
+    kube::RestClient client(m_config);
+    std::optional<models::Result<kube::ListPage, kube::ApiError>> result;
+    client.list(CustomApps, {}, {}, [&](auto got) { result.emplace(std::move(got)); });
+    if (!waitFor([&] { return result.has_value(); }, 60000) || !*result)
+        return std::nullopt;
+    QMap<QString, QString> snapshot;
+    for (const QByteArray &item : result->value().items) {
+        kube::ObjectMeta meta;
+        if (kube::ObjectMeta::peek(item, &meta))
+            snapshot.insert(meta.key(), meta.resourceVersion);
+    }
+    return snapshot;
+}
+
+QString Soak::convergenceProblem() const
+{
+    const auto apps = m_cluster->list(ClusterCustomApps, SoakNamespace);
+    if (!apps.ok())
+        return apps.error().message;
+    for (const auto &item : apps.value().value("items", json::array())) {
+        const QString name = QString::fromStdString(item["metadata"].value("name", ""));
+        const QString state = stateOf(QByteArray::fromStdString(item.dump()));
+        const bool unpullable
+            = item["spec"].value("image", "").find("registry.invalid") != std::string::npos;
+        if (unpullable)
+            continue; // stays Degraded by design
+        if (state != u"Ready")
+            return name + u" is "_s + state;
+        const auto deployment = m_cluster->get(ClusterDeployments, SoakNamespace, name);
+        if (!deployment.ok()
+            || deployment.value()["spec"].value("replicas", -1)
+                != item["spec"].value("replicas", -2))
+            return name + u"'s Deployment differs"_s;
+    }
+    return {};
+}
+
+int Soak::run()
+{
+    // The operator's warnings about failed Event writes under faults would drown the figures.
+    spdlog::set_level(spdlog::level::err);
+    if (!startCluster())
+        return 1;
+    operators::CustomAppOperator::Options operatorOptions;
+    operatorOptions.loop.maxDelay = std::chrono::seconds(5);
+    m_operator = std::make_unique<operators::CustomAppOperator>(m_config, m_clock, operatorOptions);
+    m_operator->start();
+    m_informer = std::make_unique<kube::InformerStore>(m_config, CustomApps);
+    m_informer->start();
+
+    // The raw reflector: every delta it delivers is compared with the server's record.
+    m_reflectorClient = std::make_unique<kube::RestClient>(m_config);
+    m_reflector = std::make_unique<kube::Reflector>(m_reflectorClient.get(), CustomApps);
+    connect(m_reflector.get(),
+            &kube::Reflector::stateChanged,
+            this,
+            [this](const kube::ReflectorState &state) {
+                if (state.phase == kube::ReflectorState::Phase::Relisting && !m_inGap) {
+                    m_inGap = true;
+                    m_gapStart = m_reflector->resourceVersion().toLongLong();
+                }
+            });
+    connect(m_reflector.get(), &kube::Reflector::listSynced, this, [this](const QString &rv) {
+        m_gaps.emplace_back(m_gapStart, rv.toLongLong());
+        m_inGap = false;
+    });
+    connect(m_reflector.get(),
+            &kube::Reflector::deltasReceived,
+            this,
+            [this](const QList<kube::Delta> &deltas) {
+                for (const kube::Delta &delta : deltas) {
+                    Change change;
+                    change.rv = delta.meta.resourceVersion.toLongLong();
+                    change.state = delta.type == kube::Delta::Type::Delete ? u"Gone"_s
+                                                                           : stateOf(delta.object);
+                    auto &seen = m_client[delta.meta.key()];
+                    // A relist repeats the current state of unchanged objects: not a change.
+                    if (!seen.empty() && seen.back().rv == change.rv
+                        && seen.back().state == change.state)
+                        continue;
+                    if (!seen.empty() && change.rv < seen.back().rv
+                        && delta.type != kube::Delta::Type::Delete)
+                        ++m_clientOutOfOrder;
+                    seen.push_back(change);
+                }
+            });
+    m_reflector->start();
+    if (!waitFor([&] { return m_informer->hasSynced() && m_reflector->hasSynced(); }, 60000)) {
+        std::fprintf(stderr, "soak: the clients did not sync\n");
+        return 1;
+    }
+    m_elapsed.start();
+    waitFor([] { return false; }, 3000); // let the operator settle the seeded objects
+    sampleMemory();
+    const qint64 rssStartKb = m_rss.last().second;
+    std::printf("soak: %.1f minutes, seed %u, RSS at start %.1f MiB\n",
+                m_options.minutes,
+                unsigned(m_options.seed),
+                rssStartKb / 1024.0);
+    std::fflush(stdout);
+
+    QTimer user;
+    user.setInterval(150);
+    connect(&user, &QTimer::timeout, this, [this] { userStep(); });
+    user.start();
+    QTimer memory;
+    memory.setInterval(30000);
+    connect(&memory, &QTimer::timeout, this, [this] {
+        sampleMemory();
+        std::printf("soak: %5.1f min  RSS %.1f MiB  faults %lld  user writes %lld\n",
+                    m_rss.last().first,
+                    m_rss.last().second / 1024.0,
+                    qlonglong(std::accumulate(m_faults.cbegin(), m_faults.cend(), 0)),
+                    qlonglong(m_userWrites));
+        std::fflush(stdout);
+    });
+    memory.start();
+    QTimer::singleShot(2000, this, [this] { faultStep(); });
+    const qint64 runMs = qint64(m_options.minutes * 60000);
+    waitFor([&] { return m_elapsed.elapsed() >= runMs; }, int(runMs + 1000));
+    user.stop();
+    memory.stop();
+    return finish();
+}
+
+int Soak::finish()
+{
+    // No more faults (a pending endFault only restores); the server back if it was down.
+    m_finishing = true;
+    if (!m_server->isRunning())
+        (void)m_server->start();
+    m_server->faultInjector()->reset();
+
+    QString problem;
+    const bool converged = waitFor(
+        [&] {
+            problem = convergenceProblem();
+            return problem.isEmpty();
+        },
+        120000);
+    const QString latest = QString::number(m_cluster->currentResourceVersion());
+    // Caught up: the reflector's RV at the server's (bookmarks or events).
+    bool caughtUp = waitFor(
+        [&] {
+            const auto fresh = m_cluster->list(ClusterCustomApps, {});
+            if (!fresh.ok())
+                return false;
+            QMap<QString, QString> storage;
+            for (const auto &item : fresh.value().value("items", json::array()))
+                storage.insert(
+                    QString::fromStdString(item["metadata"].value("namespace", "")) + u'/'
+                        + QString::fromStdString(item["metadata"].value("name", "")),
+                    QString::fromStdString(item["metadata"].value("resourceVersion", "")));
+            QMap<QString, QString> informer;
+            for (auto it = m_informer->entries().cbegin(); it != m_informer->entries().cend(); ++it)
+                informer.insert(it.key(), it->summary.resourceVersion);
+            return informer == storage;
+        },
+        120000);
+    sampleMemory();
+    const qint64 rssStartKb = m_rss.first().second;
+    const qint64 rssEndKb = m_rss.last().second;
+    const qint64 rssPeakKb = statusKb("VmHWM");
+
+    const auto fresh = freshList();
+    QMap<QString, QString> informer;
+    for (auto it = m_informer->entries().cbegin(); it != m_informer->entries().cend(); ++it)
+        informer.insert(it.key(), it->summary.resourceVersion);
+    const bool informerEqualsFresh = fresh && *fresh == informer;
+
+    // The reflector's record against the server's.
+    qint64 serverChanges = 0;
+    qint64 clientChanges = 0;
+    qint64 unknownToServer = 0; // delivered, but no such (key, rv, state) was committed
+    qint64 missedInGaps = 0; // not delivered, unobservable (inside a relist gap)
+    qint64 lost = 0; // not delivered, and no relist explains it
+    qint64 serverTransitions = 0;
+    qint64 clientTransitions = 0;
+    const qint64 firstRv = m_gaps.empty() ? 0 : m_gaps.front().second;
+    const qint64 lastRv = m_reflector->resourceVersion().toLongLong();
+    QStringList lostExamples;
+    for (const auto &[key, changes] : m_server_) {
+        const auto clientIt = m_client.find(key);
+        const std::vector<Change> empty;
+        const auto &seen = clientIt == m_client.end() ? empty : clientIt->second;
+        std::map<qint64, QString> seenByRv;
+        for (const Change &c : seen)
+            seenByRv[c.rv] = c.state;
+        QString previous;
+        for (const Change &c : changes) {
+            if (c.rv <= firstRv || c.rv > lastRv)
+                continue; // before the first list or after the end
+            ++serverChanges;
+            if (c.state != previous)
+                ++serverTransitions;
+            previous = c.state;
+            if (seenByRv.count(c.rv))
+                continue;
+            bool inGap = false;
+            for (const auto &[from, to] : m_gaps)
+                inGap = inGap || (c.rv > from && c.rv <= to);
+            if (inGap) {
+                ++missedInGaps;
+            } else {
+                ++lost;
+                if (lostExamples.size() < 5)
+                    lostExamples << u"%1@%2 %3"_s.arg(key, QString::number(c.rv), c.state);
+            }
+        }
+    }
+    for (const auto &[key, seen] : m_client) {
+        const auto serverIt = m_server_.find(key);
+        QString previous;
+        for (const Change &c : seen) {
+            ++clientChanges;
+            if (c.state != previous)
+                ++clientTransitions;
+            previous = c.state;
+            bool found = false;
+            if (serverIt != m_server_.end()) {
+                for (const Change &s : serverIt->second)
+                    found = found || (s.rv == c.rv && s.state == c.state);
+                // A relist reports a vanished object's delete with its last known RV.
+                found = found || (c.state == u"Gone");
+            }
+            unknownToServer += found ? 0 : 1;
+        }
+    }
+
+    qint64 faultsTotal = 0;
+    json faultsJson = json::object();
+    for (auto it = m_faults.cbegin(); it != m_faults.cend(); ++it) {
+        faultsTotal += it.value();
+        faultsJson[it.key().toStdString()] = it.value();
+    }
+    const auto &injector = *m_server->faultInjector();
+    const double growthMiB = (rssEndKb - rssStartKb) / 1024.0;
+    // Bound: the caches grow with the objects created; beyond 64 MiB or 50% is a leak.
+    const bool memoryOk = rssEndKb - rssStartKb <= std::max<qint64>(64 * 1024, rssStartKb / 2);
+    const bool ok = converged && caughtUp && informerEqualsFresh && lost == 0
+        && unknownToServer == 0 && m_clientOutOfOrder == 0 && memoryOk;
+
+    json report = {
+        { "minutes", m_options.minutes },
+        { "seed", m_options.seed },
+        { "rssStartMiB", rssStartKb / 1024.0 },
+        { "rssEndMiB", rssEndKb / 1024.0 },
+        { "rssPeakMiB", rssPeakKb / 1024.0 },
+        { "rssGrowthMiB", growthMiB },
+        { "faults", faultsJson },
+        { "faultsTotal", faultsTotal },
+        { "injectedErrors", injector.injectedErrors() },
+        { "injectedConflicts", injector.injectedConflicts() },
+        { "droppedWatches", injector.droppedWatches() },
+        { "userWrites", m_userWrites },
+        { "relists", qint64(m_gaps.size()) - 1 },
+        { "serverChanges", serverChanges },
+        { "clientChanges", clientChanges },
+        { "serverTransitions", serverTransitions },
+        { "clientTransitions", clientTransitions },
+        { "missedInsideRelistGaps", missedInGaps },
+        { "lost", lost },
+        { "deliveredButUnknownToServer", unknownToServer },
+        { "outOfOrder", m_clientOutOfOrder },
+        { "operatorConverged", converged },
+        { "informerEqualsFreshList", informerEqualsFresh },
+        { "objectsAtEnd", informer.size() },
+        { "operatorRequests", m_operator->reconciler().requestCount() },
+        { "operatorConflicts", m_operator->reconciler().conflictCount() },
+        { "operatorRetryAfterRetries",
+          m_operator->reconciler().client()->retriesAfterRetryAfter() },
+        { "ok", ok },
+    };
+    json samples = json::array();
+    for (const auto &[minute, kb] : m_rss)
+        samples.push_back({ minute, kb / 1024.0 });
+    report["rssSamplesMiB"] = samples;
+    std::printf("%s\n", report.dump(2).c_str());
+    if (!converged)
+        std::printf("soak: the operator did not converge: %s\n", qPrintable(problem));
+    if (!lostExamples.isEmpty())
+        std::printf("soak: lost, e.g. %s\n", qPrintable(lostExamples.join(u", "_s)));
+    if (!m_options.jsonPath.isEmpty()) {
+        QFile out(m_options.jsonPath);
+        if (out.open(QIODevice::WriteOnly))
+            out.write(QByteArray::fromStdString(report.dump(2)) + '\n');
+    }
+    std::printf("soak: %s (latest resourceVersion %s)\n", ok ? "PASS" : "FAIL", qPrintable(latest));
+    m_reflector->stop();
+    m_informer->stop();
+    m_operator->stop();
+    m_cluster->unsubscribe(m_subscription);
+    if (auto *simulator = m_cluster->findChild<cluster::WorkloadSimulator *>())
+        delete simulator; // before the Cluster (see tests/operator/operatortestutil.h)
+    return ok ? 0 : 1;
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    Options options;
+    const QStringList arguments = app.arguments();
+    for (qsizetype i = 1; i < arguments.size(); ++i) {
+        const QString &a = arguments.at(i);
+        auto next = [&]() {
+            return i + 1 < arguments.size() ? arguments.at(++i) : QString();
+        };
+        if (a == u"--soak")
+            continue;
+        if (a == u"--minutes")
+            options.minutes = next().toDouble();
+        else if (a == u"--seed")
+            options.seed = next().toUInt();
+        else if (a == u"--json")
+            options.jsonPath = next();
+        else {
+            std::fprintf(stderr, "usage: reconscope_soak [--minutes M] [--seed S] [--json FILE]\n");
+            return 2;
+        }
+    }
+    if (options.minutes <= 0)
+        options.minutes = 10;
+    if (!options.seed)
+        options.seed = std::random_device{}();
+    Soak soak(options);
+    return soak.run();
+}
