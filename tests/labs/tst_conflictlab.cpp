@@ -213,8 +213,8 @@ void tst_ConflictLab::designBHasNoConflictsAndNoLostUpdates()
     const auto result = run(clabs::ConflictDesign::SeparatedMergePatch, 2000);
     QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
     QCOMPARE(result.design, clabs::ConflictDesign::SeparatedMergePatch);
-    QVERIFY(result.gitops().writes > 10);
-    QVERIFY(result.reconciler().writes > 5);
+    QVERIFY(result.gitops().writes > 5);
+    QVERIFY(result.reconciler().writes > 0);
     QVERIFY(result.reconciler().reconciles >= result.reconciler().writes);
     QCOMPARE(result.gitops().conflicts, 0);
     QCOMPARE(result.reconciler().conflicts, 0);
