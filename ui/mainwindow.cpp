@@ -5,6 +5,9 @@
 #include "ui/consolestatusbar.h"
 #include "ui/contextpicker.h"
 #include "ui/detailpane.h"
+#include "ui/logpane.h"
+#include "ui/patchlabpanel.h"
+#include "ui/rawapiconsole.h"
 #include "ui/reconcilerpanel.h"
 #include "ui/resourcebrowser.h"
 #include "ui/resourcetablepanel.h"
@@ -60,6 +63,14 @@ MainWindow::MainWindow(ConsoleSession *session, QWidget *parent)
     tabifyDockWidget(
         reconcilerDock,
         addDock(new ConflictLabPanel(session, this), Qt::RightDockWidgetArea, viewMenu));
+    // The patch lab, the raw API console and the log pane, tabbed with the other right docks.
+    m_patchLab = new PatchLabPanel(session, this);
+    m_rawApi = new RawApiConsole(session, this);
+    m_logPane = new LogPane(this);
+    for (QWidget *panel : { static_cast<QWidget *>(m_patchLab),
+                            static_cast<QWidget *>(m_rawApi),
+                            static_cast<QWidget *>(m_logPane) })
+        tabifyDockWidget(reconcilerDock, addDock(panel, Qt::RightDockWidgetArea, viewMenu));
     detailDock->raise();
     resizeDocks({ browserDock, detailDock }, { 250, 470 }, Qt::Horizontal);
     centre->setSizes({ 340, 480 });
@@ -86,6 +97,8 @@ void MainWindow::handleObjectSelected(const QString &key)
     m_detail->showObject(key);
     m_graph->setSelectedObject(key);
     m_reconciler->setSelectedObject(key);
+    m_patchLab->setSelectedObject(key);
+    m_rawApi->setSelectedObject(key);
 }
 
 } // namespace reconscope::ui

@@ -14,6 +14,9 @@ class ReconcilerPanel;
 class ResourceTablePanel;
 class StateGraphPanel;
 class ConsoleStatusBar;
+class LogPane;
+class PatchLabPanel;
+class RawApiConsole;
 
 // The main window only composes panels (docks and a splitter) and wires the selection between
 // them; each panel brings its own actions, which appear in the panel's menu.
@@ -33,6 +36,9 @@ public:
     DetailPane *detailPane() const { return m_detail; }
     ReconcilerPanel *reconcilerPanel() const { return m_reconciler; }
     ConsoleStatusBar *consoleStatusBar() const { return m_statusBar; }
+    PatchLabPanel *patchLab() const { return m_patchLab; }
+    RawApiConsole *rawApiConsole() const { return m_rawApi; }
+    LogPane *logPane() const { return m_logPane; }
 
 private:
     QDockWidget *addDock(QWidget *panel, Qt::DockWidgetArea area, QMenu *viewMenu);
@@ -46,6 +52,9 @@ private:
     DetailPane *m_detail;
     ReconcilerPanel *m_reconciler;
     ConsoleStatusBar *m_statusBar;
+    PatchLabPanel *m_patchLab = nullptr;
+    RawApiConsole *m_rawApi = nullptr;
+    LogPane *m_logPane = nullptr;
 };
 
 } // namespace reconscope::ui
