@@ -42,7 +42,7 @@ int main(int argc, char *argv[])
         { "serve", runServe },
         { "watch", runWatch },
         { "reconcile", runReconcile },
-        { "lint-crd", runLintCrd },
+        { "conflict-lab", runConflictLab },
     };
     // --log-level LEVEL and SPDLOG_LEVEL, for every command (removed from argv here).
     if (const QString error = logging::configure(argc, argv); !error.isEmpty()) {
