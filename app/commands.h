@@ -9,6 +9,7 @@ namespace reconscope::app {
 int runServe(int argc, char *argv[]);
 int runWatch(int argc, char *argv[]);
 int runConflictLab(int argc, char *argv[]);
+int runLintCrd(int argc, char *argv[]);
 // The console (no command word): the embedded cluster in demo mode, or --kubeconfig F [--context
 // C].
 int runConsole(int argc, char *argv[]);

@@ -43,6 +43,7 @@ int main(int argc, char *argv[])
         { "watch", runWatch },
         { "reconcile", runReconcile },
         { "conflict-lab", runConflictLab },
+        { "lint-crd", runLintCrd },
     };
     // --log-level LEVEL and SPDLOG_LEVEL, for every command (removed from argv here).
     if (const QString error = logging::configure(argc, argv); !error.isEmpty()) {
