@@ -1,0 +1,224 @@
+// `reconscope lint-crd FILE|NAME [-o json|markdown] [--live [--object NS/NAME]] [--kubeconfig F]
+// [--context C]`: the API boundary verifier headless. A FILE (an existing path) is linted offline;
+// otherwise NAME is the CustomResourceDefinition fetched from the cluster. --live adds the
+// server-side dry-run boundary check on one object of that CRD (the first one found unless
+// --object names it). Exit codes, for CI: 0 clean or only warnings, 1 an error-level finding (or
+// a failed live verdict), 2 usage or input errors.
+#include "app/commands.h"
+#include "controller/kube/discovery.h"
+#include "controller/kube/kubeconfig.h"
+#include "controller/kube/restclient.h"
+#include "controller/lint/boundarycheck.h"
+#include "controller/lint/crdlint.h"
+#include "controller/lint/report.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QFile>
+#include <QFileInfo>
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+
+using namespace Qt::StringLiterals;
+namespace kube = reconscope::controller::kube;
+namespace lint = reconscope::controller::lint;
+
+namespace reconscope::app {
+
+namespace {
+
+enum class Output { Text, Json, Markdown };
+
+constexpr const char *usage
+    = "usage: reconscope lint-crd FILE|NAME [-o json|markdown] [--live [--object NS/NAME]]\n"
+      "                            [--kubeconfig F] [--context C]\n";
+
+int inputError(const QString &message)
+{
+    std::fprintf(stderr, "reconscope lint-crd: %s\n", message.toLocal8Bit().constData());
+    return 2;
+}
+
+int print(const lint::BoundaryReport &report, Output output)
+{
+    QString text;
+    switch (output) {
+    case Output::Json:
+        text = QString::fromStdString(lint::reportJson(report).dump(2)) + u'\n';
+        break;
+    case Output::Markdown:
+        text = lint::reportMarkdown(report);
+        break;
+    case Output::Text:
+        text = lint::reportText(report);
+        break;
+    }
+    std::fputs(text.toUtf8().constData(), stdout);
+    std::fflush(stdout);
+    if (report.live && !report.live->error.isEmpty())
+        return inputError(u"live check: "_s + report.live->error);
+    return report.hasErrors() ? 1 : 0;
+}
+
+std::optional<kube::ClientConfig>
+clientConfig(const QString &kubeconfigPath, const QString &context, QString *error)
+{
+    const auto kubeconfig = kube::Kubeconfig::load(kubeconfigPath);
+    if (!kubeconfig) {
+        *error = kubeconfig.error().message;
+        return std::nullopt;
+    }
+    auto config = kubeconfig->resolve(context);
+    if (!config) {
+        *error = config.error().message;
+        return std::nullopt;
+    }
+    for (const auto &warning : config->warnings)
+        std::fprintf(
+            stderr, "reconscope lint-crd: warning: %s\n", warning.toLocal8Bit().constData());
+    return config.value();
+}
+
+} // namespace
+
+int runLintCrd(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    setApplicationInfo();
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        u"Lint a CustomResourceDefinition's Spec/Status boundary (a file offline, or a CRD of the "
+        "cluster by name) and optionally prove it on the cluster with server-side dry-run."_s);
+    parser.addHelpOption();
+    parser.addPositionalArgument(u"FILE|NAME"_s,
+                                 u"A CRD manifest (YAML or JSON, several documents allowed), or "
+                                 "the name of a CRD in the cluster (plural.group)."_s);
+    const QCommandLineOption outputOption(
+        { u"o"_s, u"output"_s }, u"json or markdown (default: text)."_s, u"FORMAT"_s);
+    const QCommandLineOption liveOption(
+        u"live"_s, u"Also run the live boundary check (dry-run writes on the cluster)."_s);
+    const QCommandLineOption objectOption(
+        u"object"_s,
+        u"The object of the live check: NS/NAME, or NAME for cluster scope."_s,
+        u"NS/NAME"_s);
+    const QCommandLineOption kubeconfigOption(u"kubeconfig"_s, u"Kubeconfig file."_s, u"FILE"_s);
+    const QCommandLineOption contextOption(u"context"_s, u"Kubeconfig context."_s, u"NAME"_s);
+    parser.addOptions({ outputOption, liveOption, objectOption, kubeconfigOption, contextOption });
+    QStringList arguments{ QCoreApplication::applicationFilePath() };
+    arguments += argumentsAfterCommand(argc, argv);
+    if (!parser.parse(arguments)) {
+        std::fprintf(stderr, "reconscope lint-crd: %s\n%s", qPrintable(parser.errorText()), usage);
+        return 2;
+    }
+    if (parser.isSet(u"help"_s)) {
+        std::fputs(qPrintable(parser.helpText()), stdout);
+        return 0;
+    }
+    if (parser.positionalArguments().size() != 1) {
+        std::fputs(usage, stderr);
+        return 2;
+    }
+    Output output = Output::Text;
+    const QString format = parser.value(outputOption);
+    if (format == u"json")
+        output = Output::Json;
+    else if (format == u"markdown" || format == u"md")
+        output = Output::Markdown;
+    else if (!format.isEmpty() && format != u"text")
+        return inputError(u"unknown output format \"%1\" (json, markdown or text)"_s.arg(format));
+    if (parser.isSet(objectOption) && !parser.isSet(liveOption))
+        return inputError(u"--object needs --live"_s);
+    QString objectNs;
+    QString objectName = parser.value(objectOption);
+    if (const qsizetype slash = objectName.indexOf(u'/'); slash >= 0) {
+        objectNs = objectName.left(slash);
+        objectName = objectName.mid(slash + 1);
+        if (objectNs.isEmpty() || objectName.isEmpty() || objectName.contains(u'/'))
+            return inputError(
+                u"--object \"%1\": expected NS/NAME or NAME"_s.arg(parser.value(objectOption)));
+    }
+
+    const QString target = parser.positionalArguments().constFirst();
+    lint::BoundaryReport report;
+    std::optional<nlohmann::json> fileCrd;
+    const bool isFile = QFileInfo::exists(target);
+    if (isFile) {
+        if (QFileInfo(target).isDir())
+            return inputError(u"%1: is a directory, not a CRD manifest"_s.arg(target));
+        auto results = lint::lintCrdFile(target);
+        if (!results)
+            return inputError(results.error().message);
+        report.lint = results.value();
+        if (!parser.isSet(liveOption))
+            return print(report, output);
+        if (report.lint.size() != 1)
+            return inputError(
+                u"%1 holds %2 CRDs; --live checks one (name it instead)"_s.arg(target).arg(
+                    report.lint.size()));
+        QFile in(target);
+        if (in.open(QIODevice::ReadOnly)) {
+            auto crds = lint::crdsFromManifest(in.readAll(), target);
+            if (crds)
+                fileCrd = crds->first();
+        }
+    } else if (target.contains(u'/') || target.endsWith(u".yaml") || target.endsWith(u".yml")
+               || target.endsWith(u".json")) {
+        return inputError(u"%1: no such file"_s.arg(target));
+    }
+
+    QString error;
+    const auto config
+        = clientConfig(parser.value(kubeconfigOption), parser.value(contextOption), &error);
+    if (!config)
+        return inputError(error);
+    kube::RestClient client(config.value());
+    int exitCode = 0;
+    auto runLive = [&](const nlohmann::json &crd) {
+        auto *check = new lint::BoundaryCheck(&client, &app);
+        QObject::connect(check,
+                         &lint::BoundaryCheck::finished,
+                         &app,
+                         [&](const lint::BoundaryCheckResult &result) {
+                             report.live = result;
+                             exitCode = print(report, output);
+                             QCoreApplication::exit(exitCode);
+                         });
+        check->start(crd, objectNs, objectName);
+    };
+    if (fileCrd) {
+        runLive(*fileCrd);
+    } else {
+        client.get(kube::DiscoveryClient::CustomResourceDefinitions,
+                   QString(),
+                   target,
+                   [&](kube::RestClient::JsonResult crd) {
+                       if (!crd) {
+                           exitCode = inputError(
+                               u"CustomResourceDefinition %1 (not a file either): %2"_s.arg(
+                                   target, crd.error().toString()));
+                           QCoreApplication::exit(exitCode);
+                           return;
+                       }
+                       auto linted = lint::lintCrd(crd.value());
+                       if (!linted) {
+                           exitCode = inputError(linted.error().message);
+                           QCoreApplication::exit(exitCode);
+                           return;
+                       }
+                       linted->source = u"cluster"_s;
+                       report.lint = { linted.value() };
+                       if (!parser.isSet(liveOption)) {
+                           exitCode = print(report, output);
+                           QCoreApplication::exit(exitCode);
+                           return;
+                       }
+                       runLive(crd.value());
+                   });
+    }
+    app.exec();
+    return exitCode;
+}
+
+} // namespace reconscope::app
