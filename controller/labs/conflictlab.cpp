@@ -740,6 +740,10 @@ void ConflictLab::reconcile(const QString &key)
     QTimer::singleShot(m_options.reconcileWorkMs, this, [this, key, object, desired, epoch] {
         if (epoch != m_epoch)
             return;
+        if (m_phase != Phase::Running && m_phase != Phase::Draining) {
+            finishReconcile(key); // the audit began: no new writes
+            return;
+        }
         writeObserved(key, object, *desired);
     });
 }
@@ -867,7 +871,9 @@ void ConflictLab::readFinalObjects()
     setPhase(Phase::Auditing, tr("reading the final objects"));
     kube::ListOptions options;
     options.labelSelector = runLabel();
-    const quint64 epoch = ++m_epoch; // the writers' callbacks are void from here on
+    // No new write starts from here on (the phase says so); an answer still in flight (only after
+    // a drain timeout) is counted if it arrives before the list, and dropped by cleanUp() after.
+    const quint64 epoch = m_epoch;
     m_admin->list(resource(),
                   m_options.namespace_,
                   options,
