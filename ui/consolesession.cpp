@@ -2,6 +2,7 @@
 
 #include "controller/cluster/server/embeddedserver.h"
 #include "controller/cluster/sim/embeddedcluster.h"
+#include "controller/console/scenarioplayer.h"
 #include "controller/operator/customappoperator.h"
 #include "controller/reconcile/clock.h"
 #include "models/resourcetablemodel.h"
@@ -46,6 +47,9 @@ ConsoleSession::ConsoleSession(QObject *parent)
     , m_table(new models::ResourceTableModel(this))
     , m_rateTimer(new QTimer(this))
 {
+    m_player = new controller::console::ScenarioPlayer(this);
+    if (auto scenario = controller::console::ScenarioPlayer::defaultScenario(); scenario.ok())
+        m_player->setScenario(scenario.value());
     m_rateTimer->setInterval(1000);
     connect(m_rateTimer, &QTimer::timeout, this, &ConsoleSession::handleRateTick);
     m_rateTimer->start();
@@ -53,7 +57,10 @@ ConsoleSession::ConsoleSession(QObject *parent)
 
 ConsoleSession::~ConsoleSession()
 {
-    // The reconciler, the informer's thread and the client go before the server they talk to.
+    // The player, the reconciler, the informer's thread and the client go before the server they
+    // talk to.
+    m_player->pause();
+    m_player->setClient(nullptr);
     delete m_operator;
     m_operator = nullptr;
     delete m_informer;
@@ -135,6 +142,8 @@ void ConsoleSession::handleServerStarted()
     }
     if (m_runReconciler)
         startReconciler();
+    if (m_playScenario)
+        m_player->play();
 }
 
 void ConsoleSession::startReconciler()
@@ -185,9 +194,11 @@ void ConsoleSession::connectTo(const ClientConfig &config)
     m_informer = nullptr;
     delete m_discovery;
     m_discovery = nullptr;
+    m_player->setClient(nullptr);
     delete m_client;
     m_config = config;
     m_client = new RestClient(m_config, this);
+    m_player->setClient(m_demo ? m_client : nullptr);
     m_discovery = new DiscoveryClient(m_client, this);
     connect(m_discovery, &DiscoveryClient::discoveryFailed, this, [this](const ApiError &error) {
         emit connectionFailed(tr("discovery: %1").arg(error.toString()));
@@ -306,22 +317,60 @@ void ConsoleSession::setWritesEnabled(bool enabled)
     emit writesEnabledChanged(enabled);
 }
 
+std::optional<ApiError> ConsoleSession::writeRefusal() const
+{
+    if (!m_client)
+        return ApiError::make(ApiError::Category::Network, tr("not connected"));
+    if (!writesEnabled()) {
+        ApiError error = ApiError::make(
+            ApiError::Category::Auth,
+            tr("writes are disabled for context \"%1\": enable them first").arg(contextName()));
+        error.reason = u"Forbidden"_s;
+        return error;
+    }
+    return std::nullopt;
+}
+
+void ConsoleSession::createObject(const ResourceRef &resource,
+                                  const nlohmann::json &object,
+                                  RestClient::JsonCallback callback)
+{
+    if (auto refusal = writeRefusal()) {
+        callback(*refusal);
+        return;
+    }
+    const auto meta = object.find("metadata");
+    const QString namespace_ = meta != object.end() && meta->is_object()
+        ? QString::fromStdString(meta->value("namespace", std::string()))
+        : QString();
+    m_client->create(resource, namespace_, object, std::move(callback));
+}
+
+void ConsoleSession::updateObject(const ResourceRef &resource,
+                                  const nlohmann::json &object,
+                                  RestClient::JsonCallback callback)
+{
+    if (auto refusal = writeRefusal()) {
+        callback(*refusal);
+        return;
+    }
+    const auto meta = object.find("metadata");
+    const auto text = [&](const char *key) {
+        return meta != object.end() && meta->is_object()
+            ? QString::fromStdString(meta->value(key, std::string()))
+            : QString();
+    };
+    m_client->update(resource, text("namespace"), text("name"), object, std::move(callback));
+}
+
 void ConsoleSession::patchObject(const QString &namespace_,
                                  const QString &name,
                                  const QByteArray &mergePatch,
                                  const QString &subresource,
                                  RestClient::JsonCallback callback)
 {
-    if (!m_client) {
-        callback(ApiError::make(ApiError::Category::Network, tr("not connected")));
-        return;
-    }
-    if (!writesEnabled()) {
-        ApiError error = ApiError::make(
-            ApiError::Category::Auth,
-            tr("writes are disabled for context \"%1\": enable them first").arg(contextName()));
-        error.reason = u"Forbidden"_s;
-        callback(error);
+    if (auto refusal = writeRefusal()) {
+        callback(*refusal);
         return;
     }
     m_client->patch(m_resource.ref(),

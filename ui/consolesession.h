@@ -29,6 +29,10 @@ namespace reconscope::controller::operators {
 class CustomAppOperator;
 }
 
+namespace reconscope::controller::console {
+class ScenarioPlayer;
+}
+
 namespace reconscope::controller::reconcile {
 class Clock;
 class ControllerLoop;
@@ -72,6 +76,11 @@ public:
     void setRunReconciler(bool run) { m_runReconciler = run; }
     // The embedded reconciler's loop, null when none runs.
     controller::reconcile::ControllerLoop *controllerLoop() const;
+    // Demo mode plays the default scenario once connected (on by default).
+    void setPlayScenario(bool play) { m_playScenario = play; }
+    // The demo scenario player: loaded with the default scenario, sending through the session's
+    // client in demo mode only (a real cluster is never written to by a scenario).
+    controller::console::ScenarioPlayer *scenarioPlayer() const { return m_player; }
     // The informer's batch interval, ~30 ms by default.
     void setBatchInterval(int milliseconds) { m_batchIntervalMs = milliseconds; }
 
@@ -97,6 +106,18 @@ public:
                      const QString &subresource,
                      controller::kube::RestClient::JsonCallback callback);
 
+    // Create (POST) and update (PUT, with the resourceVersion the object carries) of an object,
+    // refused the same way when writes are off. Namespace and name come from its metadata.
+    void createObject(const controller::kube::ResourceRef &resource,
+                      const nlohmann::json &object,
+                      controller::kube::RestClient::JsonCallback callback);
+    void updateObject(const controller::kube::ResourceRef &resource,
+                      const nlohmann::json &object,
+                      controller::kube::RestClient::JsonCallback callback);
+    // Why a write would be refused now (not connected, writes disabled); nullopt when allowed.
+    std::optional<controller::kube::ApiError> writeRefusal() const;
+
+    const controller::kube::ClientConfig &clientConfig() const { return m_config; }
     controller::kube::RestClient *client() const { return m_client; }
     controller::kube::DiscoveryClient *discovery() const { return m_discovery; }
     controller::kube::InformerStore *informer() const { return m_informer; }
@@ -134,6 +155,8 @@ private:
 
     bool m_demo = false;
     bool m_runReconciler = true;
+    bool m_playScenario = true;
+    controller::console::ScenarioPlayer *m_player = nullptr;
     std::unique_ptr<controller::reconcile::Clock> m_clock;
     controller::operators::CustomAppOperator *m_operator = nullptr;
     std::unique_ptr<QTemporaryDir> m_demoDir;

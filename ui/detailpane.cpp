@@ -1,6 +1,9 @@
 #include "ui/detailpane.h"
 
+#include "controller/console/dryrunplanner.h"
 #include "models/conditionsmodel.h"
+#include "models/ownedobjectsmodel.h"
+#include "models/plannedchangesmodel.h"
 #include "models/rfc3339.h"
 #include "models/transitiontimelinemodel.h"
 #include "ui/consolesession.h"
@@ -9,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <QFontDatabase>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPlainTextEdit>
@@ -19,6 +23,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 using namespace Qt::StringLiterals;
@@ -86,6 +91,14 @@ DetailPane::DetailPane(ConsoleSession *session, QWidget *parent)
     , m_timeline(
           new models::TransitionTimelineModel(models::TransitionLog::DefaultHistoryLimit, this))
     , m_events(new QTableWidget(0, 5, this))
+    , m_owned(new models::OwnedObjectsModel(this))
+    , m_ownedLabel(new QLabel(this))
+    , m_dryRun(new models::PlannedChangesModel(this))
+    , m_dryRunLabel(new QLabel(this))
+    , m_dryRunText(jsonView(this))
+    , m_ownedPage(new QWidget(this))
+    , m_dryRunPage(new QWidget(this))
+    , m_liveTimer(new QTimer(this))
 {
     setWindowTitle(tr("Details"));
     m_header->setTextFormat(Qt::RichText);
@@ -130,11 +143,67 @@ DetailPane::DetailPane(ConsoleSession *session, QWidget *parent)
     eventsLayout->addWidget(reload, 0, Qt::AlignLeft);
     eventsLayout->addWidget(m_events, 1);
 
+    // Owned objects: what the object's controller made for it, and how those are doing.
+    auto *ownedLayout = new QVBoxLayout(m_ownedPage);
+    ownedLayout->setContentsMargins(0, 4, 0, 0);
+    auto *reloadOwned = new QPushButton(tr("Reload &Owned Objects"), m_ownedPage);
+    connect(reloadOwned, &QPushButton::clicked, this, &DetailPane::refreshOwned);
+    auto *ownedTop = new QHBoxLayout;
+    ownedTop->addWidget(reloadOwned);
+    ownedTop->addWidget(m_ownedLabel, 1);
+    ownedLayout->addLayout(ownedTop);
+    auto *ownedView = tableView(m_owned, m_ownedPage);
+    ownedView->horizontalHeader()->setStretchLastSection(true);
+    ownedLayout->addWidget(ownedView, 1);
+
+    // Dry run: the reconciler's next writes for this object, computed, not sent.
+    auto *dryRunLayout = new QVBoxLayout(m_dryRunPage);
+    dryRunLayout->setContentsMargins(0, 4, 0, 0);
+    auto *plan = new QPushButton(tr("&Plan Again"), m_dryRunPage);
+    connect(plan, &QPushButton::clicked, this, &DetailPane::planDryRun);
+    m_dryRunLabel->setWordWrap(true);
+    m_dryRunLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto *dryRunTop = new QHBoxLayout;
+    dryRunTop->addWidget(plan, 0, Qt::AlignTop);
+    dryRunTop->addWidget(m_dryRunLabel, 1);
+    dryRunLayout->addLayout(dryRunTop);
+    auto *dryRunSplit = new QSplitter(Qt::Vertical, m_dryRunPage);
+    auto *dryRunView = tableView(m_dryRun, dryRunSplit);
+    dryRunView->horizontalHeader()->setStretchLastSection(true);
+    dryRunSplit->addWidget(dryRunView);
+    dryRunSplit->addWidget(m_dryRunText);
+    dryRunLayout->addWidget(dryRunSplit, 1);
+
+    overviewPage->setObjectName(u"overview"_s);
+    timelineView->setObjectName(u"timeline"_s);
+    m_raw->setObjectName(u"raw"_s);
+    eventsPage->setObjectName(u"events"_s);
+    m_ownedPage->setObjectName(u"owned"_s);
+    m_dryRunPage->setObjectName(u"dryrun"_s);
     m_tabs->addTab(overviewPage, tr("Spec && Status"));
     m_tabs->addTab(timelineView, tr("Timeline"));
     m_tabs->addTab(m_raw, tr("Raw JSON"));
     m_tabs->addTab(eventsPage, tr("Events"));
+    m_tabs->addTab(m_ownedPage, tr("Owned"));
+    m_tabs->addTab(m_dryRunPage, tr("Dry Run"));
     m_tabs->setDocumentMode(true);
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
+        if (m_tabs->currentWidget() == m_dryRunPage)
+            planDryRun();
+        else if (m_tabs->currentWidget() == m_ownedPage)
+            refreshOwned();
+    });
+    m_liveTimer->setSingleShot(true);
+    m_liveTimer->setInterval(1000);
+    connect(m_liveTimer, &QTimer::timeout, this, [this] {
+        refreshOwned();
+        if (m_planner)
+            planDryRun();
+    });
+    connect(m_session, &ConsoleSession::connected, this, [this] {
+        delete m_planner; // another cluster or identity
+        m_planner = nullptr;
+    });
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -157,7 +226,163 @@ void DetailPane::showObject(const QString &key)
     if (changed) {
         m_timeline->setTransitions(m_session->tracker().log().history(m_key));
         refreshEvents();
+        m_owned->setObjects({});
+        m_ownedByPath.clear();
+        refreshOwned();
+        m_dryRun->clear();
+        m_dryRunText->clear();
+        m_dryRunLabel->clear();
+        if (m_planner || m_tabs->currentWidget() == m_dryRunPage)
+            planDryRun();
     }
+}
+
+bool DetailPane::showTab(const QString &name)
+{
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        if (m_tabs->widget(i)->objectName() == name) {
+            m_tabs->setCurrentIndex(i);
+            return true;
+        }
+    }
+    return false;
+}
+
+void DetailPane::scheduleLiveRefresh()
+{
+    if (!m_liveTimer->isActive())
+        m_liveTimer->start();
+}
+
+void DetailPane::refreshOwned()
+{
+    const quint64 request = ++m_ownedRequest;
+    auto *client = m_session->client();
+    const auto *entry
+        = m_session->informer() && !m_key.isEmpty() ? m_session->informer()->entry(m_key) : nullptr;
+    if (!client || !entry) {
+        m_owned->setObjects({});
+        m_ownedLabel->clear();
+        return;
+    }
+    const QString ns = entry->summary.namespaceName;
+    const QString uid = entry->summary.uid;
+    using controller::kube::ResourceRef;
+    const QList<ResourceRef> kinds{ { u"apps"_s, u"v1"_s, u"deployments"_s, true },
+                                    { u"apps"_s, u"v1"_s, u"replicasets"_s, true },
+                                    { QString(), u"v1"_s, u"pods"_s, true } };
+    struct Gathered
+    {
+        QList<nlohmann::json> objects;
+        QHash<QString, nlohmann::json> byPath;
+        QStringList errors;
+        int pending = 0;
+    };
+    auto gathered = std::make_shared<Gathered>();
+    gathered->pending = int(kinds.size());
+    QPointer<DetailPane> self(this);
+    for (const ResourceRef &kind : kinds) {
+        client->list(
+            kind,
+            ns,
+            {},
+            [self, request, gathered, kind, uid](
+                models::Result<controller::kube::ListPage, controller::kube::ApiError> result) {
+                if (!self || request != self->m_ownedRequest)
+                    return;
+                if (result.ok()) {
+                    for (const QByteArray &item : result->items) {
+                        auto object = nlohmann::json::parse(
+                            item.constData(), item.constData() + item.size(), nullptr, false);
+                        if (object.is_discarded() || !object.is_object())
+                            continue;
+                        const auto meta = object.value("metadata", nlohmann::json::object());
+                        gathered->byPath.insert(
+                            kind.objectPath(
+                                QString::fromStdString(meta.value("namespace", std::string())),
+                                QString::fromStdString(meta.value("name", std::string()))),
+                            object);
+                        gathered->objects.append(std::move(object));
+                    }
+                } else if (!result.error().isNotFound()) { // no ReplicaSets on the embedded one
+                    gathered->errors.append(kind.plural + u": "_s + result.error().toString());
+                }
+                if (--gathered->pending > 0)
+                    return;
+                const auto rows = models::ownedObjects(uid, gathered->objects);
+                self->m_owned->setObjects(rows);
+                self->m_ownedByPath = gathered->byPath;
+                self->m_ownedLabel->setText(
+                    gathered->errors.isEmpty()
+                        ? tr("%n object(s) owned, directly or through another.",
+                             nullptr,
+                             int(rows.size()))
+                        : gathered->errors.join(u"; "_s));
+                emit self->ownedLoaded(int(rows.size()));
+            });
+    }
+}
+
+void DetailPane::planDryRun()
+{
+    if (m_key.isEmpty()) {
+        m_dryRunLabel->setText(tr("<i>Select an object.</i>"));
+        return;
+    }
+    if (m_session->resource().ref().collectionPath()
+        != ConsoleSession::CustomApps.collectionPath()) {
+        m_dryRunLabel->setText(
+            tr("The dry run is the embedded CustomApp reconciler's: select a CustomApp."));
+        m_dryRun->clear();
+        m_dryRunText->clear();
+        return;
+    }
+    if (!m_session->client()) {
+        m_dryRunLabel->setText(tr("not connected"));
+        return;
+    }
+    if (!m_planner) {
+        m_planner = new controller::console::DryRunPlanner(m_session->clientConfig(), this);
+        connect(m_planner,
+                &controller::console::DryRunPlanner::planned,
+                this,
+                &DetailPane::handlePlanned);
+    }
+    if (!m_planner->isReady())
+        m_dryRunLabel->setText(tr("Starting the dry-run reconciler's caches…"));
+    m_planner->plan(m_key);
+}
+
+void DetailPane::handlePlanned(const QString &key,
+                               const QList<controller::operators::PlannedWrite> &writes,
+                               const QString &outcome)
+{
+    if (key != m_key)
+        return;
+    const auto *entry = m_session->informer() ? m_session->informer()->entry(m_key) : nullptr;
+    const nlohmann::json object = entry ? entry->json() : nlohmann::json();
+    const qsizetype slash = m_key.indexOf(u'/');
+    const QString objectPath
+        = ConsoleSession::CustomApps.objectPath(m_key.left(slash), m_key.mid(slash + 1));
+    QList<models::PlannedChange> changes;
+    for (const auto &write : writes) {
+        nlohmann::json before;
+        if (write.path == objectPath || write.path == objectPath + u"/status"_s)
+            before = object;
+        else
+            before = m_ownedByPath.value(write.path);
+        changes += models::plannedChanges(write.verb, write.path, write.diff, before);
+    }
+    m_dryRun->setChanges(changes);
+    m_dryRunText->setPlainText(writes.isEmpty() ? QString() : models::plannedChangesText(changes));
+    m_dryRunLabel->setText(
+        writes.isEmpty()
+            ? tr("Nothing to write: the cluster is as the reconciler wants it (%1).").arg(outcome)
+            : tr("%n write(s) the reconciler would send now (not sent); then: %1.",
+                 nullptr,
+                 int(writes.size()))
+                  .arg(outcome));
+    emit dryRunPlanned(int(changes.size()));
 }
 
 void DetailPane::handleObjectsChanged(const QStringList &upserted, const QStringList &removed)
@@ -165,6 +390,7 @@ void DetailPane::handleObjectsChanged(const QStringList &upserted, const QString
     if (m_key.isEmpty() || (!upserted.contains(m_key) && !removed.contains(m_key)))
         return;
     refresh();
+    scheduleLiveRefresh();
     // Transitions the timeline has not shown yet.
     const auto history = m_session->tracker().log().history(m_key);
     const auto &shown = m_timeline->transitions();

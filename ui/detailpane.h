@@ -1,5 +1,8 @@
 #pragma once
 
+#include <nlohmann/json.hpp>
+
+#include <QHash>
 #include <QWidget>
 
 class QLabel;
@@ -7,9 +10,20 @@ class QPlainTextEdit;
 class QTabWidget;
 class QTableView;
 class QTableWidget;
+class QTimer;
+
+namespace reconscope::controller::console {
+class DryRunPlanner;
+}
+
+namespace reconscope::controller::operators {
+struct PlannedWrite;
+}
 
 namespace reconscope::models {
 class ConditionsModel;
+class OwnedObjectsModel;
+class PlannedChangesModel;
 class TransitionTimelineModel;
 } // namespace reconscope::models
 
@@ -19,8 +33,10 @@ class ConsoleSession;
 
 // Everything about one object: a header (name, state, reason), spec and status side by side, the
 // conditions table (lastTransitionTime, observedGeneration), the object's transition timeline,
-// the raw JSON, and its Events (core/v1, fieldSelector involvedObject). Follows the session: the
-// shown object is refreshed when a batch changes it.
+// the raw JSON, its Events (core/v1, fieldSelector involvedObject), the objects it owns
+// (Deployments, ReplicaSets, Pods through ownerReferences, with their status) and, for CustomApps,
+// a dry run: what the reconciler would write now, as a diff. Follows the session: the shown object
+// is refreshed when a batch changes it.
 class DetailPane final : public QWidget
 {
     Q_OBJECT
@@ -42,13 +58,29 @@ public:
     models::TransitionTimelineModel *timelineModel() const { return m_timeline; }
     QTableWidget *eventsTable() const { return m_events; }
     void refreshEvents();
+    // Lists Deployments, ReplicaSets and Pods of the object's namespace and keeps those it owns.
+    void refreshOwned();
+    // Runs the reconciler in dry-run mode for the object (CustomApps only).
+    void planDryRun();
+    models::OwnedObjectsModel *ownedModel() const { return m_owned; }
+    models::PlannedChangesModel *dryRunModel() const { return m_dryRun; }
+    QLabel *dryRunLabel() const { return m_dryRunLabel; }
+    QPlainTextEdit *dryRunText() const { return m_dryRunText; }
+    // Shows a tab by its (untranslated) name: overview, timeline, raw, events, owned, dryrun.
+    bool showTab(const QString &name);
 
 signals:
     void eventsLoaded(int count);
+    void ownedLoaded(int count);
+    void dryRunPlanned(int changes);
 
 private:
     void refresh();
     void handleObjectsChanged(const QStringList &upserted, const QStringList &removed);
+    void handlePlanned(const QString &key,
+                       const QList<reconscope::controller::operators::PlannedWrite> &writes,
+                       const QString &outcome);
+    void scheduleLiveRefresh();
 
     ConsoleSession *m_session;
     QString m_key;
@@ -61,6 +93,17 @@ private:
     models::TransitionTimelineModel *m_timeline;
     QTableWidget *m_events;
     quint64 m_eventsRequest = 0;
+    models::OwnedObjectsModel *m_owned;
+    QLabel *m_ownedLabel;
+    quint64 m_ownedRequest = 0;
+    QHash<QString, nlohmann::json> m_ownedByPath; // request path -> object, for diffs
+    models::PlannedChangesModel *m_dryRun;
+    QLabel *m_dryRunLabel;
+    QPlainTextEdit *m_dryRunText;
+    controller::console::DryRunPlanner *m_planner = nullptr;
+    QWidget *m_ownedPage;
+    QWidget *m_dryRunPage;
+    QTimer *m_liveTimer;
 };
 
 } // namespace reconscope::ui

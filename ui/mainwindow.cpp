@@ -4,6 +4,7 @@
 #include "ui/consolesession.h"
 #include "ui/consolestatusbar.h"
 #include "ui/contextpicker.h"
+#include "ui/customappdialog.h"
 #include "ui/detailpane.h"
 #include "ui/logpane.h"
 #include "ui/patchlabpanel.h"
@@ -11,7 +12,9 @@
 #include "ui/reconcilerpanel.h"
 #include "ui/resourcebrowser.h"
 #include "ui/resourcetablepanel.h"
+#include "ui/scenariopanel.h"
 #include "ui/stategraphpanel.h"
+#include "ui/yamleditor.h"
 
 #include <QApplication>
 #include <QDockWidget>
@@ -30,9 +33,12 @@ MainWindow::MainWindow(ConsoleSession *session, QWidget *parent)
     , m_detail(new DetailPane(session, this))
     , m_reconciler(new ReconcilerPanel(session, this))
     , m_statusBar(new ConsoleStatusBar(session, this))
+    , m_scenario(new ScenarioPanel(session->scenarioPlayer(), this))
+    , m_newObject(new QAction(tr("&New CustomApp…"), this))
+    , m_editYaml(new QAction(tr("&Edit as YAML…"), this))
 {
     setWindowTitle(tr("Reconscope"));
-    resize(1400, 900);
+    resize(1600, 1000);
     setStatusBar(m_statusBar);
     setDockNestingEnabled(true);
 
@@ -40,11 +46,19 @@ MainWindow::MainWindow(ConsoleSession *session, QWidget *parent)
     auto *quit = fileMenu->addAction(tr("&Quit"), qApp, &QApplication::quit);
     quit->setShortcut(QKeySequence::Quit);
     auto *objectsMenu = menuBar()->addMenu(tr("&Objects"));
+    m_newObject->setShortcut(QKeySequence::New);
+    m_editYaml->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    connect(m_newObject, &QAction::triggered, this, [this] { openNewObjectDialog(); });
+    connect(m_editYaml, &QAction::triggered, this, [this] { openYamlEditor(); });
+    objectsMenu->addActions({ m_newObject, m_editYaml });
+    objectsMenu->addSeparator();
     objectsMenu->addActions(m_table->actions());
     auto *graphMenu = menuBar()->addMenu(tr("&Graph"));
     graphMenu->addActions(m_graph->actions());
     auto *reconcilerMenu = menuBar()->addMenu(tr("&Reconciler"));
     reconcilerMenu->addActions(m_reconciler->actions());
+    auto *scenarioMenu = menuBar()->addMenu(tr("&Scenario"));
+    scenarioMenu->addActions(m_scenario->actions());
     auto *viewMenu = menuBar()->addMenu(tr("&View"));
 
     auto *centre = new QSplitter(Qt::Vertical, this);
@@ -57,6 +71,12 @@ MainWindow::MainWindow(ConsoleSession *session, QWidget *parent)
 
     addDock(m_contextPicker, Qt::LeftDockWidgetArea, viewMenu);
     QDockWidget *browserDock = addDock(m_browser, Qt::LeftDockWidgetArea, viewMenu);
+    QDockWidget *scenarioDock = addDock(m_scenario, Qt::LeftDockWidgetArea, viewMenu);
+    // The scenario writes: it plays on the embedded cluster only.
+    connect(session, &ConsoleSession::connected, scenarioDock, [session, scenarioDock] {
+        scenarioDock->setVisible(session->isDemo());
+        scenarioDock->widget()->setEnabled(session->isDemo());
+    });
     QDockWidget *detailDock = addDock(m_detail, Qt::RightDockWidgetArea, viewMenu);
     QDockWidget *reconcilerDock = addDock(m_reconciler, Qt::RightDockWidgetArea, viewMenu);
     tabifyDockWidget(detailDock, reconcilerDock);
@@ -72,13 +92,39 @@ MainWindow::MainWindow(ConsoleSession *session, QWidget *parent)
                             static_cast<QWidget *>(m_logPane) })
         tabifyDockWidget(reconcilerDock, addDock(panel, Qt::RightDockWidgetArea, viewMenu));
     detailDock->raise();
-    resizeDocks({ browserDock, detailDock }, { 250, 470 }, Qt::Horizontal);
+    resizeDocks({ browserDock, detailDock }, { 330, 560 }, Qt::Horizontal);
     centre->setSizes({ 340, 480 });
 
     connect(m_table, &ResourceTablePanel::objectSelected, this, &MainWindow::handleObjectSelected);
 }
 
 MainWindow::~MainWindow() = default;
+
+CustomAppDialog *MainWindow::openNewObjectDialog()
+{
+    auto *dialog = new CustomAppDialog(m_session, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &CustomAppDialog::created, this, [this](const QString &key) {
+        statusBar()->showMessage(tr("Created %1").arg(key), 5000);
+    });
+    dialog->show();
+    return dialog;
+}
+
+YamlEditor *MainWindow::openYamlEditor()
+{
+    const QString key = m_table->selectedKey();
+    if (key.isEmpty()) {
+        statusBar()->showMessage(tr("Select an object to edit first."), 5000);
+        return nullptr;
+    }
+    auto *editor = new YamlEditor(m_session, m_session->resource().ref(), key, this);
+    editor->setAttribute(Qt::WA_DeleteOnClose);
+    if (!editor->loadFromCache())
+        editor->reload();
+    editor->show();
+    return editor;
+}
 
 QDockWidget *MainWindow::addDock(QWidget *panel, Qt::DockWidgetArea area, QMenu *viewMenu)
 {

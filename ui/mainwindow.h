@@ -17,6 +17,7 @@ class ConsoleStatusBar;
 class LogPane;
 class PatchLabPanel;
 class RawApiConsole;
+class ScenarioPanel;
 
 // The main window only composes panels (docks and a splitter) and wires the selection between
 // them; each panel brings its own actions, which appear in the panel's menu.
@@ -39,6 +40,13 @@ public:
     PatchLabPanel *patchLab() const { return m_patchLab; }
     RawApiConsole *rawApiConsole() const { return m_rawApi; }
     LogPane *logPane() const { return m_logPane; }
+    ScenarioPanel *scenarioPanel() const { return m_scenario; }
+    QAction *newObjectAction() const { return m_newObject; }
+    QAction *editYamlAction() const { return m_editYaml; }
+    // Opens the "New CustomApp" dialog / the YAML editor on the selected object (non-modal; null
+    // when nothing is selected).
+    class CustomAppDialog *openNewObjectDialog();
+    class YamlEditor *openYamlEditor();
 
 private:
     QDockWidget *addDock(QWidget *panel, Qt::DockWidgetArea area, QMenu *viewMenu);
@@ -55,6 +63,9 @@ private:
     PatchLabPanel *m_patchLab = nullptr;
     RawApiConsole *m_rawApi = nullptr;
     LogPane *m_logPane = nullptr;
+    ScenarioPanel *m_scenario;
+    QAction *m_newObject;
+    QAction *m_editYaml;
 };
 
 } // namespace reconscope::ui

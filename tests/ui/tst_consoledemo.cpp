@@ -96,6 +96,7 @@ void tst_ConsoleDemo::initTestCase()
 {
     m_session = std::make_unique<ConsoleSession>();
     m_session->setRunReconciler(false); // this test plays the controller
+    m_session->setPlayScenario(false);
     m_window = std::make_unique<MainWindow>(m_session.get());
     m_tester = std::make_unique<QAbstractItemModelTester>(
         m_session->tableModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
