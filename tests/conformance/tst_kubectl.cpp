@@ -54,6 +54,7 @@ private Q_SLOTS:
     void cleanupTestCase();
     void apiResourcesListsCustomApps();
     void applyCreatesAndGetShowsPrinterColumns();
+    void applyDryRunServerStoresNothing();
     void getAsYamlAndRaw();
     void statusPatchLeavesSpecAndGeneration();
     void jsonPatchBumpsGeneration();
@@ -134,6 +135,37 @@ void tst_Kubectl::applyCreatesAndGetShowsPrinterColumns()
     const auto again = run({ u"apply"_s, u"-f"_s, u"-"_s }, webManifest);
     QCOMPARE(again.exitCode, 0);
     QCOMPARE(again.out.trimmed(), u"customapp.infrastructure.internal.net/web unchanged"_s);
+}
+
+// `kubectl apply --dry-run=server`: a POST (new object) and a PATCH (existing one) with
+// dryRun=All; kubectl reports what would happen, the server stores nothing.
+void tst_Kubectl::applyDryRunServerStoresNothing()
+{
+    const QString rvBefore = getJson(u"customapp"_s, u"web"_s)
+                                 .value(u"metadata"_s)
+                                 .toObject()
+                                 .value(u"resourceVersion"_s)
+                                 .toString();
+    QVERIFY(!rvBefore.isEmpty());
+    QByteArray fresh = webManifest;
+    fresh.replace("name: web", "name: dry-web");
+    auto result = run({ u"apply"_s, u"--dry-run=server"_s, u"-f"_s, u"-"_s }, fresh);
+    QCOMPARE(result.exitCode, 0);
+    QCOMPARE(result.out.trimmed(),
+             u"customapp.infrastructure.internal.net/dry-web created (server dry run)"_s);
+    result = run({ u"get"_s, u"customapp"_s, u"dry-web"_s });
+    QVERIFY(result.exitCode != 0);
+    QVERIFY2(result.err.contains(u"NotFound"_s), qPrintable(result.err));
+
+    QByteArray changed = webManifest;
+    changed.replace("image: nginx:1.27", "image: nginx:1.28");
+    result = run({ u"apply"_s, u"--dry-run=server"_s, u"-f"_s, u"-"_s }, changed);
+    QCOMPARE(result.exitCode, 0);
+    QCOMPARE(result.out.trimmed(),
+             u"customapp.infrastructure.internal.net/web configured (server dry run)"_s);
+    const QJsonObject web = getJson(u"customapp"_s, u"web"_s);
+    QCOMPARE(web.value(u"spec"_s).toObject().value(u"image"_s).toString(), u"nginx:1.27"_s);
+    QCOMPARE(web.value(u"metadata"_s).toObject().value(u"resourceVersion"_s).toString(), rvBefore);
 }
 
 void tst_Kubectl::getAsYamlAndRaw()
