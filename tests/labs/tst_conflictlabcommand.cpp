@@ -1,4 +1,6 @@
 // `reconscope conflict-lab` as a script runs it: the binary, on an embedded cluster of its own.
+#include "../conformance/servefixture.h"
+
 #include <nlohmann/json.hpp>
 
 #include <QProcess>
@@ -42,6 +44,8 @@ class tst_ConflictLabCommand : public QObject
 private slots:
     void jsonHasTheFiguresPerWriter();
     void plainTextTable();
+    void againstKubeconfig();
+    void missingKubeconfig();
     void help();
     void badArguments_data();
     void badArguments();
@@ -86,6 +90,59 @@ void tst_ConflictLabCommand::plainTextTable()
     QVERIFY(text.contains(u"lostUpdates"_s));
     QVERIFY(text.contains(u"\ngitops "_s));
     QVERIFY(text.contains(u"\nreconciler "_s));
+}
+
+void tst_ConflictLabCommand::againstKubeconfig()
+{
+    // A cluster in another process, reached through its kubeconfig as kind would be.
+    ServeFixture serve;
+    QVERIFY(serve.start({ u"--no-demo"_s }));
+    const auto output = runLab({ u"--design"_s,
+                                 u"a"_s,
+                                 u"--seconds"_s,
+                                 u"1"_s,
+                                 u"--objects"_s,
+                                 u"2"_s,
+                                 u"--kubeconfig"_s,
+                                 serve.kubeconfigPath(),
+                                 u"--context"_s,
+                                 u"reconscope-admin"_s,
+                                 u"-o"_s,
+                                 u"json"_s });
+    QVERIFY2(output.exitCode == 0, output.err.constData());
+    const auto json = nlohmann::json::parse(output.out.trimmed().toStdString(), nullptr, false);
+    QVERIFY(json.is_object());
+    QCOMPARE(json.value("crdInstalled", false), true);
+    QVERIFY(json["gitops"]["writes"].get<int>() > 0);
+    QVERIFY(json["reconciler"]["writes"].get<int>() > 0);
+    QCOMPARE(json["reconciler"]["lostUpdates"].get<int>(), 0);
+    if (ServeFixture::kubectlPath().isEmpty())
+        return;
+    // The CRD stays installed, the lab's objects are gone.
+    const auto crd = serve.kubectl({ u"get"_s, u"crd"_s, u"consumergroups.kafka.internal.net"_s });
+    QVERIFY2(crd.exitCode == 0, qPrintable(crd.err));
+    const auto objects = serve.kubectl({ u"get"_s,
+                                         u"consumergroups"_s,
+                                         u"-n"_s,
+                                         u"reconscope-conflict-lab"_s,
+                                         u"-o"_s,
+                                         u"name"_s });
+    QVERIFY2(objects.exitCode == 0, qPrintable(objects.err));
+    QCOMPARE(objects.out.trimmed(), QString());
+}
+
+void tst_ConflictLabCommand::missingKubeconfig()
+{
+    const auto output = runLab({ u"--design"_s,
+                                 u"a"_s,
+                                 u"--seconds"_s,
+                                 u"1"_s,
+                                 u"--kubeconfig"_s,
+                                 u"/nonexistent/kubeconfig"_s },
+                               10000);
+    QCOMPARE(output.exitCode, 1);
+    QVERIFY(output.err.contains("reconscope conflict-lab:"));
+    QVERIFY(output.out.isEmpty());
 }
 
 void tst_ConflictLabCommand::help()
