@@ -1,5 +1,7 @@
 #include "app/commands.h"
+#include "app/consolelogging.h"
 #include "ui/consolesession.h"
+#include "ui/logpane.h"
 #include "ui/mainwindow.h"
 
 #include <QApplication>
@@ -96,6 +98,8 @@ int runConsole(int argc, char *argv[])
     ui::ConsoleSession session;
     session.setNamespaceFilter(parser.value(options.namespace_));
     ui::MainWindow window(&session);
+    // Every message also goes to the log pane and to a rotating file in the user's data directory.
+    const ConsoleLogging logSinks(window.logPane()->sink());
     QObject::connect(
         &session, &ui::ConsoleSession::connectionFailed, &window, [](const QString &message) {
             std::fprintf(stderr, "reconscope: %s\n", qPrintable(message));
