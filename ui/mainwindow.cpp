@@ -6,6 +6,7 @@
 #include "ui/contextpicker.h"
 #include "ui/customappdialog.h"
 #include "ui/detailpane.h"
+#include "ui/lintpanel.h"
 #include "ui/logpane.h"
 #include "ui/patchlabpanel.h"
 #include "ui/rawapiconsole.h"
@@ -91,6 +92,10 @@ MainWindow::MainWindow(ConsoleSession *session, QWidget *parent)
                             static_cast<QWidget *>(m_rawApi),
                             static_cast<QWidget *>(m_logPane) })
         tabifyDockWidget(reconcilerDock, addDock(panel, Qt::RightDockWidgetArea, viewMenu));
+    // The API boundary verifier (CRD lint, live dry-run check), tabbed with them too.
+    auto *lintPanel = new LintPanel(session, this);
+    tabifyDockWidget(reconcilerDock, addDock(lintPanel, Qt::RightDockWidgetArea, viewMenu));
+    connect(m_table, &ResourceTablePanel::objectSelected, lintPanel, &LintPanel::setSelectedObject);
     detailDock->raise();
     resizeDocks({ browserDock, detailDock }, { 330, 560 }, Qt::Horizontal);
     centre->setSizes({ 340, 480 });
