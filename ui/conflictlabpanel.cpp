@@ -45,6 +45,7 @@ ConflictLabPanel::ConflictLabPanel(ConsoleSession *session, QWidget *parent)
     , m_cancel(new QPushButton(tr("Cancel"), this))
     , m_progress(new QProgressBar(this))
     , m_status(new QLabel(this))
+    , m_live(new QLabel(this))
     , m_writeHint(new QLabel(this))
     , m_requests(new QPlainTextEdit(this))
     , m_table(new QTableWidget(0, ColumnCount, this))
@@ -118,6 +119,7 @@ ConflictLabPanel::ConflictLabPanel(ConsoleSession *session, QWidget *parent)
     layout->addWidget(m_writeHint);
     layout->addWidget(m_progress);
     layout->addWidget(m_status);
+    layout->addWidget(m_live);
     layout->addWidget(splitter, 1);
 
     connect(m_run, &QPushButton::clicked, this, [this] { (void)run(); });
@@ -238,6 +240,7 @@ void ConflictLabPanel::startNext()
     m_lab = new clabs::ConflictLab(m_session->client()->config(), optionsFor(design), this);
     connect(m_lab, &clabs::ConflictLab::progress, this, &ConflictLabPanel::handleProgress);
     connect(m_lab, &clabs::ConflictLab::finished, this, &ConflictLabPanel::handleFinished);
+    connect(m_lab, &clabs::ConflictLab::figuresChanged, this, &ConflictLabPanel::handleFigures);
     m_lab->start();
 }
 
@@ -263,6 +266,20 @@ void ConflictLabPanel::handleFinished(const clabs::ConflictLabResult &result)
     startNext();
     if (!result.error.isEmpty())
         m_status->setText(tr("Failed: %1").arg(result.error));
+}
+
+void ConflictLabPanel::handleFigures(const clabs::ConflictLabResult &figures)
+{
+    const auto &g = figures.gitops();
+    const auto &r = figures.reconciler();
+    m_live->setText(tr("(%1) GitOps: %2 writes, %3 409s · reconciler: %4 reconciles, %5 writes, %6 "
+                       "409s")
+                        .arg(clabs::conflictDesignLetter(figures.design))
+                        .arg(g.writes)
+                        .arg(g.conflicts)
+                        .arg(r.reconciles)
+                        .arg(r.writes)
+                        .arg(r.conflicts));
 }
 
 void ConflictLabPanel::updateWriteState()

@@ -64,6 +64,8 @@ public:
     QPushButton *runButton() const { return m_run; }
     QProgressBar *progressBar() const { return m_progress; }
     QLabel *statusLabel() const { return m_status; }
+    // The running design's counters, updated while it runs.
+    QLabel *liveLabel() const { return m_live; }
     QTableWidget *resultsTable() const { return m_table; }
     QChartView *chartView() const { return m_chartView; }
     QPlainTextEdit *requestsView() const { return m_requests; }
@@ -78,6 +80,7 @@ private:
     void startNext();
     void handleProgress(double fraction, const QString &text);
     void handleFinished(const controller::labs::ConflictLabResult &result);
+    void handleFigures(const controller::labs::ConflictLabResult &figures);
     void updateWriteState();
     void updateRequests();
     void showResults();
@@ -90,6 +93,7 @@ private:
     QPushButton *m_cancel;
     QProgressBar *m_progress;
     QLabel *m_status;
+    QLabel *m_live;
     QLabel *m_writeHint;
     QPlainTextEdit *m_requests;
     QTableWidget *m_table;

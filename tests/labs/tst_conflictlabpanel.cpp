@@ -64,6 +64,7 @@ void tst_ConflictLabPanel::runsAllThreeDesignsAndShowsResults()
     QVERIFY(!panel.runButton()->isEnabled());
     QVERIFY(!panel.run()); // one run at a time
     QTRY_VERIFY_WITH_TIMEOUT(panel.progressBar()->value() > 0, 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(panel.liveLabel()->text().contains(u"GitOps"_s), 20000);
     QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 60000);
     QVERIFY2(ticks >= 20, qPrintable(QString::number(ticks)));
     QCOMPARE(panel.progressBar()->value(), panel.progressBar()->maximum());
