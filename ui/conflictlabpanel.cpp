@@ -361,6 +361,7 @@ void ConflictLabPanel::showResults()
             top = std::max(top, set->at(i));
     }
     y->setRange(0, top * 1.1);
+    y->applyNiceNumbers();
     y->setLabelFormat(u"%d"_s);
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
