@@ -21,6 +21,7 @@ constexpr auto usageCommands = R"(
 Commands:
   (none)                 the console on the embedded cluster, demo scenario running
   serve                  the embedded cluster alone, headless (see `reconscope serve --help`)
+  conflict-lab           GitOps vs reconciler under three API designs (see `reconscope conflict-lab --help`)
 )";
 
 struct ConsoleOptions
