@@ -322,9 +322,11 @@ std::optional<ApiError> ConsoleSession::writeRefusal() const
     if (!m_client)
         return ApiError::make(ApiError::Category::Network, tr("not connected"));
     if (!writesEnabled()) {
+        // Refused here, before any request: said as the server says a refusal (403 Forbidden).
         ApiError error = ApiError::make(
-            ApiError::Category::Auth,
-            tr("writes are disabled for context \"%1\": enable them first").arg(contextName()));
+            ApiError::Category::Status,
+            tr("writes are disabled for context \"%1\": enable them first").arg(contextName()),
+            403);
         error.reason = u"Forbidden"_s;
         return error;
     }
