@@ -67,6 +67,11 @@ PatchLabPanel::PatchLabPanel(ConsoleSession *session, QWidget *parent)
     m_precondition->addItem(tr("no resourceVersion"), int(labs::Precondition::None));
     m_precondition->addItem(tr("current resourceVersion"), int(labs::Precondition::Current));
     m_precondition->addItem(tr("stale resourceVersion"), int(labs::Precondition::Stale));
+    // Narrow by default: the panel shares a dock area with others.
+    for (auto *combo : { m_object, m_target, m_type, m_precondition }) {
+        combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        combo->setMinimumContentsLength(6);
+    }
     m_timeout->setRange(0, 600);
     m_timeout->setValue(m_lab->reactionTimeout() / 1000);
     m_timeout->setSuffix(tr(" s"));

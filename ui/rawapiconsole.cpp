@@ -40,6 +40,8 @@ RawApiConsole::RawApiConsole(ConsoleSession *session, QWidget *parent)
     m_path->setEditable(true);
     m_path->setInsertPolicy(QComboBox::NoInsert);
     m_path->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    m_path->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_path->setMinimumContentsLength(12);
     m_path->lineEdit()->setPlaceholderText(
         tr("/apis/infrastructure.internal.net/v1/namespaces/default/customapps/my-app"));
     m_path->setToolTip(tr("Any API path, as kubectl get --raw takes it (a query is allowed)"));

@@ -623,8 +623,17 @@ PatchLab::~PatchLab()
 
 void PatchLab::setClient(RestClient *client)
 {
-    if (m_busy)
+    if (m_busy) {
+        // The old client's answers will not come: end the experiment where it stands.
+        if (PatchExperiment *e = current(); e && !e->finished) {
+            e->error = ApiError::make(ApiError::Category::Cancelled,
+                                      u"the console switched to another cluster or context"_s);
+            m_client = client;
+            answer();
+            return;
+        }
         stopWatching();
+    }
     m_client = client;
 }
 

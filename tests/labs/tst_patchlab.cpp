@@ -43,6 +43,7 @@ private slots:
     void statusKeptWithoutReconciler();
     void copiedKubectlHasSameEffect();
     void historyExport();
+    void clientSwitchEndsExperiment();
 
 private:
     lab::PatchRequest request(const QString &name,
@@ -506,6 +507,33 @@ void tst_PatchLab::historyExport()
     QCOMPARE_JSON(list[1]["precondition"], "stale resourceVersion");
     m_lab->clearHistory();
     QVERIFY(m_lab->history().isEmpty());
+}
+
+void tst_PatchLab::clientSwitchEndsExperiment()
+{
+    createApp(u"web"_s);
+    QSignalSpy finished(m_lab.get(), &lab::PatchLab::experimentFinished);
+    const int id = m_lab->run(
+        request(u"web"_s, lab::PatchTarget::Status, lab::PatchTemplate::ManualOverride));
+    QVERIFY(id > 0);
+    QVERIFY(m_lab->isBusy());
+    QCOMPARE(
+        m_lab->run(request(u"web"_s, lab::PatchTarget::Main, lab::PatchTemplate::BumpSpecField)),
+        0); // one at a time
+    // The console reconnects (a new client) before the answer came.
+    auto other = std::make_unique<kube::RestClient>(m_fx->clientConfig());
+    m_lab->setClient(other.get());
+    m_client.reset();
+    QCOMPARE(finished.count(), 1);
+    QVERIFY(!m_lab->isBusy());
+    const auto *e = m_lab->experiment(id);
+    QVERIFY(e && e->error);
+    QCOMPARE(e->error->category, kube::ApiError::Category::Cancelled);
+    // The lab goes on with the new client.
+    QVERIFY(
+        runToEnd(request(u"web"_s, lab::PatchTarget::Status, lab::PatchTemplate::ClearConditions)));
+    QCOMPARE(m_lab->history().last().httpCode, 200);
+    m_lab.reset(); // before the client it uses
 }
 
 QTEST_GUILESS_MAIN(tst_PatchLab)
