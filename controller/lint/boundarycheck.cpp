@@ -383,7 +383,7 @@ void BoundaryCheck::runChecks()
     const Probe specProbe = *m_result.specProbe;
     const QString mainPath = m_resource.objectPath(m_result.ns, m_result.name);
     const QString statusPath = m_resource.objectPath(m_result.ns, m_result.name, u"status"_s);
-    auto patchBody = [rv](const Probe &probe, const QString &resourceVersion) {
+    auto patchBody = [](const Probe &probe, const QString &resourceVersion) {
         json body = nested(probe.path, probe.value);
         body["metadata"] = { { "resourceVersion", resourceVersion.toStdString() } };
         return QByteArray::fromStdString(body.dump());
