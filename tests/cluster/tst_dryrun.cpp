@@ -338,6 +338,27 @@ void tst_DryRun::builtinKinds()
         str(parse(call("GET", u"/api/v1/namespaces/kube-node-lease"_s).body)["status"]["phase"]),
         u"Active"_s);
     QCOMPARE(m_cluster->currentResourceVersion(), afterCreate);
+
+    // The scale subresource passes the option on: the answer scales, the Deployment stays.
+    const QString deployments = u"/apis/apps/v1/namespaces/default/deployments"_s;
+    QCOMPARE(
+        call(
+            "POST",
+            deployments,
+            R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"replicas":2,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}}}})")
+            .status,
+        201);
+    const qint64 afterDeployment = m_cluster->currentResourceVersion();
+    response = call("PATCH",
+                    deployments + u"/web/scale?dryRun=All"_s,
+                    R"({"spec":{"replicas":5}})",
+                    "application/merge-patch+json");
+    QCOMPARE(response.status, 200);
+    QCOMPARE(parse(response.body)["spec"]["replicas"].get<int>(), 5);
+    const json deployment = parse(call("GET", deployments + u"/web"_s).body);
+    QCOMPARE(deployment["spec"]["replicas"].get<int>(), 2);
+    QCOMPARE(deployment["metadata"]["generation"].get<int>(), 1);
+    QCOMPARE(m_cluster->currentResourceVersion(), afterDeployment);
 }
 
 void tst_DryRun::invalidDryRunValues_data()
