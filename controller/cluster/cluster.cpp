@@ -1377,6 +1377,20 @@ ApiResult<WriteResult> Cluster::doPatch(const TypePtr &typePtr,
         if (!patchDocument.is_array())
             return ApiError::badRequest(
                 u"json: cannot unmarshal object into Go value of type jsonpatch.Patch"_s);
+        for (const json &operation : patchDocument) {
+            if (!operation.is_object()) {
+                // encoding/json decoding jsonpatch.Patch ([]Operation, each a map).
+                const char *type = operation.is_array() ? "array"
+                    : operation.is_string()             ? "string"
+                    : operation.is_number()             ? "number"
+                    : operation.is_boolean()            ? "bool"
+                                                        : nullptr;
+                if (type)
+                    return ApiError::badRequest(
+                        u"json: cannot unmarshal %1 into Go value of type jsonpatch.Operation"_s
+                            .arg(QLatin1String(type)));
+            }
+        }
         if (patchDocument.size() > 10000)
             return ApiError::requestEntityTooLarge(
                 u"The allowed maximum operations in a JSON patch is 10000, got %1"_s.arg(

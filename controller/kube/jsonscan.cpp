@@ -9,7 +9,10 @@ namespace reconscope::controller::kube::jsonscan {
 
 namespace {
 
-constexpr int MaxDepth = 512;
+// What a server may store is bounded by Go's decoder at 10000 levels (encoding/json's
+// maxNestingDepth); a list wraps an object in two more, a watch event in one. Refusing less would
+// let one legal object stop every watch of its resource (each restart meets it again).
+constexpr int MaxDepth = 10000 + 2;
 
 bool isHex(char c)
 {

@@ -6,9 +6,9 @@
 //   header-name: value        (zero or more)
 //                             (blank line)
 //   body
-// Each input runs on a fresh cluster as an admin (system:masters). Invariants: the status is a
-// real HTTP status; a JSON response body is valid JSON; a request answered 4xx changed nothing (the
-// resourceVersion counter is unchanged and no event was committed). Watches are started, given
+// Each input meets the same initial cluster, as an admin (system:masters). Invariants: the status
+// is a real HTTP status; a JSON response body is valid JSON; a request answered 4xx changed nothing
+// (the resourceVersion counter is unchanged and no event was committed). Watches are started, given
 // the events they produce, and cancelled.
 
 #include "controller/cluster/apiserver.h"
@@ -21,6 +21,8 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
+#include <utility>
 
 using namespace Qt::StringLiterals;
 using namespace reconscope::controller::cluster;
@@ -79,29 +81,38 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
 {
     const ApiRequest request
         = parseRequest(QByteArray(reinterpret_cast<const char *>(data), qsizetype(size)));
-    {
-        Cluster cluster;
-        ApiServer server(&cluster);
-        int events = 0;
-        cluster.subscribe([&events](const ClusterEvent &) { ++events; });
-        const qint64 revisionBefore = cluster.currentResourceVersion();
 
-        const ApiResponse response = server.handle(request);
-        if (response.status < 100 || response.status > 599)
-            std::abort();
-        if (response.watch) {
-            auto sink = std::make_shared<CountingSink>();
-            response.watch->start(sink);
-            response.watch->cancel();
-        } else if (response.contentType.startsWith("application/json")
-                   && !nlohmann::json::accept(response.body.constBegin(),
-                                              response.body.constEnd())) {
-            std::abort(); // a JSON response that does not parse
-        }
-        if (response.status >= 400 && response.status < 500
-            && (cluster.currentResourceVersion() != revisionBefore || events != 0))
-            std::abort(); // a refused request changed the cluster
+    // A cluster is expensive to build: one serves every input until a request changes it (the
+    // next input then starts from a fresh one, so each input meets the same initial state).
+    static Cluster *cluster = nullptr; // left to the OS at exit, after Qt is gone
+    static ApiServer *server = nullptr;
+    static int events = 0;
+    if (!cluster) {
+        reconscope::fuzz::drainEvents();
+        cluster = new Cluster;
+        server = new ApiServer(cluster);
+        cluster->subscribe([](const ClusterEvent &) { ++events; });
     }
-    reconscope::fuzz::drainEvents();
+    events = 0;
+    const qint64 revisionBefore = cluster->currentResourceVersion();
+
+    const ApiResponse response = server->handle(request);
+    if (response.status < 100 || response.status > 599)
+        std::abort();
+    if (response.watch) {
+        auto sink = std::make_shared<CountingSink>();
+        response.watch->start(sink);
+        response.watch->cancel();
+    } else if (response.contentType.startsWith("application/json")
+               && !nlohmann::json::accept(response.body.constBegin(), response.body.constEnd())) {
+        std::abort(); // a JSON response that does not parse
+    }
+    const bool changed = cluster->currentResourceVersion() != revisionBefore || events != 0;
+    if (response.status >= 400 && response.status < 500 && changed)
+        std::abort(); // a refused request changed the cluster
+    if (changed) {
+        delete std::exchange(server, nullptr);
+        delete std::exchange(cluster, nullptr);
+    }
     return 0;
 }

@@ -7,6 +7,7 @@
 
 #include "controller/kube/clientconfig.h"
 #include "controller/kube/kubeconfig.h"
+#include "fuzzsupport.h"
 
 #include <cstdint>
 #include <cstdlib>
@@ -30,6 +31,12 @@ bool readsFiles(const Kubeconfig &config, const KubeconfigContext &context)
 }
 
 } // namespace
+
+extern "C" int LLVMFuzzerInitialize(int *, char ***)
+{
+    reconscope::fuzz::ensureApplication(); // certificate parsing initialises Qt's TLS backend
+    return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
 {

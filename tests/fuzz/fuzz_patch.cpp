@@ -3,7 +3,7 @@
 // structural-schema pruning and validation of the result, then storage.
 //
 // Input: the first byte picks the patch type and whether the status subresource is patched; the
-// rest is the patch body. Each input runs on a fresh cluster holding one CustomApp. Invariants: a
+// rest is the patch body. Each input meets the same stored CustomApp. Invariants: a
 // refused patch changes nothing (same resourceVersion counter, same stored object, no event); an
 // accepted one stores an object that still has its name and a resourceVersion.
 
@@ -14,6 +14,8 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
+#include <utility>
 
 using namespace Qt::StringLiterals;
 using namespace reconscope::controller::cluster;
@@ -47,33 +49,38 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     const bool status = (data[0] & 2) != 0;
     const QByteArray body(reinterpret_cast<const char *>(data) + 1, qsizetype(size - 1));
 
-    {
-        Cluster cluster;
-        auto created = cluster.create(apps, u"default"_s, seedObject());
-        if (!created)
+    // A cluster is expensive to build: one serves every input until a patch is accepted (the
+    // next input then starts from a fresh one, so each input sees the same stored object).
+    static Cluster *cluster = nullptr; // left to the OS at exit, after Qt is gone
+    static int events = 0;
+    if (!cluster) {
+        reconscope::fuzz::drainEvents();
+        cluster = new Cluster;
+        if (!cluster->create(apps, u"default"_s, seedObject()))
             std::abort();
-        int events = 0;
-        cluster.subscribe([&events](const ClusterEvent &) { ++events; });
-        const qint64 revisionBefore = cluster.currentResourceVersion();
-        const json before = *cluster.get(apps, u"default"_s, u"fuzz"_s);
-
-        auto patched = cluster.patch(apps, u"default"_s, u"fuzz"_s, type, body, status);
-        if (!patched) {
-            if (patched.error().code < 400 || patched.error().code > 599
-                || patched.error().message.isEmpty())
-                std::abort();
-            if (cluster.currentResourceVersion() != revisionBefore || events != 0)
-                std::abort(); // a refused patch changed the revision or sent an event
-            auto after = cluster.get(apps, u"default"_s, u"fuzz"_s);
-            if (!after || *after != before)
-                std::abort(); // a refused patch changed the stored object
-        } else {
-            auto after = cluster.get(apps, u"default"_s, u"fuzz"_s);
-            if (!after || (*after)["metadata"]["name"] != "fuzz"
-                || !(*after)["metadata"]["resourceVersion"].is_string())
-                std::abort();
-        }
+        cluster->subscribe([](const ClusterEvent &) { ++events; });
     }
-    reconscope::fuzz::drainEvents();
+    events = 0;
+    const qint64 revisionBefore = cluster->currentResourceVersion();
+    const json before = *cluster->get(apps, u"default"_s, u"fuzz"_s);
+
+    auto patched = cluster->patch(apps, u"default"_s, u"fuzz"_s, type, body, status);
+    if (!patched) {
+        if (patched.error().code < 400 || patched.error().code > 599
+            || patched.error().message.isEmpty())
+            std::abort();
+        if (cluster->currentResourceVersion() != revisionBefore || events != 0)
+            std::abort(); // a refused patch changed the revision or sent an event
+        auto after = cluster->get(apps, u"default"_s, u"fuzz"_s);
+        if (!after || *after != before)
+            std::abort(); // a refused patch changed the stored object
+    } else {
+        auto after = cluster->get(apps, u"default"_s, u"fuzz"_s);
+        if (!after || (*after)["metadata"]["name"] != "fuzz"
+            || !(*after)["metadata"]["resourceVersion"].is_string())
+            std::abort();
+        if (cluster->currentResourceVersion() != revisionBefore)
+            delete std::exchange(cluster, nullptr);
+    }
     return 0;
 }
