@@ -461,8 +461,9 @@ void benchConsole(BenchServer &server,
     env.insert(u"QT_QPA_PLATFORM"_s, u"offscreen"_s);
     child.setProcessEnvironment(env);
     child.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    child.start(QCoreApplication::applicationFilePath(),
-                { u"--console-child"_s, server.kubeconfigPath(), QString::number(objects) });
+    startChild(child,
+               "RECONSCOPE_BENCH_WRAP_CONSOLE",
+               { u"--console-child"_s, server.kubeconfigPath(), QString::number(objects) });
     const json shown = readChildLine(child, 600000);
     if (shown.is_discarded() || !shown.contains("painted_seconds")) {
         std::fprintf(stderr, "console child failed\n");
@@ -485,14 +486,17 @@ void benchConsole(BenchServer &server,
     figures.set("memory_per_raw_byte", double(peak) / double(rawJsonBytes));
     figures.set("steady_memory_per_raw_byte", double(steady) / double(rawJsonBytes));
     figures.set("list_max_stall_ms", shown["load_max_stall_ms"]);
+    figures.set("list_max_stall_cpu_ms", shown["load_max_stall_cpu_ms"]);
+    figures.set("list_max_busy_ms", shown["load_max_busy_ms"]);
     std::printf("console painted   %8.2f s  (%d rows sorted%s; %.1fx kubectl, %.1fx python; "
-                "longest UI stall while loading %.0f ms)\n",
+                "longest UI stall while loading %.0f ms, %.0f ms of it busy)\n",
                 seconds,
                 shown["rows"].get<int>(),
                 shown["sorted"].get<bool>() ? "" : " NOT SORTED",
                 kubectlSeconds > 0 ? kubectlSeconds / seconds : 0.0,
                 pythonSeconds > 0 ? pythonSeconds / seconds : 0.0,
-                shown["load_max_stall_ms"].get<double>());
+                shown["load_max_stall_ms"].get<double>(),
+                shown["load_max_stall_cpu_ms"].get<double>());
     std::printf("console memory    %8.0f MB peak, %.0f MB steady (%.2f x / %.2f x the raw JSON)\n",
                 double(peak) / 1e6,
                 double(steady) / 1e6,
@@ -531,20 +535,26 @@ void benchConsole(BenchServer &server,
         const std::string prefix = "watch_" + std::to_string(rate) + "_";
         figures.set(prefix + "achieved_per_s", achieved);
         figures.set(prefix + "max_stall_ms", stall);
+        figures.set(prefix + "max_stall_cpu_ms", phase["max_stall_cpu_ms"]);
+        figures.set(prefix + "max_busy_ms", phase["max_busy_ms"]);
         figures.set(prefix + "latency_p50_ms", phase["latency_p50_ms"]);
         figures.set(prefix + "latency_p99_ms", p99);
         figures.set(prefix + "changed_rows", phase["changed_rows"]);
         if (rate == 10000) {
             figures.set("ui_max_stall_ms", stall);
+            figures.set("ui_max_busy_ms", phase["max_busy_ms"]);
             figures.set("event_latency_p99_ms", p99);
         }
         figures.set("peak_rss_under_load_bytes", phase["peak_rss_bytes"]);
-        std::printf("watch load %5d/s: %6.0f/s sent, %lld rows changed, UI stall max %4.0f ms, "
+        std::printf("watch load %5d/s: %6.0f/s sent, %lld rows changed, UI stall max %4.0f ms "
+                    "(UI thread busy %.0f ms of it; most busy between ticks %.0f ms), "
                     "latency p50 %4.0f ms p99 %4.0f ms%s\n",
                     rate,
                     achieved,
                     phase["changed_rows"].get<qint64>(),
                     stall,
+                    phase["max_stall_cpu_ms"].get<double>(),
+                    phase["max_busy_ms"].get<double>(),
                     phase["latency_p50_ms"].get<double>(),
                     p99,
                     kept ? "" : "  (over the limits)");
@@ -560,8 +570,9 @@ void benchReconcile(BenchServer &server, Figures &figures, int *failures)
 {
     QProcess child;
     child.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    child.start(QCoreApplication::applicationFilePath(),
-                { u"--reconcile-child"_s, server.kubeconfigPath() });
+    startChild(child,
+               "RECONSCOPE_BENCH_WRAP_RECONCILE",
+               { u"--reconcile-child"_s, server.kubeconfigPath() });
     child.waitForFinished(600000);
     const auto line = child.readAllStandardOutput().trimmed();
     const auto result = json::parse(line.constBegin(), line.constEnd(), nullptr, false);
