@@ -21,6 +21,32 @@ namespace {
 
 constexpr int RequestTimeoutMs = 60'000;
 const char *const SslErrorsProperty = "reconscopeSslErrors";
+// The body of a (non-streaming) reply read so far: drained at each readyRead into one buffer
+// sized from Content-Length, so that QNetworkReply's chunk buffer never holds a whole list (which
+// cost about twice the body, plus a third copy when readAll() joined the chunks at the end).
+const char *const BodyProperty = "reconscopeBody";
+
+void drainBody(QNetworkReply *reply)
+{
+    QByteArray body = reply->property(BodyProperty).toByteArray();
+    reply->setProperty(BodyProperty, QVariant()); // the local copy is now the only one
+    if (body.isEmpty()) {
+        const qint64 length = reply->header(QNetworkRequest::ContentLengthHeader).toLongLong();
+        if (length > 0 && length < (qint64(1) << 31))
+            body.reserve(length);
+    }
+    body += reply->readAll();
+    reply->setProperty(BodyProperty, QVariant(std::move(body)));
+}
+
+// The whole body of a reply, whether drained or not.
+QByteArray takeBody(QNetworkReply *reply)
+{
+    QByteArray body = reply->property(BodyProperty).toByteArray();
+    reply->setProperty(BodyProperty, QVariant());
+    body += reply->readAll();
+    return body;
+}
 
 QString describeSslErrors(const QList<QSslError> &errors, const QString &host)
 {
@@ -282,6 +308,7 @@ RestClient::RestClient(ClientConfig config, QObject *parent)
     const auto proxy = m_config.proxy ? m_config.proxy : proxyFromEnvironment(m_config.server);
     m_network->setProxy(proxy ? *proxy : QNetworkProxy(QNetworkProxy::NoProxy));
     m_network->setAutoDeleteReplies(false);
+    spdlog::debug("kube client: {}", redaction::describeConfig(m_config).toStdString());
 }
 
 RestClient::~RestClient() = default;
@@ -332,7 +359,7 @@ ApiError RestClient::errorOf(QNetworkReply *reply) const
         ApiError error = ApiError::fromHttp(
             status,
             reply->header(QNetworkRequest::ContentTypeHeader).toString().toLatin1(),
-            reply->readAll());
+            takeBody(reply));
         if (const auto seconds = retryAfterOf(status, reply->rawHeader("Retry-After")))
             error.retryAfterSeconds = *seconds;
         return error;
@@ -418,6 +445,7 @@ void RestClient::send(Call call, ReplyHandler onReply, std::function<void(ApiErr
                 onReply(reply);
                 return;
             }
+            connect(reply, &QNetworkReply::readyRead, this, [reply] { drainBody(reply); });
             connect(reply,
                     &QNetworkReply::finished,
                     this,
@@ -494,7 +522,7 @@ void RestClient::request(const QByteArray &method,
             RawResponse response;
             response.status = status;
             response.contentType = reply->rawHeader("Content-Type");
-            response.body = reply->readAll();
+            response.body = takeBody(reply);
             callback(std::move(response));
         },
         [callback](ApiError error) { callback(std::move(error)); });
@@ -644,7 +672,7 @@ void RestClient::listPage(const ResourceRef &resource,
                 }
                 ListPage page;
                 QString error;
-                if (!decodeListPage(response->body, &page, &error)) {
+                if (!decodeListPageShared(response->body, &page, &error)) {
                     callback(ApiError::make(ApiError::Category::Decode, error));
                     return;
                 }
