@@ -1,15 +1,22 @@
 #include "app/commands.h"
 #include "app/consolelogging.h"
+#include "controller/console/scenarioplayer.h"
 #include "ui/consolesession.h"
+#include "ui/detailpane.h"
 #include "ui/logpane.h"
 #include "ui/mainwindow.h"
+#include "ui/resourcetablepanel.h"
+#include "ui/stategraphpanel.h"
+#include "ui/stategraphscene.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QElapsedTimer>
 #include <QTimer>
 
 #include <cstdio>
 #include <cstring>
+#include <memory>
 
 using namespace Qt::StringLiterals;
 
@@ -39,6 +46,25 @@ struct ConsoleOptions
     QCommandLineOption screenshot{ u"screenshot"_s,
                                    u"Save a PNG of the main window to this file and exit."_s,
                                    u"file"_s };
+    QCommandLineOption screenshotPanel{ u"screenshot-panel"_s,
+                                        u"What the screenshot shows: window (default), graph or "
+                                        "detail."_s,
+                                        u"panel"_s,
+                                        u"window"_s };
+    QCommandLineOption screenshotMidTransition{
+        u"screenshot-mid-transition"_s,
+        u"Take the screenshot while the state graph animates a transition."_s
+    };
+    QCommandLineOption select{ u"select"_s,
+                               u"Select this object (NAMESPACE/NAME) once it is listed."_s,
+                               u"key"_s };
+    QCommandLineOption detailTab{ u"detail-tab"_s,
+                                  u"Show this tab of the detail pane: overview, timeline, raw, "
+                                  "events, owned, dryrun."_s,
+                                  u"tab"_s };
+    QCommandLineOption scenarioSpeed{
+        u"scenario-speed"_s, u"Demo scenario speed, 0.5 to 8 (default 1)."_s, u"factor"_s, u"1"_s
+    };
     QCommandLineOption screenshotAfter{ u"screenshot-after"_s,
                                         u"Milliseconds to wait before the screenshot (default "
                                         "3000)."_s,
@@ -52,7 +78,16 @@ struct ConsoleOptions
             + QString::fromLatin1(usageCommands));
         parser.addHelpOption();
         parser.addVersionOption();
-        parser.addOptions({ kubeconfig, context, namespace_, screenshot, screenshotAfter });
+        parser.addOptions({ kubeconfig,
+                            context,
+                            namespace_,
+                            screenshot,
+                            screenshotAfter,
+                            select,
+                            detailTab,
+                            scenarioSpeed,
+                            screenshotPanel,
+                            screenshotMidTransition });
     }
 };
 
@@ -116,15 +151,62 @@ int runConsole(int argc, char *argv[])
         std::fprintf(stderr, "reconscope: %s\n", qPrintable(started.error().message));
         return 1;
     }
+    bool speedOk = false;
+    const double speed = parser.value(options.scenarioSpeed).toDouble(&speedOk);
+    if (!speedOk || speed < controller::console::ScenarioPlayer::MinSpeed
+        || speed > controller::console::ScenarioPlayer::MaxSpeed) {
+        std::fprintf(stderr, "reconscope: --scenario-speed needs a factor from 0.5 to 8\n");
+        return 2;
+    }
+    session.scenarioPlayer()->setSpeed(speed);
+    if (parser.isSet(options.detailTab)
+        && !window.detailPane()->showTab(parser.value(options.detailTab))) {
+        std::fprintf(
+            stderr, "reconscope: no detail tab %s\n", qPrintable(parser.value(options.detailTab)));
+        return 2;
+    }
+    if (parser.isSet(options.select)) {
+        // The object is selected as soon as the table lists it.
+        const QString key = parser.value(options.select);
+        auto connection = std::make_shared<QMetaObject::Connection>();
+        *connection = QObject::connect(
+            &session, &ui::ConsoleSession::objectsChanged, &window, [&window, key, connection] {
+                if (window.tablePanel()->selectKey(key))
+                    QObject::disconnect(*connection);
+            });
+    }
     window.show();
 
     if (parser.isSet(options.screenshot)) {
         const QString file = parser.value(options.screenshot);
-        QTimer::singleShot(screenshotAfter, &window, [&window, file] {
-            const bool saved = window.grab().save(file, "PNG");
-            if (!saved)
-                std::fprintf(stderr, "reconscope: cannot write %s\n", qPrintable(file));
-            QCoreApplication::exit(saved ? 0 : 1);
+        const QString what = parser.value(options.screenshotPanel);
+        QWidget *target = what == u"window" ? static_cast<QWidget *>(&window)
+            : what == u"graph"              ? static_cast<QWidget *>(window.graphPanel())
+            : what == u"detail"             ? static_cast<QWidget *>(window.detailPane())
+                                            : nullptr;
+        if (!target) {
+            std::fprintf(stderr, "reconscope: --screenshot-panel is window, graph or detail\n");
+            return 2;
+        }
+        const bool midTransition = parser.isSet(options.screenshotMidTransition);
+        QTimer::singleShot(screenshotAfter, &window, [&window, target, file, midTransition] {
+            auto *poll = new QTimer(&window);
+            auto *waited = new QElapsedTimer;
+            waited->start();
+            // Mid-transition: the first moment (within 20 s) a move is being animated.
+            const auto take = [&window, target, file, midTransition, poll, waited] {
+                if (midTransition && window.graphPanel()->scene()->animatingEdges().isEmpty()
+                    && waited->elapsed() < 20000)
+                    return;
+                poll->stop();
+                delete waited;
+                const bool saved = target->grab().save(file, "PNG");
+                if (!saved)
+                    std::fprintf(stderr, "reconscope: cannot write %s\n", qPrintable(file));
+                QCoreApplication::exit(saved ? 0 : 1);
+            };
+            QObject::connect(poll, &QTimer::timeout, &window, take);
+            poll->start(15);
         });
     }
     return app.exec();

@@ -54,9 +54,12 @@ void describeWorkload(const json &object, OwnedObject &row)
         const QString value = str(condition, "status");
         const bool bad = (type == u"ReplicaFailure" && value == u"True")
             || ((type == u"Available" || type == u"Progressing") && value == u"False");
-        if (bad) {
-            row.status += u" · %1 %2"_s.arg(type, str(condition, "reason"));
-            row.detail = str(condition, "message");
+        // The status column stays short; the first failing condition goes to the detail.
+        if (bad && row.detail.isEmpty()) {
+            row.detail
+                = u"%1 %2: %3"_s.arg(type, str(condition, "reason"), str(condition, "message"));
+            row.healthy = false;
+        } else if (bad) {
             row.healthy = false;
         }
     }

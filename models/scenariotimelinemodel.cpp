@@ -100,11 +100,11 @@ QVariant ScenarioTimelineModel::data(const QModelIndex &index, int role) const
             case StepState::Pending:
                 return QString();
             case StepState::Running:
-                return tr("running…");
+                return u"…"_s;
             case StepState::Done:
-                return outcome.message.isEmpty() ? tr("done") : outcome.message;
+                return u"✓"_s;
             case StepState::Failed:
-                return outcome.message;
+                return u"✗ "_s + outcome.message;
             }
         }
         return {};

@@ -20,6 +20,7 @@
 #include <QApplication>
 #include <QDockWidget>
 #include <QMenuBar>
+#include <QScrollArea>
 #include <QSplitter>
 
 namespace reconscope::ui {
@@ -135,7 +136,18 @@ QDockWidget *MainWindow::addDock(QWidget *panel, Qt::DockWidgetArea area, QMenu 
 {
     auto *dock = new QDockWidget(panel->windowTitle(), this);
     dock->setObjectName(panel->windowTitle());
-    dock->setWidget(panel);
+    // A panel that needs more room than a dock's share scrolls instead of widening the dock
+    // area (tabbed docks share the widest one's minimum, which would squeeze the table and the
+    // graph).
+    if (panel->minimumSizeHint().width() > MaxDockMinimumWidth) {
+        auto *scroll = new QScrollArea(dock);
+        scroll->setWidgetResizable(true);
+        scroll->setFrameShape(QFrame::NoFrame);
+        scroll->setWidget(panel);
+        dock->setWidget(scroll);
+    } else {
+        dock->setWidget(panel);
+    }
     dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable
                       | QDockWidget::DockWidgetClosable);
     addDockWidget(area, dock);

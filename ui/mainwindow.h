@@ -27,6 +27,8 @@ class MainWindow final : public QMainWindow
     Q_DISABLE_COPY_MOVE(MainWindow)
 
 public:
+    static constexpr int MaxDockMinimumWidth = 560;
+
     explicit MainWindow(ConsoleSession *session, QWidget *parent = nullptr);
     ~MainWindow() override;
 

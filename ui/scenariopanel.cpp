@@ -67,7 +67,8 @@ ScenarioPanel::ScenarioPanel(ScenarioPlayer *player, QWidget *parent)
     m_view->setWordWrap(false);
     m_view->setAlternatingRowColors(true);
     m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_view->horizontalHeader()->setSectionResizeMode(models::ScenarioTimelineModel::ResultColumn,
+    // The step's title takes the room; the result is a mark (the message is its tooltip).
+    m_view->horizontalHeader()->setSectionResizeMode(models::ScenarioTimelineModel::StepColumn,
                                                      QHeaderView::Stretch);
     m_view->setColumnHidden(models::ScenarioTimelineModel::ExpectColumn, true);
 
