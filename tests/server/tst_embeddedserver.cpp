@@ -15,6 +15,17 @@
 
 #include <sys/stat.h>
 
+#if defined(__SANITIZE_ADDRESS__)
+#define RECONSCOPE_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RECONSCOPE_ASAN 1
+#endif
+#endif
+#ifndef RECONSCOPE_ASAN
+#define RECONSCOPE_ASAN 0
+#endif
+
 using namespace Qt::StringLiterals;
 using namespace reconscope::controller::cluster;
 using namespace reconscope::tests;
@@ -355,7 +366,13 @@ void tst_EmbeddedServer::largeResponseToCurl()
         // The API's body itself is 100 MB; the transport adds only its socket buffers.
         const qint64 growthMb = (peakMemoryKb() - peakBefore) / 1024;
         qInfo("peak memory growth while serving it: %lld MB", growthMb);
+#if RECONSCOPE_ASAN
+        // AddressSanitizer keeps freed blocks in its quarantine (256 MB by default) and adds
+        // redzones: the peak measures the sanitizer, not the transport (about 119 MB without it).
+        qInfo("memory bound not checked under AddressSanitizer");
+#else
         QVERIFY2(growthMb < 100 + 40, qPrintable(QString::number(growthMb)));
+#endif
     }
 }
 
