@@ -4,7 +4,7 @@
 // HTTPS server (tests/operator/operatortestutil.h), the CustomApp operator on a real clock with
 // short backoffs, and a console-side informer on CustomApps, both reached only through the
 // kubeconfig the server wrote. A scenario turns faults on, makes changes, turns them off and ends
-// with faults::FaultFixture::verifyRecovered(): every CustomApp Ready with its Deployment as asked,
+// with FaultFixture::recoveryProblem() empty: every CustomApp Ready with its Deployment as asked,
 // and the informer's cache equal to a fresh list from the server.
 #include "controller/kube/informerstore.h"
 #include "controller/kube/restclient.h"
@@ -228,6 +228,11 @@ public:
         if (*fresh != informerSnapshot())
             return u"the informer holds [%1], a fresh list [%2]"_s.arg(describe(informerSnapshot()),
                                                                        describe(*fresh));
+        // No watch left behind by the cut connections: the operator's four informers and the
+        // console's one.
+        if (!QTest::qWaitFor([&] { return m_cluster->cluster()->watchCount() == 5; }, WaitMs))
+            return u"%1 watches open on the server, 5 expected"_s.arg(
+                m_cluster->cluster()->watchCount());
         return {};
     }
 
