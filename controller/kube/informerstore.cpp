@@ -3,6 +3,10 @@
 #include <QThread>
 #include <QTimer>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 using namespace Qt::StringLiterals;
 
 namespace reconscope::controller::kube {
@@ -121,6 +125,14 @@ void InformerWorker::flush()
     if (batch.upserts.isEmpty() && batch.removals.isEmpty() && !announceSync)
         return;
     emit batchReady(batch);
+#ifdef __GLIBC__
+    // The first list's buffers (the response, its split items) are freed by now but stay in
+    // the heap's free lists; give them back, here on the worker's thread rather than the UI's.
+    if (announceSync) {
+        batch = {};
+        malloc_trim(0);
+    }
+#endif
 }
 
 // --- InformerStore -------------------------------------------------------------------------

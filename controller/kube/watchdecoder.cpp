@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
+
 using namespace Qt::StringLiterals;
 
 namespace reconscope::controller::kube {
@@ -156,7 +158,47 @@ void WatchDecoder::reset()
     m_error.clear();
 }
 
+namespace {
+
+// The bytes `part` of `whole` (which lies inside it) as a QByteArray holding a reference to whole's
+// buffer rather than a copy, like a QByteArray that was prepended to: it detaches (copies) before
+// any write while the buffer is shared. Not NUL-terminated, like QByteArray::fromRawData().
+QByteArray sharedSlice(QByteArray whole, QByteArrayView part)
+{
+    auto *header = whole.data_ptr().d_ptr();
+    if (!header || part.isEmpty())
+        return part.toByteArray();
+    header->ref();
+    return QByteArray(
+        QByteArray::DataPointer(header, const_cast<char *>(part.data()), part.size()));
+}
+
+bool decodeListPage(QByteArrayView body,
+                    ListPage *page,
+                    QString *error,
+                    const std::function<QByteArray(QByteArrayView)> &item);
+
+} // namespace
+
 bool decodeListPage(QByteArrayView body, ListPage *page, QString *error)
+{
+    return decodeListPage(
+        body, page, error, [](QByteArrayView item) { return item.toByteArray(); });
+}
+
+bool decodeListPageShared(const QByteArray &body, ListPage *page, QString *error)
+{
+    return decodeListPage(QByteArrayView(body), page, error, [&body](QByteArrayView item) {
+        return sharedSlice(body, item);
+    });
+}
+
+namespace {
+
+bool decodeListPage(QByteArrayView body,
+                    ListPage *page,
+                    QString *error,
+                    const std::function<QByteArray(QByteArrayView)> &makeItem)
 {
     QByteArrayView items;
     QByteArrayView metadata;
@@ -178,7 +220,7 @@ bool decodeListPage(QByteArrayView body, ListPage *page, QString *error)
     decoded.kind = jsonscan::toString(kind).value_or(QString());
     if (!items.isEmpty() && items != "null") {
         const bool itemsValid = jsonscan::forEachElement(items, [&](QByteArrayView item) {
-            decoded.items.append(item.toByteArray());
+            decoded.items.append(makeItem(item));
             return true;
         });
         if (!itemsValid) {
@@ -199,5 +241,7 @@ bool decodeListPage(QByteArrayView body, ListPage *page, QString *error)
     *page = std::move(decoded);
     return true;
 }
+
+} // namespace
 
 } // namespace reconscope::controller::kube

@@ -62,6 +62,10 @@ struct ListPage
 
 // Decodes a list body without building a tree per item; false and *error when malformed.
 bool decodeListPage(QByteArrayView body, ListPage *page, QString *error);
+// The same, the items sharing body's buffer instead of copies of their bytes: a list of 50k
+// objects is held once, not twice, while it is decoded (the buffer is freed when the last item
+// referring to it is).
+bool decodeListPageShared(const QByteArray &body, ListPage *page, QString *error);
 
 } // namespace reconscope::controller::kube
 

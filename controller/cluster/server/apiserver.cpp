@@ -143,6 +143,10 @@ void HttpsApiServer::handleNewConnections()
         auto *socket = qobject_cast<QSslSocket *>(m_server->nextPendingConnection());
         if (!socket)
             continue;
+        // As Go's net/http (and so kube-apiserver) does: no Nagle delay, so that a watch event
+        // or a small response written after another is sent at once instead of waiting for the
+        // client's delayed ACK.
+        socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
         auto *connection = new HttpConnection(socket, this);
         connect(connection, &HttpConnection::closed, this, &HttpsApiServer::handleConnectionClosed);
         m_connections.append(connection);
