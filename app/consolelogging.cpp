@@ -32,9 +32,10 @@ ConsoleLogging::ConsoleLogging(spdlog::sink_ptr pane, const QString &directory)
     try {
         auto file = std::make_shared<spdlog::sinks::rotating_file_sink_mt>(
             path.toStdString(), 5 * 1024 * 1024, 3);
-        // The same line as stderr's, without colours.
+        // The log pane's line (models::LogRecord::line()), so that `grep -i Conflict` on the file
+        // counts what the pane's Conflict button counts.
         file->set_formatter(std::make_unique<spdlog::pattern_formatter>(
-            "%Y-%m-%dT%H:%M:%S.%eZ %l %v", spdlog::pattern_time_type::utc));
+            "%Y-%m-%dT%H:%M:%S.%eZ %l [%n] %v", spdlog::pattern_time_type::utc));
         m_file = file;
         logging::addSink(m_file);
         m_filePath = path;

@@ -352,15 +352,36 @@ bool PatchLabPanel::send()
 {
     validate();
     const auto request = currentRequest();
-    if (!request || !m_send->isEnabled())
+    if (!request || !m_send->isEnabled() || !m_session->client())
         return false;
-    const QString url = m_session->serverUrl() + request->path();
-    QString body = QString::fromStdString(request->patch.dump(2));
-    if (request->precondition != labs::Precondition::None)
-        body = m_lab->describe(*request).section(u"\n\n"_s, 1);
+    if (request->precondition == labs::Precondition::None)
+        return confirmAndRun(*request);
+    // The precondition's version goes into the body: read it now, so that the confirmation
+    // shows the very bytes that will be sent.
     const labs::PatchRequest r = *request;
-    return m_gate->request(u"PATCH"_s, url, body, [this, r] {
-        if (m_lab->run(r) == 0)
+    m_result->setPlainText(tr("Reading %1 for its resourceVersion…").arg(r.name));
+    m_session->client()->get(r.resource, r.namespace_, r.name, [this, r](auto result) {
+        if (!result.ok()) {
+            m_result->setPlainText(tr("Not sent: %1").arg(result.error().toString()));
+            return;
+        }
+        const auto &meta = result.value()["metadata"];
+        const QString current = QString::fromStdString(meta.value("resourceVersion", ""));
+        labs::PatchRequest decided = r;
+        decided.resourceVersion = r.precondition == labs::Precondition::Stale
+            ? labs::staleResourceVersion(current)
+            : current;
+        confirmAndRun(decided);
+    });
+    return true;
+}
+
+bool PatchLabPanel::confirmAndRun(const labs::PatchRequest &request)
+{
+    const QString url = m_session->serverUrl() + request.path();
+    const QString body = QString::fromUtf8(labs::PatchLab::bodyOf(request));
+    return m_gate->request(u"PATCH"_s, url, body, [this, request] {
+        if (m_lab->run(request) == 0)
             m_result->setPlainText(tr("Not sent: an experiment is still running."));
         validate();
     });

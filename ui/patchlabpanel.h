@@ -60,7 +60,8 @@ public:
     QListWidget *historyList() const { return m_history; }
     QComboBox *objectPicker() const { return m_object; }
 
-    // Sends the current request (through the write gate); false when it cannot.
+    // Sends the current request through the write gate (with a precondition, after reading the
+    // object's resourceVersion); false when it cannot.
     bool send();
     // The selected (else last) experiment's kubectl command, also put on the clipboard.
     QString copyKubectl();
@@ -71,6 +72,7 @@ public:
 
 private:
     void validate();
+    bool confirmAndRun(const controller::labs::PatchRequest &request);
     void refreshHistory();
     void showExperiment(int id);
     void handleObjectsChanged();

@@ -61,6 +61,7 @@ bool WriteGate::request(const QString &method,
     dialog->setWindowModality(Qt::WindowModal);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QMessageBox::buttonClicked, this, [this, send, proceed](QAbstractButton *b) {
+        m_dialog = nullptr; // answered: no longer pending
         if (b == static_cast<QAbstractButton *>(send)) {
             emit confirmed();
             proceed();

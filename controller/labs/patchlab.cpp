@@ -639,10 +639,10 @@ void PatchLab::setClient(RestClient *client)
 
 QString PatchLab::describe(const PatchRequest &request) const
 {
-    QString rv;
-    if (request.precondition == Precondition::Current)
+    QString rv = request.precondition == Precondition::None ? QString() : request.resourceVersion;
+    if (rv.isEmpty() && request.precondition == Precondition::Current)
         rv = u"<current>"_s;
-    else if (request.precondition == Precondition::Stale)
+    else if (rv.isEmpty() && request.precondition == Precondition::Stale)
         rv = u"<stale>"_s;
     const json body = withResourceVersion(request.patch, request.type, rv);
     const QString server = m_client ? m_client->config().server.toString() : QString();
@@ -651,6 +651,13 @@ QString PatchLab::describe(const PatchRequest &request) const
         request.path(),
         QString::fromLatin1(patchContentType(request.type)),
         QString::fromStdString(body.dump(2)));
+}
+
+QByteArray PatchLab::bodyOf(const PatchRequest &request)
+{
+    const QString rv
+        = request.precondition == Precondition::None ? QString() : request.resourceVersion;
+    return QByteArray::fromStdString(withResourceVersion(request.patch, request.type, rv).dump());
 }
 
 const PatchExperiment *PatchLab::experiment(int id) const
@@ -748,7 +755,9 @@ void PatchLab::sendPatch()
     if (!e || !m_client)
         return;
     const QString rv = rvOf(e->before);
-    if (e->request.precondition == Precondition::Current)
+    if (e->request.precondition != Precondition::None && !e->request.resourceVersion.isEmpty())
+        e->preconditionResourceVersion = e->request.resourceVersion;
+    else if (e->request.precondition == Precondition::Current)
         e->preconditionResourceVersion = rv;
     else if (e->request.precondition == Precondition::Stale)
         e->preconditionResourceVersion = staleResourceVersion(rv);

@@ -93,6 +93,9 @@ struct PatchRequest
     kube::PatchType type = kube::PatchType::Merge;
     nlohmann::json patch; // as edited, without the precondition
     Precondition precondition = Precondition::None;
+    // The precondition's version when it was decided before sending (the confirmation showed
+    // it); empty: decided from the object the experiment reads first.
+    QString resourceVersion;
 
     QString subresource() const
     {
@@ -194,6 +197,8 @@ public:
     // The request exactly as it would be sent now (method, URL, content type and body), before
     // the precondition's version is known (shown as "<current>" / "<stale>").
     QString describe(const PatchRequest &request) const;
+    // The body exactly as run() will send it (compact JSON).
+    static QByteArray bodyOf(const PatchRequest &request);
 
     bool isBusy() const { return m_busy; }
     // Starts an experiment; returns its id, or 0 when one is still running or there is no client.

@@ -51,9 +51,9 @@ private:
         QSignalSpy finished(m_panel->lab(), &lab::PatchLab::experimentFinished);
         if (!m_panel->send())
             return false;
-        QMessageBox *box = m_panel->writeGate()->pendingConfirmation();
-        if (!box)
+        if (!QTest::qWaitFor([this] { return m_panel->writeGate()->pendingConfirmation(); }, 10000))
             return false;
+        QMessageBox *box = m_panel->writeGate()->pendingConfirmation();
         QAbstractButton *send = button(box, u"Send"_s);
         if (!send)
             return false;
@@ -143,7 +143,7 @@ void tst_PatchLabPanel::confirmationShowsExactRequest()
     const QString expected = u"PATCH "_s + m_session->serverUrl()
         + u"/apis/infrastructure.internal.net/v1/namespaces/default/"
           "customapps/web/status\n\n"_s
-        + QString::fromStdString(patch.dump(2));
+        + QString::fromStdString(patch.dump());
     QCOMPARE(box->informativeText(), expected);
     QVERIFY(box->text().contains(u"reconscope-admin"_s));
 
@@ -179,10 +179,16 @@ void tst_PatchLabPanel::staleShowsConflict()
     m_session->setWritesEnabled(true);
     m_panel->applyTemplate(lab::PatchTemplate::BumpSpecField);
     m_panel->setPrecondition(lab::Precondition::Stale);
+    const QString current = QString::fromStdString(
+        m_fx->get(customApps, u"web"_s)["metadata"]["resourceVersion"].get<std::string>());
+    const QString stale = lab::staleResourceVersion(current);
     QVERIFY(m_panel->send());
-    // The confirmation says the version is filled in when sent.
-    QVERIFY(m_panel->writeGate()->pendingConfirmation()->informativeText().contains(
-        u"\"resourceVersion\": \"<stale>\""_s));
+    // The object is read first: the confirmation shows the stale version in the body.
+    QTRY_VERIFY_WITH_TIMEOUT(m_panel->writeGate()->pendingConfirmation(), 10000);
+    const QString confirmation = m_panel->writeGate()->pendingConfirmation()->informativeText();
+    QVERIFY2(
+        confirmation.contains(u"{\"metadata\":{\"resourceVersion\":\"%1\"},\"spec\":"_s.arg(stale)),
+        qPrintable(confirmation));
     button(m_panel->writeGate()->pendingConfirmation(), u"Cancel"_s)->click();
     QVERIFY(sendConfirmed());
     const QString shown = m_panel->resultView()->toPlainText();
