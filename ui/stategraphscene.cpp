@@ -216,7 +216,9 @@ public:
     {
         const QFontMetricsF metrics(uiFont(9, true));
         const QSizeF size(metrics.horizontalAdvance(label()) + 14, metrics.height() + 4);
-        const QPointF centre = path().pointAtPercent(0.5);
+        // Off-design edges are long curves that cross the middle of the diagram, where the
+        // designed edges' counters are: their label sits a third of the way along instead.
+        const QPointF centre = path().pointAtPercent(m_onDesign ? 0.5 : 0.3);
         return QRectF(centre - QPointF(size.width() / 2, size.height() / 2), size);
     }
 
