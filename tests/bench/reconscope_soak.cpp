@@ -93,6 +93,7 @@ struct Options
     double minutes = 10;
     quint32 seed = 0;
     QString jsonPath;
+    bool faults = true; // --no-faults: the same run without faults (a baseline for memory)
 };
 
 class Soak final : public QObject
@@ -261,7 +262,7 @@ void Soak::userStep()
 
 void Soak::faultStep()
 {
-    if (!m_activeFault.isEmpty() || m_finishing)
+    if (!m_activeFault.isEmpty() || m_finishing || !m_options.faults)
         return;
     static const QStringList kinds{ u"latency"_s, u"5xx"_s,         u"5xx+Retry-After"_s,
                                     u"429"_s,     u"watch drops"_s, u"compaction (410)"_s,
@@ -725,8 +726,12 @@ int main(int argc, char *argv[])
             options.seed = next().toUInt();
         else if (a == u"--json")
             options.jsonPath = next();
+        else if (a == u"--no-faults")
+            options.faults = false;
         else {
-            std::fprintf(stderr, "usage: reconscope_soak [--minutes M] [--seed S] [--json FILE]\n");
+            std::fprintf(
+                stderr,
+                "usage: reconscope_soak [--minutes M] [--seed S] [--json FILE] [--no-faults]\n");
             return 2;
         }
     }
