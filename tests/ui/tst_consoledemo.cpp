@@ -109,7 +109,8 @@ void tst_ConsoleDemo::initTestCase()
     QVERIFY2(started.ok(), started.ok() ? "" : qPrintable(started.error().message));
     m_window->show();
     QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
-    QVERIFY(connected.wait(Timeout));
+    // connected may already have come while the window was being exposed.
+    QTRY_VERIFY_WITH_TIMEOUT(!connected.isEmpty(), Timeout);
     QTRY_VERIFY_WITH_TIMEOUT(m_session->informer() && m_session->informer()->hasSynced(), Timeout);
     QTRY_VERIFY_WITH_TIMEOUT(m_session->tableModel()->rowCount() >= 5, Timeout);
 }
