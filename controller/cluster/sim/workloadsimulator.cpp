@@ -98,17 +98,22 @@ void setCondition(json &conditions,
                   const QString &reason,
                   const QString &message)
 {
+    // The deployment controller's SetDeploymentCondition: a condition whose status and reason are
+    // unchanged is left as it is, message included (a quota failure names a new pod each attempt;
+    // rewriting it would churn the Deployment's status, and its watchers, on every sync).
     const auto now = nowTimestamp().toStdString();
     for (auto &c : conditions) {
         if (c.value("type", "") != type)
             continue;
+        if (c.value("status", "") == status && c.value("reason", "") == reason.toStdString())
+            return;
         if (c.value("status", "") != status) {
             c["status"] = status;
             c["lastTransitionTime"] = now;
         }
         c["reason"] = reason.toStdString();
         c["message"] = message.toStdString();
-        c["lastUpdateTime"] = c.value("lastUpdateTime", now);
+        c["lastUpdateTime"] = now;
         return;
     }
     conditions.push_back({ { "type", type },
