@@ -374,19 +374,7 @@ void ConflictLab::installCrd()
         fail(tr("the CRD manifest %1 does not parse").arg(crdFile()));
         return;
     }
-    json crd = documents->constFirst();
-    // The mixed manifest declares a scale subresource whose statusReplicasPath is under .spec:
-    // kept so that `reconscope lint-crd` has the seed's mistake to flag, but kube-apiserver (and
-    // the embedded cluster) refuse it ("should be a json path under .status"). The lab installs it
-    // without the scale subresource; the design under test (the observed count in spec, no
-    // /status) is unchanged.
-    if (crd.contains("spec") && crd["spec"].contains("versions")) {
-        for (auto &version : crd["spec"]["versions"]) {
-            if (version.is_object() && version.contains("subresources")
-                && version["subresources"].is_object())
-                version["subresources"].erase("scale");
-        }
-    }
+    const json crd = documents->constFirst();
     setPhase(Phase::InstallingCrd, tr("installing the CustomResourceDefinition %1").arg(crdName()));
     m_admin->create(
         kube::DiscoveryClient::CustomResourceDefinitions,

@@ -199,8 +199,6 @@ void tst_CrdLint::pinnedFindings_data()
                         u"error observed-field-in-spec "_s
                             + at(u"v1"_s, root + u".spec.properties.phase"_s),
                         u"error no-status-subresource "_s + at(u"v1"_s, u".subresources.status"_s),
-                        u"error scale-status-path-in-spec "_s
-                            + at(u"v1"_s, u".subresources.scale.statusReplicasPath"_s),
                         u"warning printer-column-reads-spec "_s
                             + at(u"v1"_s, u".additionalPrinterColumns[Current].jsonPath"_s),
                         u"warning printer-column-reads-spec "_s

@@ -70,15 +70,15 @@ void tst_LintPanel::findingsOfAManifest()
     QVERIFY(m_panel->openFile(mixedCrd));
     QCOMPARE(linted.size(), 1);
     QTableWidget *findings = m_panel->findingsTable();
-    QCOMPARE(findings->rowCount(), 7);
+    QCOMPARE(findings->rowCount(), 6);
     QCOMPARE(findings->item(0, 0)->text(), u"error"_s);
     QCOMPARE(findings->item(0, 1)->text(), u"observed-field-in-spec"_s);
     QCOMPARE(
         findings->item(0, 2)->text(),
         u"spec.versions[v1].schema.openAPIV3Schema.properties.spec.properties.currentReplicas"_s);
     QVERIFY(findings->item(0, 3)->text().contains(u"GitOps"));
-    QCOMPARE(findings->item(6, 1)->text(), u"printer-column-reads-spec"_s);
-    QVERIFY(m_panel->statusLabel()->text().contains(u"5 error(s), 2 warning(s)"));
+    QCOMPARE(findings->item(5, 1)->text(), u"printer-column-reads-spec"_s);
+    QVERIFY(m_panel->statusLabel()->text().contains(u"4 error(s), 2 warning(s)"));
 
     QVERIFY(m_panel->openFile(QStringLiteral(RECONSCOPE_SOURCE_DIR)
                               + u"/resources/crds/customapps.infrastructure.internal.net.yaml"_s));
@@ -115,7 +115,7 @@ void tst_LintPanel::exportsMarkdownAndJson()
     QVERIFY(mdFile.open(QIODevice::ReadOnly));
     const QString markdown = QString::fromUtf8(mdFile.readAll());
     QVERIFY(markdown.startsWith(u"# API boundary report"));
-    QVERIFY(markdown.contains(u"| error | scale-status-path-in-spec |"));
+    QVERIFY(markdown.contains(u"| error | no-status-subresource |"));
 
     const QString jsonPath = m_dir->filePath(u"report.json"_s);
     QVERIFY(m_panel->exportReport(jsonPath));
@@ -124,7 +124,7 @@ void tst_LintPanel::exportsMarkdownAndJson()
     const QByteArray bytes = jsonFile.readAll();
     const auto json = nlohmann::json::parse(bytes.constBegin(), bytes.constEnd(), nullptr, false);
     QVERIFY(!json.is_discarded());
-    QCOMPARE(json["crds"][0]["findings"].size(), size_t(7));
+    QCOMPARE(json["crds"][0]["findings"].size(), size_t(6));
     QCOMPARE(json["hasErrors"].get<bool>(), true);
 
     QVERIFY(!m_panel->exportReport(u"/nonexistent-dir/report.md"_s));
