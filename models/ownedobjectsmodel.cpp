@@ -1,5 +1,7 @@
 #include "models/ownedobjectsmodel.h"
 
+#include "models/jsonfields.h"
+
 #include <QBrush>
 #include <QColor>
 #include <QHash>
@@ -14,50 +16,24 @@ namespace reconscope::models {
 
 namespace {
 
-QString str(const json &object, const char *key)
-{
-    if (!object.is_object())
-        return {};
-    const auto it = object.find(key);
-    return it != object.end() && it->is_string() ? QString::fromStdString(it->get<std::string>())
-                                                 : QString();
-}
-
-qint64 number(const json &object, const char *key)
-{
-    if (!object.is_object())
-        return 0;
-    const auto it = object.find(key);
-    return it != object.end() && it->is_number_integer() ? it->get<qint64>() : 0;
-}
-
-const json &member(const json &object, const char *key)
-{
-    static const json none;
-    if (!object.is_object())
-        return none;
-    const auto it = object.find(key);
-    return it != object.end() ? *it : none;
-}
-
 void describeWorkload(const json &object, OwnedObject &row)
 {
-    const json &spec = member(object, "spec");
-    const json &status = member(object, "status");
+    const json &spec = jsonMember(object, "spec");
+    const json &status = jsonMember(object, "status");
     const qint64 desired
-        = member(spec, "replicas").is_number_integer() ? number(spec, "replicas") : 1;
-    const qint64 ready = number(status, "readyReplicas");
+        = jsonMember(spec, "replicas").is_number_integer() ? jsonInteger(spec, "replicas") : 1;
+    const qint64 ready = jsonInteger(status, "readyReplicas");
     row.status = OwnedObjectsModel::tr("%1/%2 ready").arg(ready).arg(desired);
     row.healthy = ready >= desired;
-    for (const json &condition : member(status, "conditions")) {
-        const QString type = str(condition, "type");
-        const QString value = str(condition, "status");
+    for (const json &condition : jsonMember(status, "conditions")) {
+        const QString type = jsonString(condition, "type");
+        const QString value = jsonString(condition, "status");
         const bool bad = (type == u"ReplicaFailure" && value == u"True")
             || ((type == u"Available" || type == u"Progressing") && value == u"False");
         // The status column stays short; the first failing condition goes to the detail.
         if (bad && row.detail.isEmpty()) {
-            row.detail
-                = u"%1 %2: %3"_s.arg(type, str(condition, "reason"), str(condition, "message"));
+            row.detail = u"%1 %2: %3"_s.arg(
+                type, jsonString(condition, "reason"), jsonString(condition, "message"));
             row.healthy = false;
         } else if (bad) {
             row.healthy = false;
@@ -67,14 +43,14 @@ void describeWorkload(const json &object, OwnedObject &row)
 
 void describePod(const json &object, OwnedObject &row)
 {
-    const json &status = member(object, "status");
-    row.status = str(status, "phase");
+    const json &status = jsonMember(object, "status");
+    row.status = jsonString(status, "phase");
     row.healthy = row.status == u"Running" || row.status == u"Succeeded";
-    for (const json &container : member(status, "containerStatuses")) {
-        const json &waiting = member(member(container, "state"), "waiting");
+    for (const json &container : jsonMember(status, "containerStatuses")) {
+        const json &waiting = jsonMember(jsonMember(container, "state"), "waiting");
         if (waiting.is_object()) {
-            row.status = str(waiting, "reason");
-            row.detail = str(waiting, "message");
+            row.status = jsonString(waiting, "reason");
+            row.detail = jsonString(waiting, "message");
             row.healthy = false;
             return;
         }
@@ -92,8 +68,8 @@ QList<OwnedObject> ownedObjects(const QString &ownerUid, const QList<json> &cand
     // uid -> candidates owned by it
     QHash<QString, QList<const json *>> children;
     for (const json &object : candidates) {
-        for (const json &reference : member(member(object, "metadata"), "ownerReferences"))
-            children[str(reference, "uid")].append(&object);
+        for (const json &reference : jsonMember(jsonMember(object, "metadata"), "ownerReferences"))
+            children[jsonString(reference, "uid")].append(&object);
     }
     QList<OwnedObject> rows;
     QSet<QString> seen{ ownerUid };
@@ -103,20 +79,21 @@ QList<OwnedObject> ownedObjects(const QString &ownerUid, const QList<json> &cand
         QList<const json *> owned = children.value(uid);
         std::sort(owned.begin(), owned.end(), [](const json *a, const json *b) {
             const auto key = [](const json *o) {
-                return str(*o, "kind") + u'/' + str(member(*o, "metadata"), "name");
+                return jsonString(*o, "kind") + u'/'
+                    + jsonString(jsonMember(*o, "metadata"), "name");
             };
             return key(a) < key(b);
         });
         for (const json *object : owned) {
-            const json &meta = member(*object, "metadata");
-            const QString childUid = str(meta, "uid");
+            const json &meta = jsonMember(*object, "metadata");
+            const QString childUid = jsonString(meta, "uid");
             if (seen.contains(childUid))
                 continue;
             seen.insert(childUid);
             OwnedObject row;
-            row.kind = str(*object, "kind");
-            row.name = str(meta, "name");
-            row.namespaceName = str(meta, "namespace");
+            row.kind = jsonString(*object, "kind");
+            row.name = jsonString(meta, "name");
+            row.namespaceName = jsonString(meta, "namespace");
             row.depth = depth;
             if (row.kind == u"Pod")
                 describePod(*object, row);

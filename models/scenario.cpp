@@ -1,5 +1,7 @@
 #include "models/scenario.h"
 
+#include "models/jsonfields.h"
+
 #include <QCoreApplication>
 
 using namespace Qt::StringLiterals;
@@ -8,13 +10,6 @@ using nlohmann::json;
 namespace reconscope::models {
 
 namespace {
-
-QString text(const json &object, const char *key)
-{
-    const auto it = object.find(key);
-    return it != object.end() && it->is_string() ? QString::fromStdString(it->get<std::string>())
-                                                 : QString();
-}
 
 QString tr(const char *text)
 {
@@ -61,8 +56,8 @@ Result<Scenario> parseScenario(QByteArrayView bytes)
         return Result<Scenario>::failure(tr("a scenario needs a non-empty \"steps\" array"));
 
     Scenario scenario;
-    scenario.name = text(document, "name");
-    scenario.description = text(document, "description");
+    scenario.name = jsonString(document, "name");
+    scenario.description = jsonString(document, "description");
     scenario.loop = document.value("loop", false);
     for (std::size_t i = 0; i < steps->size(); ++i) {
         const json &item = (*steps)[i];
@@ -78,11 +73,11 @@ Result<Scenario> parseScenario(QByteArrayView bytes)
                 return fail(tr("\"after\" must be a non-negative number of milliseconds"));
             step.afterMs = after->get<qint64>();
         }
-        step.title = text(item, "title");
-        step.expect = text(item, "expect");
+        step.title = jsonString(item, "title");
+        step.expect = jsonString(item, "expect");
         step.ignoreAlreadyExists = item.value("ignoreAlreadyExists", false);
         step.ignoreNotFound = item.value("ignoreNotFound", false);
-        const QString verb = text(item, "verb");
+        const QString verb = jsonString(item, "verb");
         if (verb == u"create")
             step.verb = ScenarioStep::Verb::Create;
         else if (verb == u"patch")
@@ -100,15 +95,15 @@ Result<Scenario> parseScenario(QByteArrayView bytes)
             continue;
         }
 
-        const QString apiVersion = text(item, "apiVersion");
+        const QString apiVersion = jsonString(item, "apiVersion");
         const qsizetype slash = apiVersion.indexOf(u'/');
         step.group = slash < 0 ? QString() : apiVersion.left(slash);
         step.version = slash < 0 ? apiVersion : apiVersion.mid(slash + 1);
-        step.plural = text(item, "resource");
+        step.plural = jsonString(item, "resource");
         if (step.version.isEmpty() || step.plural.isEmpty())
             return fail(tr("\"apiVersion\" and \"resource\" are required"));
-        step.namespaceName = text(item, "namespace");
-        step.name = text(item, "name");
+        step.namespaceName = jsonString(item, "namespace");
+        step.name = jsonString(item, "name");
         if (step.verb == ScenarioStep::Verb::Create) {
             const auto object = item.find("object");
             if (object == item.end() || !object->is_object())
@@ -116,9 +111,9 @@ Result<Scenario> parseScenario(QByteArrayView bytes)
             step.body = *object;
             const json meta = step.body.value("metadata", json::object());
             if (step.name.isEmpty())
-                step.name = text(meta, "name");
+                step.name = jsonString(meta, "name");
             if (step.namespaceName.isEmpty())
-                step.namespaceName = text(meta, "namespace");
+                step.namespaceName = jsonString(meta, "namespace");
         } else if (step.verb == ScenarioStep::Verb::Patch) {
             const auto patch = item.find("patch");
             if (patch == item.end() || !patch->is_object())

@@ -2,6 +2,7 @@
 
 #include "controller/kube/discovery.h"
 #include "controller/lint/crdlint.h"
+#include "models/jsonfields.h"
 
 #include <QUrl>
 
@@ -11,21 +12,6 @@ using nlohmann::json;
 namespace reconscope::controller::lint {
 
 namespace {
-
-const json &member(const json &object, const char *key)
-{
-    static const json null;
-    if (!object.is_object())
-        return null;
-    const auto it = object.find(key);
-    return it == object.end() ? null : *it;
-}
-
-QString text(const json &object, const char *key)
-{
-    const json &value = member(object, key);
-    return value.is_string() ? QString::fromStdString(value.get<std::string>()) : QString();
-}
 
 const json &at(const json &object, const QStringList &path)
 {
@@ -53,8 +39,8 @@ json nested(const QStringList &path, const json &value)
 // (type, enum, minimum/maximum, maxLength); nullopt when none can be made with confidence.
 std::optional<json> probeValue(const json &schema, const json &current)
 {
-    const QString type = text(schema, "type");
-    const json &enumValues = member(schema, "enum");
+    const QString type = models::jsonString(schema, "type");
+    const json &enumValues = models::jsonMember(schema, "enum");
     if (enumValues.is_array()) {
         for (const json &value : enumValues) {
             if (value != current && !value.is_null())
@@ -64,8 +50,8 @@ std::optional<json> probeValue(const json &schema, const json &current)
     }
     if (type == u"integer") {
         const qint64 value = current.is_number_integer() ? current.get<qint64>() : 0;
-        const json &min = member(schema, "minimum");
-        const json &max = member(schema, "maximum");
+        const json &min = models::jsonMember(schema, "minimum");
+        const json &max = models::jsonMember(schema, "maximum");
         for (const qint64 candidate : { value + 1, value - 1 }) {
             if (min.is_number() && candidate < min.get<double>())
                 continue;
@@ -80,9 +66,9 @@ std::optional<json> probeValue(const json &schema, const json &current)
     if (type == u"boolean")
         return json(!(current.is_boolean() && current.get<bool>()));
     if (type == u"string") {
-        if (!member(schema, "pattern").is_null())
+        if (!models::jsonMember(schema, "pattern").is_null())
             return std::nullopt;
-        const QString format = text(schema, "format");
+        const QString format = models::jsonString(schema, "format");
         if (format == u"date-time") {
             const std::string a = "2001-02-03T04:05:06Z";
             return json(current == a ? "2001-02-03T04:05:07Z" : a);
@@ -90,7 +76,7 @@ std::optional<json> probeValue(const json &schema, const json &current)
         if (!format.isEmpty())
             return std::nullopt;
         std::string value = "reconscope-boundary-probe";
-        const json &maxLength = member(schema, "maxLength");
+        const json &maxLength = models::jsonMember(schema, "maxLength");
         if (maxLength.is_number_integer() && qint64(value.size()) > maxLength.get<qint64>())
             value = "p";
         if (current == value)
@@ -118,7 +104,7 @@ std::optional<Probe> firstProbe(const json &properties,
     for (const char *type : { "integer", "boolean", "string" }) {
         for (auto it = properties.begin(); it != properties.end(); ++it) {
             const QString field = QString::fromStdString(it.key());
-            if (!accept(field) || text(it.value(), "type") != QLatin1StringView(type))
+            if (!accept(field) || models::jsonString(it.value(), "type") != QLatin1StringView(type))
                 continue;
             const QStringList path{ parent, field };
             auto value = probeValue(it.value(), at(object, path));
@@ -149,11 +135,12 @@ bool BoundaryCheckResult::passed() const
 
 std::optional<Probe> chooseStatusProbe(const json &schema, const json &object)
 {
-    const json &properties = member(schema, "properties");
-    const json &status = member(properties, "status");
-    const json &statusProperties = member(status, "properties");
+    const json &properties = models::jsonMember(schema, "properties");
+    const json &status = models::jsonMember(properties, "status");
+    const json &statusProperties = models::jsonMember(status, "properties");
     if (statusProperties.is_object()) {
-        if (text(member(statusProperties, "observedGeneration"), "type") == u"integer") {
+        if (models::jsonString(models::jsonMember(statusProperties, "observedGeneration"), "type")
+            == u"integer") {
             const QStringList path{ u"status"_s, u"observedGeneration"_s };
             if (auto value = probeValue(statusProperties["observedGeneration"], at(object, path)))
                 return Probe{ path, *value };
@@ -162,11 +149,11 @@ std::optional<Probe> chooseStatusProbe(const json &schema, const json &object)
                 statusProperties, u"status"_s, object, [](const QString &) { return true; }))
             return probe;
     }
-    const json &preserve = member(status, "x-kubernetes-preserve-unknown-fields");
+    const json &preserve = models::jsonMember(status, "x-kubernetes-preserve-unknown-fields");
     if (preserve.is_boolean() && preserve.get<bool>())
         return Probe{ { u"status"_s, u"reconscopeBoundaryProbe"_s }, json("probe") };
     // No status: the observations, if any, are kept in spec (the seed's mixed design).
-    return firstProbe(member(member(properties, "spec"), "properties"),
+    return firstProbe(models::jsonMember(models::jsonMember(properties, "spec"), "properties"),
                       u"spec"_s,
                       object,
                       [](const QString &field) { return looksObserved(field); });
@@ -174,10 +161,12 @@ std::optional<Probe> chooseStatusProbe(const json &schema, const json &object)
 
 std::optional<Probe> chooseSpecProbe(const json &schema, const json &object)
 {
-    return firstProbe(member(member(member(schema, "properties"), "spec"), "properties"),
-                      u"spec"_s,
-                      object,
-                      [](const QString &field) { return !looksObserved(field); });
+    return firstProbe(
+        models::jsonMember(models::jsonMember(models::jsonMember(schema, "properties"), "spec"),
+                           "properties"),
+        u"spec"_s,
+        object,
+        [](const QString &field) { return !looksObserved(field); });
 }
 
 BoundaryCheck::BoundaryCheck(kube::RestClient *client, QObject *parent)
@@ -223,20 +212,20 @@ void BoundaryCheck::start(const json &crd, const QString &ns, const QString &nam
     ++m_generationToken;
     m_running = true;
     m_result = BoundaryCheckResult();
-    m_result.crdName = text(member(crd, "metadata"), "name");
+    m_result.crdName = models::jsonString(models::jsonMember(crd, "metadata"), "name");
     m_result.ns = ns;
     m_result.name = name;
     m_crd = crd;
-    const json &spec = member(crd, "spec");
-    const json &versions = member(spec, "versions");
+    const json &spec = models::jsonMember(crd, "spec");
+    const json &versions = models::jsonMember(spec, "versions");
     const json *chosen = nullptr;
     if (versions.is_array()) {
         // The storage version when it is served, else the first served one.
         for (const json &version : versions) {
-            const json &served = member(version, "served");
+            const json &served = models::jsonMember(version, "served");
             if (!served.is_boolean() || !served.get<bool>())
                 continue;
-            const json &storage = member(version, "storage");
+            const json &storage = models::jsonMember(version, "storage");
             if (!chosen || (storage.is_boolean() && storage.get<bool>()))
                 chosen = &version;
         }
@@ -245,14 +234,15 @@ void BoundaryCheck::start(const json &crd, const QString &ns, const QString &nam
         fail(u"CustomResourceDefinition %1 serves no version"_s.arg(m_result.crdName));
         return;
     }
-    m_resource.group = text(spec, "group");
-    m_resource.version = text(*chosen, "name");
-    m_resource.plural = text(member(spec, "names"), "plural");
-    m_resource.namespaced = text(spec, "scope") != u"Cluster";
-    m_schema = member(member(*chosen, "schema"), "openAPIV3Schema");
+    m_resource.group = models::jsonString(spec, "group");
+    m_resource.version = models::jsonString(*chosen, "name");
+    m_resource.plural = models::jsonString(models::jsonMember(spec, "names"), "plural");
+    m_resource.namespaced = models::jsonString(spec, "scope") != u"Cluster";
+    m_schema = models::jsonMember(models::jsonMember(*chosen, "schema"), "openAPIV3Schema");
     m_result.apiVersion = m_resource.groupVersion();
     m_result.plural = m_resource.plural;
-    m_result.statusSubresource = member(member(*chosen, "subresources"), "status").is_object();
+    m_result.statusSubresource
+        = models::jsonMember(models::jsonMember(*chosen, "subresources"), "status").is_object();
     if (!m_resource.namespaced)
         m_result.ns.clear();
     resolveObject();
@@ -299,7 +289,7 @@ void BoundaryCheck::resolveObject()
             }
             const json list
                 = json::parse(page->body.constBegin(), page->body.constEnd(), nullptr, false);
-            const json &items = member(list, "items");
+            const json &items = models::jsonMember(list, "items");
             if (!items.is_array() || items.empty()) {
                 self->fail(u"no %1 object to check%2: create one (or name one with --object)"_s.arg(
                     self->m_result.plural,
@@ -308,9 +298,9 @@ void BoundaryCheck::resolveObject()
                 return;
             }
             self->m_stored = items[0];
-            const json &metadata = member(self->m_stored, "metadata");
-            self->m_result.name = text(metadata, "name");
-            self->m_result.ns = text(metadata, "namespace");
+            const json &metadata = models::jsonMember(self->m_stored, "metadata");
+            self->m_result.name = models::jsonString(metadata, "name");
+            self->m_result.ns = models::jsonString(metadata, "namespace");
             self->runChecks();
         });
 }
@@ -367,10 +357,10 @@ void BoundaryCheck::send(const QByteArray &method,
 
 void BoundaryCheck::runChecks()
 {
-    const json &metadata = member(m_stored, "metadata");
-    const QString rv = text(metadata, "resourceVersion");
-    const qint64 generation = member(metadata, "generation").is_number_integer()
-        ? member(metadata, "generation").get<qint64>()
+    const json &metadata = models::jsonMember(m_stored, "metadata");
+    const QString rv = models::jsonString(metadata, "resourceVersion");
+    const qint64 generation = models::jsonMember(metadata, "generation").is_number_integer()
+        ? models::jsonMember(metadata, "generation").get<qint64>()
         : 0;
     m_result.statusProbe = chooseStatusProbe(m_schema, m_stored);
     m_result.specProbe = chooseSpecProbe(m_schema, m_stored);
@@ -391,18 +381,20 @@ void BoundaryCheck::runChecks()
     const json storedStatusValue = at(m_stored, statusProbe.path);
     const json storedSpecValue = at(m_stored, specProbe.path);
     auto generationOf = [](const json &object) {
-        const json &g = member(member(object, "metadata"), "generation");
+        const json &g = models::jsonMember(models::jsonMember(object, "metadata"), "generation");
         return g.is_number_integer() ? g.get<qint64>() : qint64(-1);
     };
     auto fields = [generationOf](const json &object, const QList<Probe> &probes) {
         json out = json::object();
-        if (text(object, "kind") == u"Status" || !member(object, "reason").is_null()) {
-            out["reason"] = member(object, "reason");
-            out["message"] = member(object, "message");
+        if (models::jsonString(object, "kind") == u"Status"
+            || !models::jsonMember(object, "reason").is_null()) {
+            out["reason"] = models::jsonMember(object, "reason");
+            out["message"] = models::jsonMember(object, "message");
             return out;
         }
         out["generation"] = generationOf(object);
-        out["resourceVersion"] = member(member(object, "metadata"), "resourceVersion");
+        out["resourceVersion"]
+            = models::jsonMember(models::jsonMember(object, "metadata"), "resourceVersion");
         for (const Probe &probe : probes)
             out[probe.dotted().mid(1).toStdString()] = at(object, probe.path);
         return out;
@@ -545,7 +537,7 @@ void BoundaryCheck::runChecks()
                         Verdict &z = m_result.verdicts[i5];
                         z.response = { code5, fields(answer5, {}) };
                         z.pass = code5 == 409;
-                        z.observed = z.pass ? u"409 %1"_s.arg(text(answer5, "reason"))
+                        z.observed = z.pass ? u"409 %1"_s.arg(models::jsonString(answer5, "reason"))
                                             : u"answered %1 instead of 409"_s.arg(code5);
 
                         // 6. Nothing was stored.
@@ -560,8 +552,8 @@ void BoundaryCheck::runChecks()
                         send("GET", mainPath, {}, [=, this](int code6, const json &answer6) {
                             Verdict &n = m_result.verdicts[i6];
                             n.response = { code6, fields(answer6, { statusProbe, specProbe }) };
-                            const QString nowRv
-                                = text(member(answer6, "metadata"), "resourceVersion");
+                            const QString nowRv = models::jsonString(
+                                models::jsonMember(answer6, "metadata"), "resourceVersion");
                             n.pass = code6 == 200 && nowRv == rv
                                 && generationOf(answer6) == generation;
                             n.observed = n.pass

@@ -1,5 +1,6 @@
 #include "controller/lint/crdlint.h"
 
+#include "models/jsonfields.h"
 #include "models/yamljson.h"
 
 #include <QFile>
@@ -13,21 +14,6 @@ using nlohmann::json;
 namespace reconscope::controller::lint {
 
 namespace {
-
-const json &member(const json &object, const char *key)
-{
-    static const json null;
-    if (!object.is_object())
-        return null;
-    const auto it = object.find(key);
-    return it == object.end() ? null : *it;
-}
-
-QString text(const json &object, const char *key)
-{
-    const json &value = member(object, key);
-    return value.is_string() ? QString::fromStdString(value.get<std::string>()) : QString();
-}
 
 QString name(const std::string &key)
 {
@@ -48,7 +34,7 @@ bool startsWithWord(const QString &fieldName, QStringView prefix)
 
 bool isPreservingUnknownFields(const json &schema)
 {
-    const json &flag = member(schema, "x-kubernetes-preserve-unknown-fields");
+    const json &flag = models::jsonMember(schema, "x-kubernetes-preserve-unknown-fields");
     return flag.is_boolean() && flag.get<bool>();
 }
 
@@ -72,10 +58,10 @@ void walkProperties(
         return;
     if (!schema.is_object())
         return;
-    const json &embedded = member(schema, "x-kubernetes-embedded-resource");
+    const json &embedded = models::jsonMember(schema, "x-kubernetes-embedded-resource");
     if (embedded.is_boolean() && embedded.get<bool>())
         return;
-    const json &properties = member(schema, "properties");
+    const json &properties = models::jsonMember(schema, "properties");
     if (properties.is_object()) {
         for (auto it = properties.begin(); it != properties.end(); ++it) {
             const QString propertyPath = path + u".properties."_s + name(it.key());
@@ -85,10 +71,10 @@ void walkProperties(
     }
     if (!limits.intoArrays)
         return;
-    const json &items = member(schema, "items");
+    const json &items = models::jsonMember(schema, "items");
     if (items.is_object())
         walkProperties(items, path + u".items"_s, visit, limits, depth);
-    const json &additional = member(schema, "additionalProperties");
+    const json &additional = models::jsonMember(schema, "additionalProperties");
     if (additional.is_object())
         walkProperties(additional, path + u".additionalProperties"_s, visit, limits, depth);
 }
@@ -137,19 +123,19 @@ public:
         : m_version(version)
         , m_findings(findings)
     {
-        m_name = text(version, "name");
+        m_name = models::jsonString(version, "name");
         m_prefix = u"spec.versions[%1]"_s.arg(m_name);
-        m_root = member(member(version, "schema"), "openAPIV3Schema");
+        m_root = models::jsonMember(models::jsonMember(version, "schema"), "openAPIV3Schema");
         m_rootPath = m_prefix + u".schema.openAPIV3Schema"_s;
     }
 
     void run()
     {
-        const json &properties = member(m_root, "properties");
-        const json &spec = member(properties, "spec");
-        const json &status = member(properties, "status");
-        const json &subresources = member(m_version, "subresources");
-        const bool statusSubresource = member(subresources, "status").is_object();
+        const json &properties = models::jsonMember(m_root, "properties");
+        const json &spec = models::jsonMember(properties, "spec");
+        const json &status = models::jsonMember(properties, "status");
+        const json &subresources = models::jsonMember(m_version, "subresources");
+        const bool statusSubresource = models::jsonMember(subresources, "status").is_object();
 
         const int observedInSpec = lintSpec(spec);
         const bool hasStatus = !status.is_null() || isPreservingUnknownFields(m_root);
@@ -184,8 +170,8 @@ public:
         }
         if (!status.is_null())
             lintStatus(status, m_rootPath + u".properties.status"_s);
-        lintScale(member(subresources, "scale"));
-        lintPrinterColumns(member(m_version, "additionalPrinterColumns"));
+        lintScale(models::jsonMember(subresources, "scale"));
+        lintPrinterColumns(models::jsonMember(m_version, "additionalPrinterColumns"));
     }
 
 private:
@@ -226,7 +212,7 @@ private:
 
     void lintStatus(const json &status, const QString &statusPath)
     {
-        const json &properties = member(status, "properties");
+        const json &properties = models::jsonMember(status, "properties");
         if (isPreservingUnknownFields(status) && !properties.is_object()) {
             add(u"opaque-status"_s,
                 Severity::Info,
@@ -258,12 +244,13 @@ private:
             // status' own fields and those of its direct sub-objects are its vocabulary.
             WalkLimits{ .intoArrays = false, .maxDepth = 2 });
 
-        const json &conditions = member(properties, "conditions");
-        const json &conditionItems = member(conditions, "items");
-        const json &conditionProperties = member(conditionItems, "properties");
+        const json &conditions = models::jsonMember(properties, "conditions");
+        const json &conditionItems = models::jsonMember(conditions, "items");
+        const json &conditionProperties = models::jsonMember(conditionItems, "properties");
 
-        if (member(properties, "observedGeneration").is_null()) {
-            const bool perCondition = !member(conditionProperties, "observedGeneration").is_null();
+        if (models::jsonMember(properties, "observedGeneration").is_null()) {
+            const bool perCondition
+                = !models::jsonMember(conditionProperties, "observedGeneration").is_null();
             add(u"missing-observed-generation"_s,
                 perCondition ? Severity::Info : Severity::Warning,
                 statusPath + u".properties.observedGeneration"_s,
@@ -283,7 +270,7 @@ private:
             QStringList missing;
             for (const char *field :
                  { "type", "status", "reason", "message", "lastTransitionTime" }) {
-                if (member(conditionProperties, field).is_null())
+                if (models::jsonMember(conditionProperties, field).is_null())
                     missing << QString::fromLatin1(field);
             }
             if (!missing.isEmpty())
@@ -294,8 +281,8 @@ private:
                     "(type, status, reason, message, lastTransitionTime, observedGeneration), so "
                     "kubectl wait --for=condition, kstatus and consoles cannot read the observed "
                     "state the standard way."_s.arg(missing.join(u", "_s)));
-            const QString listType = text(conditions, "x-kubernetes-list-type");
-            const json &keys = member(conditions, "x-kubernetes-list-map-keys");
+            const QString listType = models::jsonString(conditions, "x-kubernetes-list-type");
+            const json &keys = models::jsonMember(conditions, "x-kubernetes-list-map-keys");
             const bool keyedByType = keys.is_array() && keys.size() == 1 && keys[0] == "type";
             if (listType != u"map" || !keyedByType)
                 add(u"conditions-list-type"_s,
@@ -305,7 +292,8 @@ private:
                     "the API server does not enforce one entry per type, and server-side apply "
                     "replaces the whole list instead of merging each writer's condition."_s);
 
-            const json &typeEnum = member(member(conditionProperties, "type"), "enum");
+            const json &typeEnum
+                = models::jsonMember(models::jsonMember(conditionProperties, "type"), "enum");
             if (typeEnum.is_array() && !typeEnum.empty()) {
                 bool summary = false;
                 for (const json &value : typeEnum)
@@ -318,7 +306,7 @@ private:
                         "summary condition tells a reader (kubectl wait, GitOps health checks) "
                         "whether the observed state matches spec."_s);
             }
-        } else if (!member(properties, "phase").is_null()) {
+        } else if (!models::jsonMember(properties, "phase").is_null()) {
             add(u"phase-without-conditions"_s,
                 Severity::Warning,
                 statusPath + u".properties.phase"_s,
@@ -333,7 +321,7 @@ private:
     {
         if (!scale.is_object())
             return;
-        const QString statusReplicas = text(scale, "statusReplicasPath");
+        const QString statusReplicas = models::jsonString(scale, "statusReplicasPath");
         if (readsSpec(statusReplicas))
             add(u"scale-status-path-in-spec"_s,
                 Severity::Error,
@@ -350,8 +338,8 @@ private:
         if (!columns.is_array())
             return;
         for (const json &column : columns) {
-            const QString columnName = text(column, "name");
-            const QString jsonPath = text(column, "jsonPath");
+            const QString columnName = models::jsonString(column, "name");
+            const QString jsonPath = models::jsonString(column, "jsonPath");
             if (!readsSpec(jsonPath))
                 continue;
             if (!looksObserved(lastField(jsonPath)) && !columnShowsState(columnName))
@@ -378,11 +366,11 @@ void collectCrds(const json &document, QList<json> &crds)
 {
     if (!document.is_object())
         return;
-    const QString kind = text(document, "kind");
+    const QString kind = models::jsonString(document, "kind");
     if (kind == u"CustomResourceDefinition") {
         crds.append(document);
     } else if (kind == u"List" || kind == u"CustomResourceDefinitionList") {
-        const json &items = member(document, "items");
+        const json &items = models::jsonMember(document, "items");
         if (items.is_array()) {
             for (const json &item : items)
                 collectCrds(item, crds);
@@ -438,29 +426,31 @@ bool looksDesired(const QString &fieldName)
 
 models::Result<CrdLintResult> lintCrd(const json &crd)
 {
-    if (!crd.is_object() || text(crd, "kind") != u"CustomResourceDefinition")
+    if (!crd.is_object() || models::jsonString(crd, "kind") != u"CustomResourceDefinition")
         return models::Result<CrdLintResult>::failure(
-            u"not a CustomResourceDefinition (kind is \"%1\")"_s.arg(text(crd, "kind")));
-    if (text(crd, "apiVersion") != u"apiextensions.k8s.io/v1")
+            u"not a CustomResourceDefinition (kind is \"%1\")"_s.arg(
+                models::jsonString(crd, "kind")));
+    if (models::jsonString(crd, "apiVersion") != u"apiextensions.k8s.io/v1")
         return models::Result<CrdLintResult>::failure(
             u"CustomResourceDefinition %1 is %2; only apiextensions.k8s.io/v1 is linted"_s.arg(
-                text(member(crd, "metadata"), "name"), text(crd, "apiVersion")));
-    const json &spec = member(crd, "spec");
-    const json &versions = member(spec, "versions");
+                models::jsonString(models::jsonMember(crd, "metadata"), "name"),
+                models::jsonString(crd, "apiVersion")));
+    const json &spec = models::jsonMember(crd, "spec");
+    const json &versions = models::jsonMember(spec, "versions");
     if (!versions.is_array() || versions.empty())
         return models::Result<CrdLintResult>::failure(
             u"CustomResourceDefinition %1 has no spec.versions"_s.arg(
-                text(member(crd, "metadata"), "name")));
+                models::jsonString(models::jsonMember(crd, "metadata"), "name")));
 
     CrdLintResult result;
-    result.crdName = text(member(crd, "metadata"), "name");
-    result.group = text(spec, "group");
-    result.kind = text(member(spec, "names"), "kind");
+    result.crdName = models::jsonString(models::jsonMember(crd, "metadata"), "name");
+    result.group = models::jsonString(spec, "group");
+    result.kind = models::jsonString(models::jsonMember(spec, "names"), "kind");
     for (const json &version : versions) {
-        const json &served = member(version, "served");
+        const json &served = models::jsonMember(version, "served");
         if (!served.is_boolean() || !served.get<bool>())
             continue;
-        result.servedVersions << text(version, "name");
+        result.servedVersions << models::jsonString(version, "name");
         VersionLinter(version, result.findings).run();
     }
     return result;
