@@ -39,10 +39,8 @@ int main(int argc, char *argv[])
         int (*run)(int, char **);
     };
     static constexpr Command commands[] = {
-        { "serve", runServe },
-        { "watch", runWatch },
-        { "reconcile", runReconcile },
-        { "conflict-lab", runConflictLab },
+        { "serve", runServe },         { "watch", runWatch },
+        { "reconcile", runReconcile }, { "conflict-lab", runConflictLab },
         { "lint-crd", runLintCrd },
     };
     // --log-level LEVEL and SPDLOG_LEVEL, for every command (removed from argv here).
