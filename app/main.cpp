@@ -38,11 +38,16 @@ int main(int argc, char *argv[])
         const char *word;
         int (*run)(int, char **);
     };
+    // One command a line.
+    // clang-format off
     static constexpr Command commands[] = {
-        { "serve", runServe },         { "watch", runWatch },
-        { "reconcile", runReconcile }, { "conflict-lab", runConflictLab },
+        { "serve", runServe },
+        { "watch", runWatch },
+        { "reconcile", runReconcile },
+        { "conflict-lab", runConflictLab },
         { "lint-crd", runLintCrd },
     };
+    // clang-format on
     // --log-level LEVEL and SPDLOG_LEVEL, for every command (removed from argv here).
     if (const QString error = logging::configure(argc, argv); !error.isEmpty()) {
         std::fprintf(stderr, "reconscope: %s\n", error.toLocal8Bit().constData());
