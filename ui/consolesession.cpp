@@ -1,7 +1,6 @@
 #include "ui/consolesession.h"
 
-#include "controller/cluster/server/embeddedserver.h"
-#include "controller/cluster/sim/embeddedcluster.h"
+#include "controller/cluster/sim/backgroundcluster.h"
 #include "controller/console/scenarioplayer.h"
 #include "controller/operator/customappoperator.h"
 #include "controller/reconcile/clock.h"
@@ -9,7 +8,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <QThread>
 #include <QTimer>
 
 using namespace Qt::StringLiterals;
@@ -74,68 +72,37 @@ ConsoleSession::~ConsoleSession()
 
 models::Status<> ConsoleSession::startDemo()
 {
-    if (m_server)
+    if (m_embedded)
         return models::Status<>::failure(tr("the embedded cluster is already running"));
-    m_demoDir = std::make_unique<QTemporaryDir>();
-    if (!m_demoDir->isValid())
-        return models::Status<>::failure(
-            tr("cannot create a temporary directory: %1").arg(m_demoDir->errorString()));
     m_demo = true;
-    controller::cluster::EmbeddedServerOptions options;
-    options.kubeconfigPath = m_demoDir->filePath(u"kubeconfig"_s);
-    m_serverThread = new QThread(this);
-    m_serverThread->setObjectName(u"embedded-cluster"_s);
-    m_server = new controller::cluster::EmbeddedServer(
-        controller::cluster::embeddedClusterFactory(), options);
-    m_server->moveToThread(m_serverThread);
-    connect(m_server,
-            &controller::cluster::EmbeddedServer::started,
+    m_embedded = new controller::cluster::BackgroundCluster({}, u"embedded-cluster"_s, this);
+    connect(m_embedded,
+            &controller::cluster::BackgroundCluster::started,
             this,
-            &ConsoleSession::handleServerStarted,
-            Qt::QueuedConnection);
-    connect(
-        m_server,
-        &controller::cluster::EmbeddedServer::startFailed,
-        this,
-        [this](const QString &message) {
-            emit connectionFailed(tr("the embedded cluster did not start: %1").arg(message));
-        },
-        Qt::QueuedConnection);
-    m_serverThread->start();
-    auto *server = m_server;
-    QMetaObject::invokeMethod(server, [server] { (void)server->start(); });
-    return {};
+            &ConsoleSession::handleServerStarted);
+    connect(m_embedded,
+            &controller::cluster::BackgroundCluster::failed,
+            this,
+            [this](const QString &message) {
+                emit connectionFailed(tr("the embedded cluster did not start: %1").arg(message));
+            });
+    return m_embedded->start();
 }
 
 void ConsoleSession::stopEmbeddedServer()
 {
-    if (!m_serverThread)
-        return;
-    // The server and everything it created are destroyed on their own thread while its event
-    // loop still runs, before the thread ends; a helper object receives the call so that the
-    // server is not deleted from inside its own event handler.
-    if (m_server && m_serverThread->isRunning()) {
-        auto *server = m_server;
-        auto *reaper = new QObject;
-        reaper->moveToThread(m_serverThread);
-        QMetaObject::invokeMethod(
-            reaper,
-            [server, reaper] {
-                delete server;
-                reaper->deleteLater();
-            },
-            Qt::BlockingQueuedConnection);
-    }
-    m_server = nullptr;
-    m_serverThread->quit();
-    m_serverThread->wait();
-    delete m_serverThread;
-    m_serverThread = nullptr;
+    delete m_embedded;
+    m_embedded = nullptr;
 }
 
-void ConsoleSession::handleServerStarted()
+controller::cluster::EmbeddedServer *ConsoleSession::embeddedServer() const
 {
-    const auto status = openKubeconfig(m_demoDir->filePath(u"kubeconfig"_s));
+    return m_embedded ? m_embedded->server() : nullptr;
+}
+
+void ConsoleSession::handleServerStarted(const QString &kubeconfigPath)
+{
+    const auto status = openKubeconfig(kubeconfigPath);
     if (!status.ok()) {
         emit connectionFailed(status.error().message);
         return;

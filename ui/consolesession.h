@@ -14,16 +14,15 @@
 #include <QPointer>
 #include <QSet>
 #include <QString>
-#include <QTemporaryDir>
 
 #include <memory>
 
-class QThread;
 class QTimer;
 
 namespace reconscope::controller::cluster {
+class BackgroundCluster;
 class EmbeddedServer;
-}
+} // namespace reconscope::controller::cluster
 
 namespace reconscope::controller::operators {
 class CustomAppOperator;
@@ -121,7 +120,7 @@ public:
     controller::kube::RestClient *client() const { return m_client; }
     controller::kube::DiscoveryClient *discovery() const { return m_discovery; }
     controller::kube::InformerStore *informer() const { return m_informer; }
-    controller::cluster::EmbeddedServer *embeddedServer() const { return m_server; }
+    controller::cluster::EmbeddedServer *embeddedServer() const;
     const models::LifecycleTracker &tracker() const { return m_tracker; }
     models::ResourceTableModel *tableModel() const { return m_table; }
     controller::kube::ReflectorState connectionState() const;
@@ -147,7 +146,7 @@ private:
     void connectTo(const controller::kube::ClientConfig &config);
     void restartInformer();
     void stopEmbeddedServer();
-    void handleServerStarted();
+    void handleServerStarted(const QString &kubeconfigPath);
     void handleObjectsChanged(const QStringList &upserted, const QStringList &removed);
     void handleRateTick();
 
@@ -159,9 +158,7 @@ private:
     controller::console::ScenarioPlayer *m_player = nullptr;
     std::unique_ptr<controller::reconcile::Clock> m_clock;
     controller::operators::CustomAppOperator *m_operator = nullptr;
-    std::unique_ptr<QTemporaryDir> m_demoDir;
-    QThread *m_serverThread = nullptr;
-    controller::cluster::EmbeddedServer *m_server = nullptr;
+    controller::cluster::BackgroundCluster *m_embedded = nullptr;
 
     QString m_kubeconfigPath;
     controller::kube::Kubeconfig m_kubeconfig;

@@ -1,10 +1,7 @@
 #include "controller/labs/conflictlabcluster.h"
 
-#include "controller/cluster/server/embeddedserver.h"
-#include "controller/cluster/sim/embeddedcluster.h"
+#include "controller/cluster/sim/backgroundcluster.h"
 #include "controller/kube/kubeconfig.h"
-
-#include <QThread>
 
 using namespace Qt::StringLiterals;
 
@@ -12,66 +9,26 @@ namespace reconscope::controller::labs {
 
 ConflictLabCluster::ConflictLabCluster(QObject *parent)
     : QObject(parent)
-{ }
-
-ConflictLabCluster::~ConflictLabCluster()
+    , m_cluster(new cluster::BackgroundCluster(
+          { .demo = false, .simulateWorkloads = false, .simulator = {} },
+          u"conflict-lab-cluster"_s,
+          this))
 {
-    if (!m_thread)
-        return;
-    // The server and what it created are destroyed on their own thread while its loop runs.
-    if (m_server && m_thread->isRunning()) {
-        auto *server = m_server;
-        auto *reaper = new QObject;
-        reaper->moveToThread(m_thread);
-        QMetaObject::invokeMethod(
-            reaper,
-            [server, reaper] {
-                delete server;
-                reaper->deleteLater();
-            },
-            Qt::BlockingQueuedConnection);
-    }
-    m_thread->quit();
-    m_thread->wait();
+    connect(
+        m_cluster, &cluster::BackgroundCluster::started, this, &ConflictLabCluster::handleStarted);
+    connect(m_cluster, &cluster::BackgroundCluster::failed, this, &ConflictLabCluster::failed);
 }
+
+ConflictLabCluster::~ConflictLabCluster() = default;
 
 models::Status<> ConflictLabCluster::start()
 {
-    if (m_thread)
-        return models::Status<>::failure(tr("the embedded cluster is already running"));
-    m_dir = std::make_unique<QTemporaryDir>();
-    if (!m_dir->isValid())
-        return models::Status<>::failure(
-            tr("cannot create a temporary directory: %1").arg(m_dir->errorString()));
-    cluster::EmbeddedClusterOptions clusterOptions;
-    clusterOptions.demo = false;
-    clusterOptions.simulateWorkloads = false;
-    cluster::EmbeddedServerOptions options;
-    options.kubeconfigPath = m_dir->filePath(u"kubeconfig"_s);
-    m_thread = new QThread(this);
-    m_thread->setObjectName(u"conflict-lab-cluster"_s);
-    m_server
-        = new cluster::EmbeddedServer(cluster::embeddedClusterFactory(clusterOptions), options);
-    m_server->moveToThread(m_thread);
-    connect(m_server,
-            &cluster::EmbeddedServer::started,
-            this,
-            &ConflictLabCluster::handleStarted,
-            Qt::QueuedConnection);
-    connect(m_server,
-            &cluster::EmbeddedServer::startFailed,
-            this,
-            &ConflictLabCluster::failed,
-            Qt::QueuedConnection);
-    m_thread->start();
-    auto *server = m_server;
-    QMetaObject::invokeMethod(server, [server] { (void)server->start(); });
-    return {};
+    return m_cluster->start();
 }
 
-void ConflictLabCluster::handleStarted()
+void ConflictLabCluster::handleStarted(const QString &kubeconfigPath)
 {
-    auto kubeconfig = kube::Kubeconfig::load(m_dir->filePath(u"kubeconfig"_s));
+    auto kubeconfig = kube::Kubeconfig::load(kubeconfigPath);
     if (!kubeconfig.ok()) {
         emit failed(kubeconfig.error().message);
         return;

@@ -4,14 +4,9 @@
 #include "models/result.h"
 
 #include <QObject>
-#include <QTemporaryDir>
-
-#include <memory>
-
-class QThread;
 
 namespace reconscope::controller::cluster {
-class EmbeddedServer;
+class BackgroundCluster;
 }
 
 namespace reconscope::controller::labs {
@@ -37,11 +32,9 @@ signals:
     void failed(const QString &message);
 
 private:
-    void handleStarted();
+    void handleStarted(const QString &kubeconfigPath);
 
-    std::unique_ptr<QTemporaryDir> m_dir;
-    QThread *m_thread = nullptr;
-    cluster::EmbeddedServer *m_server = nullptr;
+    cluster::BackgroundCluster *m_cluster;
     kube::ClientConfig m_config;
 };
 
