@@ -22,6 +22,7 @@
 #include <QMenuBar>
 #include <QScrollArea>
 #include <QSplitter>
+#include <QTabBar>
 
 namespace reconscope::ui {
 
@@ -98,6 +99,12 @@ MainWindow::MainWindow(ConsoleSession *session, QWidget *parent)
     tabifyDockWidget(reconcilerDock, addDock(lintPanel, Qt::RightDockWidgetArea, viewMenu));
     connect(m_table, &ResourceTablePanel::objectSelected, lintPanel, &LintPanel::setSelectedObject);
     detailDock->raise();
+    // Seven docks share the right-hand tab bar: whole titles with scroll arrows rather than
+    // titles elided to "Det…" and "Reconci…".
+    for (QTabBar *tabs : findChildren<QTabBar *>()) {
+        tabs->setElideMode(Qt::ElideNone);
+        tabs->setUsesScrollButtons(true);
+    }
     resizeDocks({ browserDock, detailDock }, { 330, 560 }, Qt::Horizontal);
     centre->setSizes({ 340, 480 });
 
