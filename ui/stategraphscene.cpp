@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 using namespace Qt::StringLiterals;
 
@@ -212,14 +213,22 @@ public:
         return m_onDesign ? QString::number(m_counter) : u"⚠ %1"_s.arg(m_counter);
     }
 
-    QRectF labelRect() const
+    // The counter's box with its centre at fraction `at` of the path (default: where it is).
+    QRectF labelRect(std::optional<qreal> at = std::nullopt) const
     {
         const QFontMetricsF metrics(uiFont(9, true));
         const QSizeF size(metrics.horizontalAdvance(label()) + 14, metrics.height() + 4);
-        // Off-design edges are long curves that cross the middle of the diagram, where the
-        // designed edges' counters are: their label sits a third of the way along instead.
-        const QPointF centre = path().pointAtPercent(m_onDesign ? 0.5 : 0.3);
+        const QPointF centre = path().pointAtPercent(at.value_or(m_labelAt));
         return QRectF(centre - QPointF(size.width() / 2, size.height() / 2), size);
+    }
+    // Off-design edges are curves that cross the diagram where nodes and the designed edges'
+    // counters are: the scene moves their label along the curve to a free place.
+    void setLabelAt(qreal at)
+    {
+        if (at == m_labelAt)
+            return;
+        prepareGeometryChange();
+        m_labelAt = at;
     }
 
     QRectF boundingRect() const override
@@ -268,6 +277,7 @@ private:
     bool m_onDesign;
     qreal m_offset;
     qreal m_bend;
+    qreal m_labelAt = 0.5;
     qint64 m_counter = 0;
     bool m_highlighted = false;
 };
@@ -380,6 +390,29 @@ void StateGraphScene::layoutEdge(GraphEdgeItem *item)
         path.quadTo(control, end);
     }
     item->setPath(path);
+    if (item->onDesign())
+        return;
+    // The off-design counter goes to the first place along its curve that covers no node and no
+    // other counter (with room for three-digit counts).
+    auto blocked = [this, item](const QRectF &rect) {
+        const QRectF padded = rect.adjusted(-16, -4, 16, 4);
+        for (const GraphNodeItem *n : std::as_const(m_states)) {
+            if (n->sceneBoundingRect().intersects(padded))
+                return true;
+        }
+        for (const GraphEdgeItem *other : std::as_const(m_edges)) {
+            if (other != item && other->labelRect().intersects(padded))
+                return true;
+        }
+        return false;
+    };
+    for (const qreal at : { 0.3, 0.5, 0.7, 0.4, 0.6 }) {
+        if (!blocked(item->labelRect(at))) {
+            item->setLabelAt(at);
+            return;
+        }
+    }
+    item->setLabelAt(0.3);
 }
 
 void StateGraphScene::setStatistics(const models::StateGraphStats &stats, const QDateTime &now)
