@@ -30,7 +30,6 @@ public:
 
     // Starts the server; started() or failed() follows, queued to this object's thread.
     models::Status<> start();
-    bool isRunning() const { return m_thread != nullptr; }
     // The server, living on the cluster's thread (null before start()).
     EmbeddedServer *server() const { return m_server; }
     QString kubeconfigPath() const;
