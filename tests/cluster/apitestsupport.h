@@ -110,4 +110,41 @@ inline std::shared_ptr<CollectingSink> startWatch(const ApiResponse &response)
     return sink;
 }
 
+// The per-test-function cluster and API handler of the handler-level tests: setUp() in init(),
+// tearDown() in cleanup(); call() sends a request as the admin, createApp() stores a CustomApp in
+// "default" (extraMetadata merged into its metadata) and answers the stored object.
+class ApiTestCase : public QObject
+{
+protected:
+    void setUp()
+    {
+        m_cluster = std::make_unique<Cluster>();
+        m_server = std::make_unique<ApiServer>(m_cluster.get());
+    }
+    void tearDown()
+    {
+        m_server.reset();
+        m_cluster.reset();
+    }
+    ApiResponse call(const QByteArray &method,
+                     const QString &path,
+                     const QByteArray &body = {},
+                     const QByteArray &contentType = "application/json")
+    {
+        return m_server->handle(request(method, path, body, contentType));
+    }
+    json createApp(const std::string &name, const json &extraMetadata = json::object())
+    {
+        json app = customApp(name);
+        app["metadata"].update(extraMetadata);
+        const ApiResponse response = call("POST", customApps, dump(app));
+        if (response.status != 201)
+            qWarning("create failed: %s", response.body.constData());
+        return parse(response.body);
+    }
+
+    std::unique_ptr<Cluster> m_cluster;
+    std::unique_ptr<ApiServer> m_server;
+};
+
 } // namespace reconscope::controller::cluster::testsupport

@@ -13,7 +13,7 @@ using namespace reconscope::controller::cluster::testsupport;
 // CustomResourceDefinitions through the API (shared/spec/kube-api.md section 7): the twelve real
 // CRDs of shared/fixtures installed, their served-version example objects accepted, status via
 // /status, discovery/OpenAPI/version, and CRD lifecycle (update, delete with its CRs).
-class tst_Crds : public QObject
+class tst_Crds : public ApiTestCase
 {
     Q_OBJECT
 
@@ -35,13 +35,6 @@ private slots:
     void openApiVersionAndHealth();
 
 private:
-    ApiResponse call(const QByteArray &method,
-                     const QString &path,
-                     const QByteArray &body = {},
-                     const QByteArray &contentType = "application/json")
-    {
-        return m_server->handle(request(method, path, body, contentType));
-    }
     json yamlFile(const QString &path)
     {
         QFile file(path);
@@ -79,8 +72,6 @@ private:
     const QString objectDir = QStringLiteral(RECONSCOPE_SHARED_DIR "/fixtures/real-crds/objects");
     QStringList m_crdFiles;
     QList<QByteArray> m_crdBodies; // JSON, converted once
-    std::unique_ptr<Cluster> m_cluster;
-    std::unique_ptr<ApiServer> m_server;
     std::unique_ptr<Cluster> m_withRealCrds;
 };
 
@@ -95,14 +86,12 @@ void tst_Crds::initTestCase()
 
 void tst_Crds::init()
 {
-    m_cluster = std::make_unique<Cluster>();
-    m_server = std::make_unique<ApiServer>(m_cluster.get());
+    setUp();
 }
 
 void tst_Crds::cleanup()
 {
-    m_server.reset();
-    m_cluster.reset();
+    tearDown();
 }
 
 void tst_Crds::customAppCrdIsInstalledAndEstablished()

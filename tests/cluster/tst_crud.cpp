@@ -9,7 +9,7 @@ using namespace reconscope::controller::cluster::testsupport;
 
 // CRUD verbs of custom resources through ApiServer::handle(): the exact responses of
 // shared/spec/kube-api.md sections 1-3 and the section 9 items about them.
-class tst_Crud : public QObject
+class tst_Crud : public ApiTestCase
 {
     Q_OBJECT
 
@@ -55,35 +55,16 @@ private slots:
     void immortalNamespacesAndLegacyWatch();
 
 private:
-    ApiResponse call(const QByteArray &method,
-                     const QString &path,
-                     const QByteArray &body = {},
-                     const QByteArray &contentType = "application/json")
-    {
-        return m_server->handle(request(method, path, body, contentType));
-    }
-    json createApp(const std::string &name)
-    {
-        const ApiResponse response = call("POST", customApps, dump(customApp(name)));
-        if (response.status != 201)
-            qWarning("create failed: %s", response.body.constData());
-        return parse(response.body);
-    }
-
-    std::unique_ptr<Cluster> m_cluster;
-    std::unique_ptr<ApiServer> m_server;
 };
 
 void tst_Crud::init()
 {
-    m_cluster = std::make_unique<Cluster>();
-    m_server = std::make_unique<ApiServer>(m_cluster.get());
+    setUp();
 }
 
 void tst_Crud::cleanup()
 {
-    m_server.reset();
-    m_cluster.reset();
+    tearDown();
 }
 
 void tst_Crud::unresolvedPathIsPlainNotFound_data()

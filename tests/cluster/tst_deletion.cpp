@@ -6,7 +6,7 @@ using namespace reconscope::controller::cluster::testsupport;
 
 // Deletion, finalizers, owner references and namespaces (shared/spec/kube-api.md section 5,
 // section 9 items 4, 12, 13).
-class tst_Deletion : public QObject
+class tst_Deletion : public ApiTestCase
 {
     Q_OBJECT
 
@@ -28,22 +28,6 @@ private slots:
     void namespaceDeletionDeletesContents();
 
 private:
-    ApiResponse call(const QByteArray &method,
-                     const QString &path,
-                     const QByteArray &body = {},
-                     const QByteArray &contentType = "application/json")
-    {
-        return m_server->handle(request(method, path, body, contentType));
-    }
-    json createApp(const std::string &name, const json &metadataExtra = json::object())
-    {
-        json app = customApp(name);
-        app["metadata"].update(metadataExtra);
-        const ApiResponse response = call("POST", customApps, dump(app));
-        if (response.status != 201)
-            qWarning("%s", response.body.constData());
-        return parse(response.body);
-    }
     json createDependent(const QString &name, const QStringList &ownerUids)
     {
         json refs = json::array();
@@ -67,20 +51,16 @@ private:
     int status(const QString &path) { return call("GET", path).status; }
 
     const QString deployments = u"/apis/apps/v1/namespaces/default/deployments"_s;
-    std::unique_ptr<Cluster> m_cluster;
-    std::unique_ptr<ApiServer> m_server;
 };
 
 void tst_Deletion::init()
 {
-    m_cluster = std::make_unique<Cluster>();
-    m_server = std::make_unique<ApiServer>(m_cluster.get());
+    setUp();
 }
 
 void tst_Deletion::cleanup()
 {
-    m_server.reset();
-    m_cluster.reset();
+    tearDown();
 }
 
 void tst_Deletion::deleteWithoutFinalizersReturnsSuccessStatus()

@@ -11,7 +11,7 @@ using namespace reconscope::controller::cluster::testsupport;
 // runs (admission, defaulting, validation, generation and status-subresource rules,
 // preconditions), the answer is what a real write would answer, and nothing is stored: no
 // revision is used, no watch event is sent, no subscriber is called.
-class tst_DryRun : public QObject
+class tst_DryRun : public ApiTestCase
 {
     Q_OBJECT
 
@@ -33,33 +33,13 @@ private slots:
     void nothingIsStoredOrSent();
 
 private:
-    ApiResponse call(const QByteArray &method,
-                     const QString &path,
-                     const QByteArray &body = {},
-                     const QByteArray &contentType = "application/json")
-    {
-        return m_server->handle(request(method, path, body, contentType));
-    }
-    json createApp(const std::string &name, const json &extraMetadata = json::object())
-    {
-        json object = customApp(name);
-        object["metadata"].update(extraMetadata);
-        const ApiResponse response = call("POST", customApps, dump(object));
-        if (response.status != 201)
-            qWarning("create failed: %s", response.body.constData());
-        return parse(response.body);
-    }
-
-    std::unique_ptr<Cluster> m_cluster;
-    std::unique_ptr<ApiServer> m_server;
     int m_subscription = 0;
     int m_events = 0;
 };
 
 void tst_DryRun::init()
 {
-    m_cluster = std::make_unique<Cluster>();
-    m_server = std::make_unique<ApiServer>(m_cluster.get());
+    setUp();
     m_events = 0;
     m_subscription = m_cluster->subscribe([this](const ClusterEvent &) { ++m_events; });
 }
@@ -67,8 +47,7 @@ void tst_DryRun::init()
 void tst_DryRun::cleanup()
 {
     m_cluster->unsubscribe(m_subscription);
-    m_server.reset();
-    m_cluster.reset();
+    tearDown();
 }
 
 void tst_DryRun::createAnswersThePreparedObject()

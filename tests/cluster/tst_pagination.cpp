@@ -6,7 +6,7 @@ using namespace reconscope::controller::cluster::testsupport;
 
 // Lists: order, shape, limit/continue at the first page's RV, resourceVersion semantics,
 // selectors and list-option validation (shared/spec/kube-api.md sections 1 and 4, items 9, 14, 15).
-class tst_Pagination : public QObject
+class tst_Pagination : public ApiTestCase
 {
     Q_OBJECT
 
@@ -30,10 +30,6 @@ private slots:
     void tableResponses();
 
 private:
-    ApiResponse call(const QByteArray &method, const QString &path, const QByteArray &body = {})
-    {
-        return m_server->handle(request(method, path, body));
-    }
     void createIn(const QString &ns, const std::string &name, const json &labels = json::object())
     {
         json app = customApp(name);
@@ -52,21 +48,16 @@ private:
             result << str(item["metadata"]["namespace"]) + u'/' + str(item["metadata"]["name"]);
         return result;
     }
-
-    std::unique_ptr<Cluster> m_cluster;
-    std::unique_ptr<ApiServer> m_server;
 };
 
 void tst_Pagination::init()
 {
-    m_cluster = std::make_unique<Cluster>();
-    m_server = std::make_unique<ApiServer>(m_cluster.get());
+    setUp();
 }
 
 void tst_Pagination::cleanup()
 {
-    m_server.reset();
-    m_cluster.reset();
+    tearDown();
 }
 
 void tst_Pagination::listShape()

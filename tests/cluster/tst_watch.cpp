@@ -6,7 +6,7 @@ using namespace reconscope::controller::cluster::testsupport;
 
 // Watch semantics (shared/spec/kube-api.md section 4, section 9 items 9-11) through the handler
 // with a collecting sink.
-class tst_Watch : public QObject
+class tst_Watch : public ApiTestCase
 {
     Q_OBJECT
 
@@ -34,40 +34,21 @@ private slots:
     void sinkWritingDuringInitialEventsMissesNothing();
 
 private:
-    ApiResponse call(const QByteArray &method,
-                     const QString &path,
-                     const QByteArray &body = {},
-                     const QByteArray &contentType = "application/json")
-    {
-        return m_server->handle(request(method, path, body, contentType));
-    }
-    json createApp(const std::string &name, const json &labels = json::object())
-    {
-        json app = customApp(name);
-        if (!labels.empty())
-            app["metadata"]["labels"] = labels;
-        return parse(call("POST", customApps, dump(app)).body);
-    }
     json patchApp(const QString &name, const QByteArray &patch)
     {
         return parse(
             call("PATCH", customApps + u'/' + name, patch, "application/merge-patch+json").body);
     }
-
-    std::unique_ptr<Cluster> m_cluster;
-    std::unique_ptr<ApiServer> m_server;
 };
 
 void tst_Watch::init()
 {
-    m_cluster = std::make_unique<Cluster>();
-    m_server = std::make_unique<ApiServer>(m_cluster.get());
+    setUp();
 }
 
 void tst_Watch::cleanup()
 {
-    m_server.reset();
-    m_cluster.reset();
+    tearDown();
 }
 
 void tst_Watch::initialEventsForUnsetAndZero_data()
@@ -174,8 +155,8 @@ void tst_Watch::historyWindowBoundsWatches()
 
 void tst_Watch::selectorTransitionsAreAddedAndDeleted()
 {
-    createApp("a", { { "tier", "web" } });
-    createApp("b", { { "tier", "db" } });
+    createApp("a", { { "labels", { { "tier", "web" } } } });
+    createApp("b", { { "labels", { { "tier", "db" } } } });
     auto sink = startWatch(call("GET", customApps + u"?watch=true&labelSelector=tier%3Dweb"_s));
     QCOMPARE(sink->types(), QStringList{ u"ADDED"_s });
     patchApp(u"b"_s, R"({"metadata":{"labels":{"tier":"web"}}})");
