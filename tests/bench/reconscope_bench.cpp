@@ -653,6 +653,11 @@ int main(int argc, char *argv[])
     int objects = 50000;
     QString jsonPath;
     bool quick = false;
+    // --only fanout,kubectl,python,informer,console,reconcile: the stages to run after the load
+    // (all by default), to iterate on one of them; --hold: after the load, print the kubeconfig
+    // and keep the server up until stdin closes (for profiling a child mode by hand).
+    QStringList only;
+    bool hold = false;
     for (int i = 1; i < argc; ++i) {
         const auto arg = QString::fromLocal8Bit(argv[i]);
         if (arg == u"--quick"_s) {
@@ -662,12 +667,21 @@ int main(int argc, char *argv[])
             objects = QString::fromLocal8Bit(argv[++i]).toInt();
         } else if (arg == u"--json"_s && i + 1 < argc) {
             jsonPath = QString::fromLocal8Bit(argv[++i]);
+        } else if (arg == u"--only"_s && i + 1 < argc) {
+            only = QString::fromLocal8Bit(argv[++i]).split(u',', Qt::SkipEmptyParts);
+        } else if (arg == u"--hold"_s) {
+            hold = true;
         } else {
-            std::fprintf(stderr, "usage: reconscope_bench [--quick] [--objects N] [--json FILE]\n");
+            std::fprintf(stderr,
+                         "usage: reconscope_bench [--quick] [--objects N] [--json FILE] "
+                         "[--only fanout,kubectl,python,informer,console,reconcile] [--hold]\n");
             return 2;
         }
     }
 
+    const auto runs = [&only](const QString &stage) {
+        return only.isEmpty() || only.contains(stage);
+    };
     Figures figures;
     figures.set("objects", objects);
     BenchServer server;
@@ -757,9 +771,17 @@ int main(int argc, char *argv[])
                 double(listBytes) / 1e6,
                 listSeconds);
 
+    if (hold) {
+        std::printf("holding: KUBECONFIG=%s (close stdin to stop)\n",
+                    qPrintable(server.kubeconfigPath()));
+        std::fflush(stdout);
+        while (std::getchar() != EOF) { }
+        return 0;
+    }
+
     // 4. Watch fan-out: 10 watchers from the current RV, then status writes at full speed.
     const int watchers = 10;
-    const int mutations = quick ? 2000 : 5000;
+    const int mutations = runs(u"fanout"_s) ? (quick ? 2000 : 5000) : 0;
     const auto rvBody = server.send(nam, "GET", path + u"?limit=1"_s).body;
     const auto rv = QString::fromStdString(
         json::parse(rvBody.constBegin(), rvBody.constEnd(), nullptr, false)["metadata"].value(
@@ -804,7 +826,7 @@ int main(int argc, char *argv[])
         const double writeSeconds = double(fanout.nsecsElapsed()) / 1e9;
         figures.set("status_patch_per_s", mutations / writeSeconds);
     });
-    QTimer::singleShot(120000, &watchLoop, &QEventLoop::quit);
+    QTimer::singleShot(mutations > 0 ? 120000 : 0, &watchLoop, &QEventLoop::quit);
     watchLoop.exec();
     for (auto *reply : streams)
         reply->abort();
@@ -812,7 +834,9 @@ int main(int argc, char *argv[])
     figures.set("watch_fanout_events_per_s",
                 complete == watchers ? watchers * mutations / lastEventAt : 0.0);
     std::printf("status PATCH      %8.0f writes/s\n",
-                figures.values["status_patch_per_s"].get<double>());
+                figures.values["status_patch_per_s"].is_number()
+                    ? figures.values["status_patch_per_s"].get<double>()
+                    : 0.0);
     std::printf("watch fan-out     %8.0f events/s delivered (%d watchers x %d events, %s)\n",
                 complete == watchers ? watchers * mutations / lastEventAt : 0.0,
                 watchers,
@@ -823,8 +847,12 @@ int main(int argc, char *argv[])
     auto env = QProcessEnvironment::systemEnvironment();
     env.insert(u"KUBECONFIG"_s, server.kubeconfigPath());
     qint64 kubectlRss = 0;
-    const double kubectlSeconds = timeProcess(
-        u"kubectl"_s, { u"get"_s, u"customapps"_s, u"-A"_s, u"-o"_s, u"json"_s }, env, &kubectlRss);
+    const double kubectlSeconds = !runs(u"kubectl"_s)
+        ? 0.0
+        : timeProcess(u"kubectl"_s,
+                      { u"get"_s, u"customapps"_s, u"-A"_s, u"-o"_s, u"json"_s },
+                      env,
+                      &kubectlRss);
     figures.set("kubectl_list_seconds", kubectlSeconds);
     figures.set("kubectl_peak_rss_bytes", kubectlRss);
     std::printf("kubectl get -A -o json   %6.2f s, peak %5.0f MB\n",
@@ -842,8 +870,10 @@ int main(int argc, char *argv[])
         "    if not token: break\n"
         "print(n)\n");
     qint64 pythonRss = 0;
-    const double pythonSeconds = timeProcess(
-        u"/usr/bin/python3"_s, { u"-c"_s, script, server.kubeconfigPath() }, env, &pythonRss);
+    const double pythonSeconds = !runs(u"python"_s)
+        ? 0.0
+        : timeProcess(
+            u"/usr/bin/python3"_s, { u"-c"_s, script, server.kubeconfigPath() }, env, &pythonRss);
     figures.set("python_list_seconds", pythonSeconds);
     figures.set("python_peak_rss_bytes", pythonRss);
     std::printf("python kubernetes list   %6.2f s, peak %5.0f MB\n",
@@ -856,13 +886,23 @@ int main(int argc, char *argv[])
                 double(server.peakRss()) / double(listBytes));
 
     // 6. The console's client on the same server: informer, memory, watch decoding.
-    benchClient(
-        server, nam, figures, objects, listBytes, kubectlSeconds, pythonSeconds, quick, &failures);
+    if (runs(u"informer"_s))
+        benchClient(server,
+                    nam,
+                    figures,
+                    objects,
+                    listBytes,
+                    kubectlSeconds,
+                    pythonSeconds,
+                    quick,
+                    &failures);
 
     // 7. The console itself: painted table, memory, sustained watch load; then the reconciler.
-    benchConsole(
-        server, figures, objects, listBytes, kubectlSeconds, pythonSeconds, quick, &failures);
-    benchReconcile(server, figures, &failures);
+    if (runs(u"console"_s))
+        benchConsole(
+            server, figures, objects, listBytes, kubectlSeconds, pythonSeconds, quick, &failures);
+    if (runs(u"reconcile"_s))
+        benchReconcile(server, figures, &failures);
     printTargets(figures);
 
     if (!jsonPath.isEmpty()) {
