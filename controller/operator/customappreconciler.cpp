@@ -678,35 +678,13 @@ void CustomAppReconciler::removeFinalizer(const RunPtr &run)
             kept.push_back(f);
     }
     finalizers = kept;
-    write(run,
-          "PUT",
-          resources::customApps(),
-          run->name,
-          run->app,
-          after,
-          {},
-          [this, run](kube::RestClient::JsonResult result) {
-              if (!result) {
-                  if (result.error().isNotFound()) {
-                      complete(run, reconcile::ReconcileOutcome::success());
-                      return;
-                  }
-                  if (result.error().isConflict()) {
-                      ++m_conflicts;
-                      run->conflicts << u"finalizer"_s;
-                  }
-                  complete(run,
-                           reconcile::ReconcileOutcome::failure(u"remove finalizer: "_s
-                                                                + result.error().toString()));
-                  return;
-              }
-              recordEvent(
-                  run,
-                  u"Normal"_s,
-                  u"FinalizerRemoved"_s,
-                  u"Owned objects deleted; finalizer %1 removed"_s.arg(m_options.finalizer));
-              complete(run, reconcile::ReconcileOutcome::success());
-          });
+    writeFinalizers(run, std::move(after), u"remove finalizer: "_s, true, [this, run](json) {
+        recordEvent(run,
+                    u"Normal"_s,
+                    u"FinalizerRemoved"_s,
+                    u"Owned objects deleted; finalizer %1 removed"_s.arg(m_options.finalizer));
+        complete(run, reconcile::ReconcileOutcome::success());
+    });
 }
 
 void CustomAppReconciler::ensureFinalizer(const RunPtr &run)
@@ -722,6 +700,18 @@ void CustomAppReconciler::ensureFinalizer(const RunPtr &run)
     if (!after["metadata"]["finalizers"].is_array())
         after["metadata"]["finalizers"] = json::array();
     after["metadata"]["finalizers"].push_back(ours);
+    writeFinalizers(run, std::move(after), u"add finalizer: "_s, false, [this, run](json stored) {
+        run->app = std::move(stored);
+        reconcileSpec(run);
+    });
+}
+
+void CustomAppReconciler::writeFinalizers(const RunPtr &run,
+                                          json after,
+                                          const QString &what,
+                                          bool goneIsDone,
+                                          std::function<void(json)> onWritten)
+{
     write(run,
           "PUT",
           resources::customApps(),
@@ -729,19 +719,21 @@ void CustomAppReconciler::ensureFinalizer(const RunPtr &run)
           run->app,
           after,
           {},
-          [this, run](kube::RestClient::JsonResult result) {
-              if (!result) {
-                  if (result.error().isConflict()) {
-                      ++m_conflicts;
-                      run->conflicts << u"finalizer"_s;
-                  }
-                  complete(run,
-                           reconcile::ReconcileOutcome::failure(u"add finalizer: "_s
-                                                                + result.error().toString()));
+          [this, run, what, goneIsDone, onWritten = std::move(onWritten)](
+              kube::RestClient::JsonResult result) {
+              if (result) {
+                  onWritten(std::move(result.value()));
                   return;
               }
-              run->app = std::move(result.value());
-              reconcileSpec(run);
+              if (goneIsDone && result.error().isNotFound()) {
+                  complete(run, reconcile::ReconcileOutcome::success());
+                  return;
+              }
+              if (result.error().isConflict()) {
+                  ++m_conflicts;
+                  run->conflicts << u"finalizer"_s;
+              }
+              complete(run, reconcile::ReconcileOutcome::failure(what + result.error().toString()));
           });
 }
 

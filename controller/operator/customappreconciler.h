@@ -137,6 +137,13 @@ private:
     void handleDeletion(const RunPtr &run);
     void removeFinalizer(const RunPtr &run);
     void ensureFinalizer(const RunPtr &run);
+    // PUTs `after` (run->app with its finalizers changed). On success onWritten gets the stored
+    // object; a 409 is counted; a 404 completes the run when goneIsDone, other errors fail it.
+    void writeFinalizers(const RunPtr &run,
+                         nlohmann::json after,
+                         const QString &what,
+                         bool goneIsDone,
+                         std::function<void(nlohmann::json)> onWritten);
     void reconcileSpec(const RunPtr &run);
     void reconcileDeployment(const RunPtr &run);
     void reportDeployment(const RunPtr &run);
