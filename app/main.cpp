@@ -1,6 +1,7 @@
 // reconscope: one binary, several commands (shared/design.md). main() only picks the command; each
 // command's file wires the layers, and the logic lives in the controller and ui libraries.
 #include "app/commands.h"
+#include "app/crashhandler.h"
 #include "app/logging.h"
 #include "app/reconcilecommand.h"
 
@@ -33,6 +34,7 @@ QStringList argumentsAfterCommand(int argc, char *argv[])
 int main(int argc, char *argv[])
 {
     using namespace reconscope::app;
+    crashhandler::install(); // a crash report without secrets, for every command
     struct Command
     {
         const char *word;
