@@ -6,6 +6,9 @@
 
 #include <QRandomGenerator>
 
+#include <algorithm>
+#include <iterator>
+
 using namespace Qt::StringLiterals;
 using nlohmann::json;
 
@@ -34,11 +37,13 @@ QString qstr(const json &object, const char *key)
 EventRecorder::EventRecorder(kube::RestClient *client,
                              reconcile::Clock &clock,
                              QString component,
-                             QString instance)
+                             QString instance,
+                             int cacheSize)
     : m_client(client)
     , m_clock(clock)
     , m_component(std::move(component))
     , m_instance(std::move(instance))
+    , m_cacheSize(std::max(1, cacheSize))
 { }
 
 json EventRecorder::makeEvent(const json &involvedObject,
@@ -86,41 +91,70 @@ void EventRecorder::record(const json &involvedObject,
                            const QString &message)
 {
     const json meta = involvedObject.value("metadata", json::object());
-    const QString ns = qstr(meta, "namespace");
-    const QString objectName = qstr(meta, "name");
     const QString correlation = qstr(meta, "uid") + u'\n' + type + u'\n' + reason + u'\n' + message;
     const QDateTime now = reconcile::toDateTime(m_clock.now());
-    auto *client = m_client;
     if (m_requestHook)
         m_requestHook();
     ++m_sent;
     auto seen = m_seen.find(correlation);
-    if (seen != m_seen.end()) {
-        // A repeat: count + 1, lastTimestamp now (client-go's EventCorrelator aggregation).
-        seen->count += 1;
-        const json patch
-            = { { "count", seen->count }, { "lastTimestamp", str(models::formatRfc3339(now)) } };
-        const QString name = seen->name;
-        client->patch(eventsResource,
-                      seen->ns,
-                      name,
-                      kube::PatchType::Merge,
-                      QByteArray::fromStdString(patch.dump()),
-                      [name](kube::RestClient::JsonResult result) {
-                          if (!result)
-                              spdlog::warn("event {}: {}",
-                                           name.toStdString(),
-                                           result.error().toString().toStdString());
-                      });
+    if (seen == m_seen.end()) {
+        create(involvedObject, type, reason, message, correlation);
         return;
     }
+    // A repeat: count + 1, lastTimestamp now (client-go's EventCorrelator aggregation).
+    m_uses.splice(m_uses.end(), m_uses, seen->use);
+    seen->count += 1;
+    const json patch
+        = { { "count", seen->count }, { "lastTimestamp", str(models::formatRfc3339(now)) } };
+    const QString name = seen->name;
+    std::weak_ptr<int> alive = m_alive;
+    m_client->patch(eventsResource,
+                    seen->ns,
+                    name,
+                    kube::PatchType::Merge,
+                    QByteArray::fromStdString(patch.dump()),
+                    [this, alive, name, correlation, involvedObject, type, reason, message](
+                        kube::RestClient::JsonResult result) {
+                        if (result)
+                            return;
+                        if (result.error().isNotFound() && !alive.expired()) {
+                            // Gone (the event TTL): forget it and write it anew, as client-go does.
+                            const auto it = m_seen.find(correlation);
+                            if (it != m_seen.end() && it->name == name) {
+                                m_uses.erase(it->use);
+                                m_seen.erase(it);
+                            }
+                            if (!m_seen.contains(correlation))
+                                create(involvedObject, type, reason, message, correlation);
+                            return;
+                        }
+                        spdlog::warn("event {}: {}",
+                                     name.toStdString(),
+                                     result.error().toString().toStdString());
+                    });
+}
+
+void EventRecorder::create(const json &involvedObject,
+                           const QString &type,
+                           const QString &reason,
+                           const QString &message,
+                           const QString &correlation)
+{
+    const json meta = involvedObject.value("metadata", json::object());
+    const QString ns = qstr(meta, "namespace");
+    const QDateTime now = reconcile::toDateTime(m_clock.now());
     // Upstream names Events "<object>.<unique hex>".
-    const QString name = objectName + u'.'
+    const QString name = qstr(meta, "name") + u'.'
         + QString::number(QRandomGenerator::global()->generate64() & 0xffffffffffffULL, 16);
-    m_seen.insert(correlation, Seen{ name, ns, 1 });
+    while (m_seen.size() >= m_cacheSize && !m_uses.empty()) {
+        m_seen.remove(m_uses.front());
+        m_uses.pop_front();
+    }
+    m_uses.push_back(correlation);
+    m_seen.insert(correlation, Seen{ name, ns, 1, std::prev(m_uses.end()) });
     const json event
         = makeEvent(involvedObject, type, reason, message, m_component, m_instance, now, name);
-    client->create(eventsResource, ns, event, [name](kube::RestClient::JsonResult result) {
+    m_client->create(eventsResource, ns, event, [name](kube::RestClient::JsonResult result) {
         if (!result)
             spdlog::warn(
                 "event {}: {}", name.toStdString(), result.error().toString().toStdString());

@@ -45,6 +45,7 @@ private Q_SLOTS:
     void pausedIsLeftAlone();
     void dryRunSendsNothing();
     void eventsFoldRepeats();
+    void eventCacheIsBoundedAndExpiredEventsReturn();
     void transientServerErrorsAreRetried();
 
 private:
@@ -667,6 +668,47 @@ void tst_CustomAppReconciler::eventsFoldRepeats()
     for (const auto &e : eventList["items"])
         if (e["reason"] == "QuotaExceeded")
             QCOMPARE_JSON(e["lastTimestamp"], json("2026-01-01T00:02:00Z"));
+}
+
+void tst_CustomAppReconciler::eventCacheIsBoundedAndExpiredEventsReturn()
+{
+    // Objects come and go (new uids) and messages vary: the correlation keys are unbounded, the
+    // recorder remembers the most recent few (client-go: an LRU of 4096).
+    kube::RestClient client(m_fx->clientConfig());
+    operators::EventRecorder recorder(&client, *m_clock, u"reconscope-customapp"_s, u"me"_s, 3);
+    auto app = [](int i) {
+        const std::string name = "lru" + std::to_string(i);
+        return json{ { "apiVersion", "infrastructure.internal.net/v1" },
+                     { "kind", "CustomApp" },
+                     { "metadata",
+                       { { "name", name }, { "namespace", "default" }, { "uid", "u-" + name } } } };
+    };
+    for (int i = 0; i < 10; ++i) {
+        recorder.record(app(i), u"Normal"_s, u"Created"_s, u"created"_s);
+        QVERIFY(recorder.cachedKeys() <= 3);
+    }
+    QCOMPARE(recorder.cachedKeys(), 3);
+    for (int i = 0; i < 10; ++i)
+        QTRY_COMPARE(m_fx->eventReasons(u"lru"_s + QString::number(i)).size(), 1);
+
+    // An Event deleted on the server (the event TTL) is written anew on its next repeat instead of
+    // being patched in vain.
+    QString name;
+    const json written = m_fx->cluster()->list(events, u"default"_s).value(); // outlives the loop
+    for (const auto &e : written["items"])
+        if (e["involvedObject"].value("name", "") == "lru9")
+            name = QString::fromStdString(e["metadata"].value("name", ""));
+    QVERIFY(!name.isEmpty());
+    QVERIFY(m_fx->cluster()->remove(events, u"default"_s, name).ok());
+    QCOMPARE(m_fx->eventReasons(u"lru9"_s).size(), 0);
+    recorder.record(app(9), u"Normal"_s, u"Created"_s, u"created"_s);
+    QTRY_COMPARE(m_fx->eventReasons(u"lru9"_s).size(), 1);
+    QCOMPARE(recorder.cachedKeys(), 3);
+    // And the new one is folded into from then on.
+    recorder.record(app(9), u"Normal"_s, u"Created"_s, u"created"_s);
+    QTRY_VERIFY(m_fx->cluster()->list(events, u"default"_s).value().dump().find("\"count\":2")
+                != std::string::npos);
+    QCOMPARE(m_fx->eventReasons(u"lru9"_s).size(), 1);
 }
 
 void tst_CustomAppReconciler::transientServerErrorsAreRetried()
