@@ -16,6 +16,37 @@ QString tr(const char *text)
     return QCoreApplication::translate("Scenario", text);
 }
 
+// The "waitFor" member of a step: which object, which state, how long at most.
+Status<> parseWaitFor(const json &wait, ScenarioStep &step)
+{
+    if (!wait.is_object())
+        return Status<>::failure(tr("\"waitFor\" must be an object"));
+    const QString object = jsonString(wait, "object");
+    const qsizetype slash = object.indexOf(u'/');
+    step.namespaceName = slash < 0 ? QString() : object.left(slash);
+    step.name = slash < 0 ? object : object.mid(slash + 1);
+    if (step.name.isEmpty() || step.name.contains(u'/'))
+        return Status<>::failure(tr("\"waitFor\" needs an \"object\" as NAMESPACE/NAME (or NAME)"));
+    const QString state = jsonString(wait, "state");
+    if (state.compare(u"Gone"_s, Qt::CaseInsensitive) == 0) {
+        step.waitState.reset();
+    } else if (const auto known = lifecycleStateFromString(state)) {
+        step.waitState = *known;
+    } else {
+        return Status<>::failure(tr("\"waitFor\" needs a \"state\": Pending, Reconciling, "
+                                    "Ready, Degraded, Terminating or Gone (not \"%1\")")
+                                     .arg(state));
+    }
+    step.waitReason = jsonString(wait, "reason");
+    const json &timeout = jsonMember(wait, "timeoutSeconds");
+    if (!timeout.is_null()) {
+        if (!timeout.is_number() || timeout.get<double>() <= 0)
+            return Status<>::failure(tr("\"timeoutSeconds\" must be a positive number of seconds"));
+        step.timeoutMs = qint64(timeout.get<double>() * 1000.0);
+    }
+    return {};
+}
+
 } // namespace
 
 QString scenarioVerbName(ScenarioStep::Verb verb)
@@ -27,10 +58,25 @@ QString scenarioVerbName(ScenarioStep::Verb verb)
         return u"patch"_s;
     case ScenarioStep::Verb::Delete:
         return u"delete"_s;
+    case ScenarioStep::Verb::WaitFor:
+        return u"waitFor"_s;
     case ScenarioStep::Verb::Wait:
         break;
     }
     return u"wait"_s;
+}
+
+QString ScenarioStep::objectKey() const
+{
+    return namespaceName.isEmpty() ? name : namespaceName + u'/' + name;
+}
+
+QString ScenarioStep::waitTargetText() const
+{
+    if (!waitState)
+        return tr("gone");
+    const QString state = lifecycleStateName(*waitState);
+    return waitReason.isEmpty() ? state : u"%1 (%2)"_s.arg(state, waitReason);
 }
 
 qint64 Scenario::startOf(qsizetype index) const
@@ -77,7 +123,13 @@ Result<Scenario> parseScenario(QByteArrayView bytes)
         step.expect = jsonString(item, "expect");
         step.ignoreAlreadyExists = item.value("ignoreAlreadyExists", false);
         step.ignoreNotFound = item.value("ignoreNotFound", false);
-        const QString verb = jsonString(item, "verb");
+        const bool hasWaitFor = item.contains("waitFor");
+        const QString verb
+            = hasWaitFor && !item.contains("verb") ? u"waitFor"_s : jsonString(item, "verb");
+        if (verb == u"waitFor" && !hasWaitFor)
+            return fail(tr("a waitFor step needs a \"waitFor\" object"));
+        if (hasWaitFor && verb != u"waitFor")
+            return fail(tr("\"waitFor\" belongs to a waitFor step, not a %1").arg(verb));
         if (verb == u"create")
             step.verb = ScenarioStep::Verb::Create;
         else if (verb == u"patch")
@@ -86,8 +138,16 @@ Result<Scenario> parseScenario(QByteArrayView bytes)
             step.verb = ScenarioStep::Verb::Delete;
         else if (verb == u"wait")
             step.verb = ScenarioStep::Verb::Wait;
+        else if (verb == u"waitFor")
+            step.verb = ScenarioStep::Verb::WaitFor;
         else
-            return fail(tr("unknown verb \"%1\" (create, patch, delete, wait)").arg(verb));
+            return fail(tr("unknown verb \"%1\" (create, patch, delete, wait, waitFor)").arg(verb));
+        if (step.verb == ScenarioStep::Verb::WaitFor) {
+            if (const auto parsed = parseWaitFor(item["waitFor"], step); !parsed.ok())
+                return fail(parsed.error().message);
+            if (step.title.isEmpty())
+                step.title = tr("Wait until %1 is %2").arg(step.objectKey(), step.waitTargetText());
+        }
         if (step.title.isEmpty())
             return fail(tr("a step needs a title"));
         if (step.verb == ScenarioStep::Verb::Wait) {
@@ -95,13 +155,22 @@ Result<Scenario> parseScenario(QByteArrayView bytes)
             continue;
         }
 
-        const QString apiVersion = jsonString(item, "apiVersion");
+        QString apiVersion = jsonString(item, "apiVersion");
+        step.plural = jsonString(item, "resource");
+        if (step.verb == ScenarioStep::Verb::WaitFor && apiVersion.isEmpty()
+            && step.plural.isEmpty()) {
+            apiVersion = u"infrastructure.internal.net/v1"_s;
+            step.plural = u"customapps"_s;
+        }
         const qsizetype slash = apiVersion.indexOf(u'/');
         step.group = slash < 0 ? QString() : apiVersion.left(slash);
         step.version = slash < 0 ? apiVersion : apiVersion.mid(slash + 1);
-        step.plural = jsonString(item, "resource");
         if (step.version.isEmpty() || step.plural.isEmpty())
             return fail(tr("\"apiVersion\" and \"resource\" are required"));
+        if (step.verb == ScenarioStep::Verb::WaitFor) {
+            scenario.steps.append(std::move(step));
+            continue;
+        }
         step.namespaceName = jsonString(item, "namespace");
         step.name = jsonString(item, "name");
         if (step.verb == ScenarioStep::Verb::Create) {

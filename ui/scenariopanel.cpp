@@ -142,6 +142,15 @@ void ScenarioPanel::updateStatus()
     QString where;
     if (next >= scenario.steps.size())
         where = tr("finished");
+    else if (m_player->isWaiting())
+        where = tr("step %1/%2 waiting for %3 to be %4 (%5 s of %6; now %7)")
+                    .arg(next + 1)
+                    .arg(scenario.steps.size())
+                    .arg(scenario.steps[next].objectKey().toHtmlEscaped(),
+                         scenario.steps[next].waitTargetText())
+                    .arg(m_player->waitedMs() / 1000)
+                    .arg(scenario.steps[next].timeoutMs / 1000)
+                    .arg(m_player->lastObserved().toHtmlEscaped());
     else if (m_player->isStepRunning())
         where = tr("step %1/%2 running").arg(next + 1).arg(scenario.steps.size());
     else
@@ -149,12 +158,19 @@ void ScenarioPanel::updateStatus()
                     .arg(next + 1)
                     .arg(scenario.steps.size())
                     .arg(double(m_player->remainingMs()) / 1000.0 / m_player->speed(), 0, 'f', 1);
-    m_status->setText(u"<b>%1</b> — %2 · %3 · %4×%5"_s.arg(
+    QString text = u"<b>%1</b> — %2 · %3 · %4×%5"_s.arg(
         scenario.name.toHtmlEscaped(),
         m_player->isPlaying() ? tr("playing") : tr("paused"),
         where,
         QString::number(m_player->speed()),
-        m_player->round() > 0 ? tr(" · round %1").arg(m_player->round() + 1) : QString()));
+        m_player->round() > 0 ? tr(" · round %1").arg(m_player->round() + 1) : QString());
+    // A wait that timed out paused the player: say so until it plays again.
+    if (!m_player->pauseReason().isEmpty())
+        text += u"<br><span style=\"color:#b71c1c\"><b>%1</b> %2</span>"_s.arg(
+            tr("Paused:"),
+            tr("%1. Play goes on with the next step.")
+                .arg(m_player->pauseReason().toHtmlEscaped()));
+    m_status->setText(text);
 }
 
 } // namespace reconscope::ui

@@ -1,5 +1,8 @@
 #include "controller/console/scenarioplayer.h"
 
+#include "models/lifecycle.h"
+#include "models/objectsummary.h"
+
 #include <QFile>
 
 #include <algorithm>
@@ -16,6 +19,9 @@ ScenarioPlayer::ScenarioPlayer(QObject *parent)
 {
     m_timer.setSingleShot(true);
     connect(&m_timer, &QTimer::timeout, this, &ScenarioPlayer::runStep);
+    m_pollTimer.setSingleShot(true);
+    m_pollTimer.setInterval(PollIntervalMs);
+    connect(&m_pollTimer, &QTimer::timeout, this, &ScenarioPlayer::poll);
 }
 
 ScenarioPlayer::~ScenarioPlayer() = default;
@@ -45,6 +51,10 @@ void ScenarioPlayer::rewind()
 {
     ++m_generation;
     m_running = false;
+    m_pollTimer.stop();
+    m_waitClock.invalidate();
+    m_pollInFlight = false;
+    m_pauseReason.clear();
     m_next = 0;
     m_remainingMs = m_scenario.steps.isEmpty() ? 0 : m_scenario.steps.first().afterMs;
     m_waitingSince.start();
@@ -59,7 +69,9 @@ void ScenarioPlayer::play()
     if (m_next >= m_scenario.steps.size())
         rewind();
     m_playing = true;
+    m_pauseReason.clear();
     m_waitingSince.start();
+    resumeWait();
     emit playingChanged(true);
     schedule();
 }
@@ -71,6 +83,7 @@ void ScenarioPlayer::pause()
     freezeRemaining();
     m_playing = false;
     m_timer.stop();
+    suspendWait();
     emit playingChanged(false);
 }
 
@@ -109,6 +122,16 @@ void ScenarioPlayer::schedule()
 
 void ScenarioPlayer::stepNow()
 {
+    if (isWaiting()) {
+        ++m_generation; // an answer in flight no longer counts
+        m_pollInFlight = false;
+        finishStep(m_next,
+                   true,
+                   tr("skipped after %1 s (%2 was %3)")
+                       .arg(double(waitedMs()) / 1000.0, 0, 'f', 1)
+                       .arg(m_scenario.steps[m_next].objectKey(), m_observed));
+        return;
+    }
     if (m_running || m_scenario.steps.isEmpty())
         return;
     m_timer.stop();
@@ -131,6 +154,15 @@ void ScenarioPlayer::runStep()
         if (self && self->m_generation == generation)
             self->handleAnswer(index, result);
     };
+    if (step.verb == ScenarioStep::Verb::WaitFor) {
+        m_waitedBeforeMs = 0;
+        m_waitClock.invalidate();
+        m_observed = tr("not read yet");
+        resumeWait();
+        if (!m_playing)
+            poll(); // run by hand while paused: one look, then on when Play is pressed
+        return;
+    }
     if (step.verb == ScenarioStep::Verb::Wait) {
         QMetaObject::invokeMethod(
             this, [answer] { answer(nlohmann::json::object()); }, Qt::QueuedConnection);
@@ -165,6 +197,7 @@ void ScenarioPlayer::runStep()
         m_client->remove(ref, step.namespaceName, step.name, kube::DeleteOptions(), answer);
         break;
     case ScenarioStep::Verb::Wait:
+    case ScenarioStep::Verb::WaitFor:
         break;
     }
 }
@@ -191,7 +224,14 @@ void ScenarioPlayer::handleAnswer(int index,
                 = tr("resourceVersion %1")
                       .arg(QString::fromStdString(meta->value("resourceVersion", std::string())));
     }
+    finishStep(index, ok, message);
+}
+
+void ScenarioPlayer::finishStep(int index, bool ok, const QString &message)
+{
     m_running = false;
+    m_pollTimer.stop();
+    m_waitClock.invalidate();
     m_next = index + 1;
     emit stepFinished(index, ok, message);
     if (m_next >= m_scenario.steps.size()) {
@@ -208,6 +248,120 @@ void ScenarioPlayer::handleAnswer(int index,
     m_remainingMs = m_scenario.steps[m_next].afterMs;
     m_waitingSince.start();
     schedule();
+}
+
+bool ScenarioPlayer::isWaiting() const
+{
+    return m_running && m_next < m_scenario.steps.size()
+        && m_scenario.steps[m_next].verb == ScenarioStep::Verb::WaitFor;
+}
+
+qint64 ScenarioPlayer::waitedMs() const
+{
+    return m_waitedBeforeMs + (m_waitClock.isValid() ? m_waitClock.elapsed() : 0);
+}
+
+void ScenarioPlayer::suspendWait()
+{
+    if (!isWaiting())
+        return;
+    m_waitedBeforeMs = waitedMs();
+    m_waitClock.invalidate();
+    m_pollTimer.stop();
+}
+
+void ScenarioPlayer::resumeWait()
+{
+    if (!isWaiting() || !m_playing || m_waitClock.isValid())
+        return;
+    m_waitClock.start();
+    poll();
+}
+
+void ScenarioPlayer::poll()
+{
+    m_pollTimer.stop();
+    if (!isWaiting() || m_pollInFlight)
+        return;
+    const int index = m_next;
+    const ScenarioStep &step = m_scenario.steps[index];
+    const quint64 generation = m_generation;
+    QPointer<ScenarioPlayer> self(this);
+    auto answer = [self, generation, index](models::Result<nlohmann::json, kube::ApiError> result) {
+        if (!self || self->m_generation != generation)
+            return;
+        self->m_pollInFlight = false;
+        self->handleWaitAnswer(index, result);
+    };
+    m_pollInFlight = true;
+    if (!m_client) {
+        QMetaObject::invokeMethod(
+            this,
+            [answer] {
+                answer(kube::ApiError::make(kube::ApiError::Category::Network,
+                                            tr("not connected to a cluster")));
+            },
+            Qt::QueuedConnection);
+        return;
+    }
+    const kube::ResourceRef ref{
+        step.group, step.version, step.plural, !step.namespaceName.isEmpty()
+    };
+    m_client->get(ref, step.namespaceName, step.name, answer);
+}
+
+void ScenarioPlayer::handleWaitAnswer(int index,
+                                      const models::Result<nlohmann::json, kube::ApiError> &answer)
+{
+    if (!isWaiting() || index != m_next)
+        return;
+    const ScenarioStep &step = m_scenario.steps[index];
+    bool reached = false;
+    if (!answer.ok()) {
+        const kube::ApiError &error = answer.error();
+        reached = error.isNotFound() && !step.waitState;
+        m_observed = error.isNotFound() ? tr("not found") : error.toString();
+    } else {
+        const bool customApp
+            = step.group == u"infrastructure.internal.net"_s && step.plural == u"customapps"_s;
+        const models::LifecycleMapping mapping = customApp
+            ? models::LifecycleMapping::forCustomApp()
+            : models::LifecycleMapping::defaults();
+        const auto summary = models::ObjectSummary::fromJson(answer.value(), mapping);
+        if (!summary.ok()) {
+            m_observed = summary.error().message;
+        } else {
+            const models::LifecycleVerdict verdict = models::deriveLifecycle(*summary, mapping);
+            const QString state = models::lifecycleStateName(verdict.state);
+            m_observed = verdict.reason.isEmpty() ? state : u"%1 (%2)"_s.arg(state, verdict.reason);
+            reached = step.waitState == verdict.state
+                && (step.waitReason.isEmpty() || step.waitReason == verdict.reason);
+        }
+    }
+    const qint64 waited = waitedMs();
+    if (reached) {
+        finishStep(index,
+                   true,
+                   tr("%1 is %2 after %3 s")
+                       .arg(step.objectKey(), step.waitTargetText())
+                       .arg(double(waited) / 1000.0, 0, 'f', 1));
+        return;
+    }
+    if (waited >= step.timeoutMs) {
+        const QString message = tr("timed out after %1 s: %2 is not %3 (it is %4)")
+                                    .arg(double(step.timeoutMs) / 1000.0, 0, 'f', 0)
+                                    .arg(step.objectKey(), step.waitTargetText(), m_observed);
+        finishStep(index, false, message);
+        // What follows relies on that state: stop here and say why.
+        m_pauseReason = tr("Step %1 %2").arg(index + 1).arg(message);
+        if (m_playing)
+            pause();
+        else
+            emit playingChanged(false);
+        return;
+    }
+    if (m_playing)
+        m_pollTimer.start();
 }
 
 } // namespace reconscope::controller::console

@@ -47,6 +47,7 @@ private slots:
     void defaultScenarioCoversTheLifecycle();
     void scenarioErrors_data();
     void scenarioErrors();
+    void waitForSteps();
     void timelineModel();
     void plannedChanges();
     void ownedObjects();
@@ -98,6 +99,23 @@ void tst_ConsoleModels::defaultScenarioCoversTheLifecycle()
     QVERIFY(missingImage);
     QVERIFY(brokenConfig);
     QVERIFY(quota);
+    // Steps that need an earlier state wait for it; the round ends when every app is gone (the
+    // next round creates them again).
+    QStringList waits;
+    for (const ScenarioStep &step : scenario->steps) {
+        if (step.verb == ScenarioStep::Verb::WaitFor)
+            waits << step.objectKey() + u' ' + step.waitTargetText();
+    }
+    for (const QString &wait : { u"tour-quota/ingest Ready"_s,
+                                 u"tour-quota/ingest Degraded (QuotaExceeded)"_s,
+                                 u"tour/thumbnailer Degraded (ImagePullBackOff)"_s,
+                                 u"tour/ledger Degraded (InvalidSpec)"_s,
+                                 u"tour/shop Ready"_s,
+                                 u"tour/shop gone"_s,
+                                 u"tour-quota/ingest gone"_s,
+                                 u"tour/thumbnailer gone"_s,
+                                 u"tour/ledger gone"_s })
+        QVERIFY2(waits.contains(wait), qPrintable(waits.join(u", "_s)));
     QCOMPARE(scenario->startOf(0), 0);
     QCOMPARE(scenario->startOf(scenario->steps.size() - 1), scenario->durationMs());
 }
@@ -119,6 +137,59 @@ void tst_ConsoleModels::scenarioErrors_data()
         R"({"steps":[{"title":"a","verb":"patch","apiVersion":"v1","resource":"pods","patch":{}}]})")
                                         << u"name"_s;
     QTest::newRow("no title") << QByteArray(R"({"steps":[{"verb":"wait"}]})") << u"title"_s;
+    QTest::newRow("waitFor not an object")
+        << QByteArray(R"({"steps":[{"waitFor":"demo/web"}]})") << u"must be an object"_s;
+    QTest::newRow("waitFor without object")
+        << QByteArray(R"({"steps":[{"waitFor":{"state":"Ready"}}]})") << u"NAMESPACE/NAME"_s;
+    QTest::newRow("waitFor too many slashes")
+        << QByteArray(R"({"steps":[{"waitFor":{"object":"a/b/c","state":"Ready"}}]})")
+        << u"NAMESPACE/NAME"_s;
+    QTest::newRow("waitFor unknown state")
+        << QByteArray(R"({"steps":[{"waitFor":{"object":"demo/web","state":"Happy"}}]})")
+        << u"not \"Happy\""_s;
+    QTest::newRow("waitFor zero timeout") << QByteArray(
+        R"({"steps":[{"waitFor":{"object":"demo/web","state":"Ready","timeoutSeconds":0}}]})")
+                                          << u"timeoutSeconds"_s;
+    QTest::newRow("waitFor verb without member")
+        << QByteArray(R"({"steps":[{"title":"a","verb":"waitFor"}]})") << u"needs a \"waitFor\""_s;
+    QTest::newRow("waitFor on a create")
+        << QByteArray(R"({"steps":[{"title":"a","verb":"create","waitFor":{}}]})")
+        << u"belongs to a waitFor step"_s;
+}
+
+void tst_ConsoleModels::waitForSteps()
+{
+    const auto scenario = parseScenario(R"({"steps":[
+        {"waitFor":{"object":"demo/web","state":"Ready","timeoutSeconds":30}},
+        {"after":500,"title":"quota","waitFor":{"object":"demo/api","state":"Degraded",
+         "reason":"QuotaExceeded","timeoutSeconds":2.5}},
+        {"verb":"waitFor","apiVersion":"apps/v1","resource":"deployments",
+         "waitFor":{"object":"demo/web","state":"Gone"}},
+        {"waitFor":{"object":"cluster-wide","state":"Ready"}}]})");
+    QVERIFY2(scenario.ok(), qPrintable(scenario.ok() ? QString() : scenario.error().message));
+    QCOMPARE(scenario->steps.size(), 4);
+    const ScenarioStep &ready = scenario->steps[0];
+    QCOMPARE(ready.verb, ScenarioStep::Verb::WaitFor);
+    QCOMPARE(ready.objectKey(), u"demo/web"_s);
+    QCOMPARE(ready.waitState, std::optional(LifecycleState::Ready));
+    QCOMPARE(ready.timeoutMs, 30000);
+    QCOMPARE(ready.title, u"Wait until demo/web is Ready"_s); // a default title
+    QCOMPARE(ready.group, u"infrastructure.internal.net"_s); // CustomApps by default
+    QCOMPARE(ready.plural, u"customapps"_s);
+    const ScenarioStep &quota = scenario->steps[1];
+    QCOMPARE(quota.title, u"quota"_s);
+    QCOMPARE(quota.afterMs, 500);
+    QCOMPARE(quota.waitTargetText(), u"Degraded (QuotaExceeded)"_s);
+    QCOMPARE(quota.timeoutMs, 2500);
+    const ScenarioStep &gone = scenario->steps[2];
+    QVERIFY(!gone.waitState);
+    QCOMPARE(gone.title, u"Wait until demo/web is gone"_s);
+    QCOMPARE(gone.group, u"apps"_s);
+    QCOMPARE(gone.plural, u"deployments"_s);
+    QCOMPARE(gone.timeoutMs, ScenarioStep::DefaultWaitTimeoutMs);
+    QCOMPARE(scenarioVerbName(gone.verb), u"waitFor"_s);
+    QCOMPARE(scenario->steps[3].objectKey(), u"cluster-wide"_s);
+    QVERIFY(scenario->steps[3].namespaceName.isEmpty());
 }
 
 void tst_ConsoleModels::scenarioErrors()

@@ -47,6 +47,27 @@ Scenario mechanicsScenario()
     return scenario.ok() ? scenario.value() : Scenario();
 }
 
+Scenario parsed(const char *json)
+{
+    const auto scenario = parseScenario(json);
+    if (!scenario.ok())
+        qWarning("%s", qPrintable(scenario.error().message));
+    return scenario.ok() ? scenario.value() : Scenario();
+}
+
+// A status as the CustomApp reconciler writes it once the app runs.
+QByteArray readyStatus()
+{
+    const json condition{
+        { "type", "Ready" },         { "status", "True" },
+        { "reason", "Available" },   { "message", "1/1 replicas available" },
+        { "observedGeneration", 1 }, { "lastTransitionTime", "2026-11-30T00:00:00Z" }
+    };
+    return QByteArray::fromStdString(
+        json{ { "status", { { "observedGeneration", 1 }, { "conditions", { condition } } } } }
+            .dump());
+}
+
 } // namespace
 
 class tst_ScenarioPlayer final : public QObject
@@ -55,6 +76,7 @@ class tst_ScenarioPlayer final : public QObject
 
 private slots:
     void playPauseSpeedAndStep();
+    void waitForWaitsContinuesAndTimesOut();
     void defaultScenarioWalksEveryState();
 };
 
@@ -132,6 +154,113 @@ void tst_ScenarioPlayer::playPauseSpeedAndStep()
     QCOMPARE(player->nextStep(), 0);
     QCOMPARE(timeline->state(0), Step::Pending);
     player->pause();
+}
+
+void tst_ScenarioPlayer::waitForWaitsContinuesAndTimesOut()
+{
+    ConsoleSession session;
+    session.setRunReconciler(false); // this test plays the controller
+    session.setPlayScenario(false);
+    ScenarioPlayer *player = session.scenarioPlayer();
+    QVERIFY(session.startDemo().ok());
+    QTRY_VERIFY_WITH_TIMEOUT(session.isConnected(), Timeout);
+    ScenarioPanel panel(player);
+    ScenarioTimelineModel *timeline = panel.timelineModel();
+
+    // 1. The player waits for an object that is not there yet, while it is Pending, and goes on
+    //    the moment it is Ready.
+    player->setScenario(parsed(R"({"name":"waits","steps":[
+      {"title":"namespace","verb":"create","apiVersion":"v1","resource":"namespaces",
+       "object":{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"waits"}},
+       "ignoreAlreadyExists":true},
+      {"waitFor":{"object":"waits/a","state":"Ready","timeoutSeconds":600}},
+      {"title":"after the wait","verb":"wait"}]})"));
+    QCOMPARE(timeline->rowCount(), 3);
+    QCOMPARE(player->scenario().steps[1].title, u"Wait until waits/a is Ready"_s);
+    player->play();
+    QTRY_VERIFY_WITH_TIMEOUT(player->isWaiting(), Timeout);
+    QCOMPARE(player->nextStep(), 1);
+    QCOMPARE(timeline->state(1), Step::Running);
+    QTRY_COMPARE_WITH_TIMEOUT(player->lastObserved(), u"not found"_s, Timeout);
+    QVERIFY2(panel.statusLabel()->text().contains(u"waiting for waits/a to be Ready"_s),
+             qPrintable(panel.statusLabel()->text()));
+
+    bool created = false;
+    session.client()->create(ConsoleSession::CustomApps,
+                             u"waits"_s,
+                             json{ { "apiVersion", "infrastructure.internal.net/v1" },
+                                   { "kind", "CustomApp" },
+                                   { "metadata", { { "name", "a" }, { "namespace", "waits" } } },
+                                   { "spec", { { "image", "nginx:1.27" }, { "replicas", 1 } } } },
+                             [&created](const auto &result) { created = result.ok(); });
+    QTRY_VERIFY_WITH_TIMEOUT(created, Timeout);
+    QTRY_VERIFY_WITH_TIMEOUT(player->lastObserved().startsWith(u"Pending (no status yet"_s),
+                             Timeout);
+    QVERIFY(player->isWaiting()); // Pending is not Ready: still waiting
+    QCOMPARE(timeline->state(2), Step::Pending);
+
+    bool patched = false;
+    session.patchObject(u"waits"_s, u"a"_s, readyStatus(), u"status"_s, [&patched](auto result) {
+        patched = result.ok();
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(patched, Timeout);
+    QTRY_COMPARE_WITH_TIMEOUT(timeline->state(1), Step::Done, Timeout);
+    QVERIFY2(timeline->message(1).startsWith(u"waits/a is Ready after"_s),
+             qPrintable(timeline->message(1)));
+    QTRY_COMPARE_WITH_TIMEOUT(timeline->state(2), Step::Done, Timeout);
+    QVERIFY(!player->isPlaying()); // the end of a scenario that does not loop
+    QVERIFY(player->pauseReason().isEmpty());
+
+    // 2. A state that never comes: the step fails after its timeout, saying what the object is,
+    //    and the player pauses with that message; Play goes on with the next step.
+    player->setScenario(parsed(R"({"name":"timeout","steps":[
+      {"title":"a degrades","waitFor":{"object":"waits/a","state":"Degraded","timeoutSeconds":1}},
+      {"title":"next","verb":"wait"}]})"));
+    QSignalSpy playing(player, &ScenarioPlayer::playingChanged);
+    player->play();
+    QTRY_COMPARE_WITH_TIMEOUT(timeline->state(0), Step::Failed, Timeout);
+    QCOMPARE(timeline->message(0),
+             u"timed out after 1 s: waits/a is not Degraded (it is Ready (Available))"_s);
+    QVERIFY(!player->isPlaying());
+    QCOMPARE(playing.last().at(0).toBool(), false);
+    QCOMPARE(player->pauseReason(),
+             u"Step 1 timed out after 1 s: waits/a is not Degraded (it is Ready (Available))"_s);
+    QVERIFY(player->waitedMs() == 0 || !player->isWaiting());
+    QCOMPARE(player->nextStep(), 1);
+    QCOMPARE(timeline->state(1), Step::Pending); // nothing ran after it
+    QVERIFY2(panel.statusLabel()->text().contains(u"Paused:"_s)
+                 && panel.statusLabel()->text().contains(u"waits/a is not Degraded"_s),
+             qPrintable(panel.statusLabel()->text()));
+    panel.playAction()->trigger();
+    QVERIFY(player->pauseReason().isEmpty());
+    QTRY_COMPARE_WITH_TIMEOUT(timeline->state(1), Step::Done, Timeout);
+    QVERIFY(!panel.statusLabel()->text().contains(u"Paused:"_s));
+
+    // 3. Paused, a wait's clock stands still (run by hand it looks once, then waits for Play);
+    //    "Run next step now" skips it. Then a wait for the object to be gone.
+    player->setScenario(parsed(R"({"name":"paused","steps":[
+      {"waitFor":{"object":"waits/a","state":"Terminating","timeoutSeconds":1}},
+      {"title":"delete","verb":"delete","apiVersion":"infrastructure.internal.net/v1",
+       "resource":"customapps","namespace":"waits","name":"a"},
+      {"waitFor":{"object":"waits/a","state":"Gone","timeoutSeconds":600}}]})"));
+    QVERIFY(!player->isPlaying());
+    player->stepNow();
+    QVERIFY(player->isWaiting());
+    QTRY_COMPARE_WITH_TIMEOUT(player->lastObserved(), u"Ready (Available)"_s, Timeout);
+    QTest::qWait(1200); // longer than the timeout, paused: no time counted, no failure
+    QCOMPARE(player->waitedMs(), 0);
+    QCOMPARE(timeline->state(0), Step::Running);
+    player->stepNow();
+    QCOMPARE(timeline->state(0), Step::Done);
+    QVERIFY2(
+        timeline->message(0).startsWith(u"skipped after 0.0 s (waits/a was Ready (Available))"_s),
+        qPrintable(timeline->message(0)));
+    QCOMPARE(player->nextStep(), 1);
+    player->play();
+    QTRY_COMPARE_WITH_TIMEOUT(timeline->state(2), Step::Done, Timeout);
+    QCOMPARE(timeline->state(1), Step::Done);
+    QVERIFY2(timeline->message(2).startsWith(u"waits/a is gone after"_s),
+             qPrintable(timeline->message(2)));
 }
 
 void tst_ScenarioPlayer::defaultScenarioWalksEveryState()
