@@ -11,9 +11,20 @@ using namespace Qt::StringLiterals;
 
 namespace reconscope::controller::kube {
 
+namespace {
+
+// A listed object made ready on the reflector's pool: summarised and compressed.
+struct PreparedEntry final : PreparedObject
+{
+    InformerEntry entry;
+};
+
+} // namespace
+
 nlohmann::json InformerEntry::json() const
 {
-    auto parsed = nlohmann::json::parse(raw.begin(), raw.end(), nullptr, false);
+    const QByteArray bytes = raw.bytes();
+    auto parsed = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
     if (parsed.is_discarded())
         return nullptr;
     return parsed;
@@ -42,6 +53,26 @@ void InformerWorker::start()
     // Created here, on the worker's thread, so that the network and decoding live there.
     m_client = new RestClient(m_config, this);
     m_reflector = new Reflector(m_client, m_resource, m_namespace, this);
+    m_summarizer = std::make_shared<const ObjectSummarizer>(m_mapping);
+    m_reflector->setPreparer(
+        [summarizer = m_summarizer](QByteArrayView object,
+                                    ObjectMeta *meta) -> std::shared_ptr<PreparedObject> {
+            auto summary = summarizer->summarize(object);
+            if (!summary)
+                return nullptr;
+            auto prepared = std::make_shared<PreparedEntry>();
+            models::ObjectSummary &read = prepared->entry.summary;
+            read = std::move(summary.value());
+            prepared->entry.raw = CompactJson::compress(object);
+            // The metadata the reflector needs, sharing the summary's strings.
+            meta->name = read.name;
+            meta->namespace_ = read.namespaceName;
+            meta->uid = read.uid;
+            meta->resourceVersion = read.resourceVersion;
+            meta->generation = read.generation.value_or(0);
+            meta->deleting = read.markedForDeletion;
+            return prepared;
+        });
     if (m_backoff)
         m_reflector->setBackoff(*m_backoff);
     m_timer = new QTimer(this);
@@ -62,6 +93,49 @@ void InformerWorker::stop()
         m_timer->stop();
 }
 
+void InformerWorker::intern(QString &text)
+{
+    if (text.isEmpty())
+        return;
+    const auto it = m_strings.constFind(text);
+    if (it != m_strings.cend()) {
+        text = *it;
+        return;
+    }
+    // A bound, so that strings no object uses any more do not pile up over a long watch.
+    if (m_strings.size() >= 200'000)
+        m_strings.clear();
+    m_strings.insert(text);
+}
+
+void InformerWorker::intern(models::ObjectSummary &summary)
+{
+    intern(summary.apiVersion);
+    intern(summary.kind);
+    intern(summary.namespaceName);
+    for (QString &finalizer : summary.finalizers)
+        intern(finalizer);
+    if (!summary.labels.isEmpty()) {
+        QMap<QString, QString> labels;
+        for (auto it = summary.labels.cbegin(); it != summary.labels.cend(); ++it) {
+            QString key = it.key();
+            QString value = it.value();
+            intern(key);
+            intern(value);
+            labels.insert(key, value);
+        }
+        summary.labels = std::move(labels);
+    }
+    for (models::Condition &condition : summary.conditions) {
+        intern(condition.type);
+        intern(condition.status);
+        intern(condition.reason);
+        intern(condition.message);
+    }
+    for (auto it = summary.fields.begin(); it != summary.fields.end(); ++it)
+        intern(it.value());
+}
+
 void InformerWorker::handleDeltas(const QList<Delta> &deltas)
 {
     for (const Delta &delta : deltas) {
@@ -78,14 +152,25 @@ void InformerWorker::handleDeltas(const QList<Delta> &deltas)
             && !m_pendingUpserts.contains(key)) {
             continue;
         }
-        auto summary = models::ObjectSummary::fromBytes(delta.object, m_mapping);
-        if (!summary)
-            continue; // no metadata.name: nothing a table could show
-        InformerEntry entry{ std::move(summary.value()), delta.object };
-        m_pendingRemovals.remove(key);
-        if (!m_pendingUpserts.contains(key))
-            m_pendingOrder << key;
-        m_pendingUpserts.insert(key, std::move(entry));
+        InformerEntry entry;
+        if (delta.prepared) {
+            entry = std::move(static_cast<PreparedEntry &>(*delta.prepared).entry);
+        } else {
+            auto summary = m_summarizer->summarize(delta.object);
+            if (!summary)
+                continue; // no metadata.name: nothing a table could show
+            entry.summary = std::move(summary.value());
+            entry.raw = CompactJson::compress(delta.object);
+        }
+        if (entry.summary.key.isEmpty())
+            continue; // the preparer could not summarise it
+        intern(entry.summary);
+        // The summary's key (equal to the delta's) so that the hashes share one string.
+        const QString stored = entry.summary.key == key ? entry.summary.key : key;
+        m_pendingRemovals.remove(stored);
+        if (!m_pendingUpserts.contains(stored))
+            m_pendingOrder << stored;
+        m_pendingUpserts.insert(stored, std::move(entry));
     }
     if (!m_timer->isActive())
         m_timer->start();
@@ -105,8 +190,18 @@ void InformerWorker::handleSynced(const QString &resourceVersion)
 void InformerWorker::flush()
 {
     InformerBatch batch;
-    batch.upserts.reserve(m_pendingOrder.size());
-    for (const QString &key : std::as_const(m_pendingOrder)) {
+    // The store is empty: hand it a whole hash rather than entries to insert one by one there.
+    batch.replaces = m_sent.isEmpty() && !m_pendingOrder.isEmpty();
+    if (batch.replaces) {
+        batch.replacement = std::move(m_pendingUpserts);
+        batch.upsertedKeys = m_pendingOrder;
+        m_sent.reserve(batch.replacement.size());
+        for (auto it = batch.replacement.cbegin(); it != batch.replacement.cend(); ++it)
+            m_sent.insert(it.key(), it->summary.resourceVersion);
+    } else {
+        batch.upserts.reserve(m_pendingOrder.size());
+    }
+    for (const QString &key : batch.replaces ? QStringList() : m_pendingOrder) {
         InformerEntry entry = m_pendingUpserts.take(key);
         m_sent.insert(key, entry.summary.resourceVersion);
         batch.upserts.append(std::move(entry));
@@ -122,7 +217,7 @@ void InformerWorker::flush()
     batch.synced = m_synced;
     batch.resourceVersion = m_reflector ? m_reflector->resourceVersion() : m_resourceVersion;
     const bool announceSync = std::exchange(m_syncedPending, false);
-    if (batch.upserts.isEmpty() && batch.removals.isEmpty() && !announceSync)
+    if (batch.upserts.isEmpty() && batch.removals.isEmpty() && !batch.replaces && !announceSync)
         return;
     emit batchReady(batch);
 #ifdef __GLIBC__
@@ -199,7 +294,16 @@ const InformerEntry *InformerStore::entry(const QString &key) const
 void InformerStore::handleBatch(const InformerBatch &batch)
 {
     QStringList upserted;
-    upserted.reserve(batch.upserts.size());
+    if (batch.replaces) {
+        if (m_entries.isEmpty()) {
+            m_entries = batch.replacement; // shared, not copied
+        } else {
+            for (auto it = batch.replacement.cbegin(); it != batch.replacement.cend(); ++it)
+                m_entries.insert(it.key(), it.value());
+        }
+        upserted = batch.upsertedKeys;
+    }
+    upserted.reserve(upserted.size() + batch.upserts.size());
     for (const InformerEntry &entry : batch.upserts) {
         upserted << entry.summary.key;
         m_entries.insert(entry.summary.key, entry);

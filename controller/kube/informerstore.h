@@ -1,6 +1,8 @@
 #pragma once
 
 #include "controller/kube/clientconfig.h"
+#include "controller/kube/compactjson.h"
+#include "controller/kube/objectsummarizer.h"
 #include "controller/kube/reflector.h"
 #include "controller/kube/restclient.h"
 #include "models/lifecyclemapping.h"
@@ -13,6 +15,7 @@
 #include <QList>
 #include <QMetaType>
 #include <QObject>
+#include <QSet>
 #include <QString>
 #include <QStringList>
 
@@ -21,12 +24,16 @@ class QTimer;
 
 namespace reconscope::controller::kube {
 
-// One cached object: the summary the UI needs, and the raw JSON for whoever wants the full object.
+// One cached object: the summary the UI needs, and the raw JSON for whoever wants the full object
+// (kept compressed: it is most of a big list's bytes and read only for detail views and
+// reconciles).
 struct InformerEntry
 {
     models::ObjectSummary summary;
-    QByteArray raw;
+    CompactJson raw;
 
+    // The object's JSON exactly as the server sent it.
+    QByteArray rawJson() const { return raw.bytes(); }
     // The full object, parsed on demand (null when the bytes are not valid JSON).
     nlohmann::json json() const;
 };
@@ -39,6 +46,12 @@ struct InformerBatch
     QStringList removals;
     bool synced = false; // the cache is complete (a list finished) as of this batch
     QString resourceVersion;
+    // Set when the store was empty (the first list): every upsert is in `replacement`, the hash
+    // the store takes as it is (built on the informer's thread, so applying a 50k-object list
+    // costs the UI thread no inserts), and upsertedKeys lists them in list order; upserts is empty.
+    bool replaces = false;
+    QHash<QString, InformerEntry> replacement;
+    QStringList upsertedKeys;
 };
 
 // Runs on the informer's thread: owns the RestClient and the Reflector, projects every object
@@ -69,6 +82,10 @@ private:
     void handleDeltas(const QList<Delta> &deltas);
     void handleSynced(const QString &resourceVersion);
     void flush();
+    // Shares equal strings between objects (apiVersion, kind, namespace, labels, conditions...):
+    // at 50k objects most of them repeat.
+    void intern(QString &text);
+    void intern(models::ObjectSummary &summary);
 
     ClientConfig m_config;
     ResourceRef m_resource;
@@ -79,7 +96,9 @@ private:
     RestClient *m_client = nullptr;
     Reflector *m_reflector = nullptr;
     QTimer *m_timer = nullptr;
+    std::shared_ptr<const ObjectSummarizer> m_summarizer;
 
+    QSet<QString> m_strings; // intern()'s pool
     QHash<QString, QString> m_sent; // key -> resourceVersion the store has
     QHash<QString, InformerEntry> m_pendingUpserts;
     QStringList m_pendingOrder;

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <charconv>
+#include <cstdint>
 #include <cstring>
 
 namespace reconscope::controller::kube::jsonscan {
@@ -28,6 +29,23 @@ bool Scanner::string(QByteArrayView *out)
         return false;
     ++m_p;
     while (m_p != m_end) {
+        // Eight bytes at a time while none of them is a quote, a backslash or a control
+        // character (the test may also stop at a byte after such a byte, never skip one).
+        while (m_end - m_p >= 8) {
+            std::uint64_t v;
+            std::memcpy(&v, m_p, 8);
+            constexpr std::uint64_t Ones = 0x0101010101010101ULL;
+            constexpr std::uint64_t Highs = 0x8080808080808080ULL;
+            const std::uint64_t quote = v ^ (Ones * '"');
+            const std::uint64_t backslash = v ^ (Ones * '\\');
+            const std::uint64_t special = ((quote - Ones) & ~quote)
+                | ((backslash - Ones) & ~backslash) | ((v - Ones * 0x20) & ~v);
+            if (special & Highs)
+                break;
+            m_p += 8;
+        }
+        if (m_p == m_end)
+            break;
         const auto c = static_cast<unsigned char>(*m_p);
         if (c == '"') {
             ++m_p;

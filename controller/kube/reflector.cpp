@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <QRandomGenerator>
+#include <QSemaphore>
 #include <QTimer>
 
 using namespace Qt::StringLiterals;
@@ -39,8 +40,34 @@ Reflector::Reflector(RestClient *client, ResourceRef resource, QString namespace
     };
 }
 
+// One streaming list with a preparer: items are copied into batches of about 1 MB as they
+// arrive, each batch is prepared on the pool, and the results are taken in list order once the
+// list is complete and every batch is done.
+struct Reflector::ListRun
+{
+    struct Batch
+    {
+        QByteArray bytes; // the items back to back, freed once prepared
+        QList<qsizetype> ends; // where each item ends in bytes
+        QList<ObjectMeta> metas;
+        QList<bool> valid; // ObjectMeta::peek accepted the item
+        QList<std::shared_ptr<PreparedObject>> results;
+    };
+    static constexpr qsizetype BatchBytes = 1 << 20;
+    static constexpr qsizetype BatchItems = 256;
+
+    quint64 generation = 0;
+    std::vector<std::shared_ptr<Batch>> batches;
+    std::shared_ptr<Batch> filling;
+    int pending = 0; // batches submitted and not done yet
+    std::optional<ListPage> page; // the list's answer, once every page has arrived
+};
+
 Reflector::~Reflector()
 {
+    // Tasks on the pool post back to this object: let them end while it is whole.
+    if (m_pool)
+        m_pool->waitForDone();
     stop();
 }
 
@@ -100,16 +127,90 @@ void Reflector::list()
         options.resourceVersion = m_lastSyncResourceVersion;
     const quint64 generation = m_generation;
     QPointer<Reflector> self(this);
+    std::shared_ptr<ListRun> run;
+    if (m_preparer) {
+        if (!m_pool) {
+            m_pool = std::make_unique<QThreadPool>();
+            m_pool->setObjectName(u"reflector-prepare"_s);
+            m_slots = std::make_shared<QSemaphore>(2 * std::max(1, m_pool->maxThreadCount()) + 2);
+        }
+        run = std::make_shared<ListRun>();
+        run->generation = generation;
+        options.onItem = [self, run](QByteArrayView item) {
+            if (!self || self->m_generation != run->generation)
+                return;
+            if (!run->filling) {
+                run->filling = std::make_shared<ListRun::Batch>();
+                run->filling->bytes.reserve(ListRun::BatchBytes + 64 * 1024);
+            }
+            run->filling->bytes.append(item.data(), item.size());
+            run->filling->ends.append(run->filling->bytes.size());
+            if (run->filling->bytes.size() >= ListRun::BatchBytes
+                || run->filling->ends.size() >= ListRun::BatchItems) {
+                self->submitBatch(run);
+            }
+        };
+        options.onRestart = [run] {
+            run->batches.clear();
+            run->filling.reset();
+        };
+    }
     m_client->list(m_resource,
                    m_namespace,
                    options,
-                   [self, generation](models::Result<ListPage, ApiError> result) {
+                   [self, generation, run](models::Result<ListPage, ApiError> result) {
                        if (self && self->m_running && self->m_generation == generation)
-                           self->handleList(std::move(result));
+                           self->handleList(std::move(result), run);
                    });
 }
 
-void Reflector::handleList(models::Result<ListPage, ApiError> result)
+void Reflector::submitBatch(const std::shared_ptr<ListRun> &run)
+{
+    std::shared_ptr<ListRun::Batch> batch = std::exchange(run->filling, nullptr);
+    if (!batch)
+        return;
+    run->batches.push_back(batch);
+    ++run->pending;
+    // Backpressure: at most a few batches wait for the pool; past that the client's thread waits
+    // here (so it stops reading the socket, and the server stops sending) instead of the list
+    // piling up in memory.
+    m_slots->acquire();
+    m_pool->start([this, run, batch, preparer = m_preparer, freeSlots = m_slots] {
+        const QByteArrayView all(batch->bytes);
+        const qsizetype count = batch->ends.size();
+        batch->metas.resize(count);
+        batch->valid.resize(count);
+        batch->results.resize(count);
+        qsizetype begin = 0;
+        for (qsizetype i = 0; i < count; ++i) {
+            const QByteArrayView item = all.sliced(begin, batch->ends[i] - begin);
+            begin = batch->ends[i];
+            batch->results[i] = preparer(item, &batch->metas[i]);
+            batch->valid[i] = batch->results[i] || ObjectMeta::peek(item, &batch->metas[i]);
+        }
+        batch->bytes = QByteArray();
+        batch->ends = QList<qsizetype>();
+        freeSlots->release();
+        // ~Reflector waits for the pool, so `this` outlives the task.
+        QMetaObject::invokeMethod(
+            this, [this, run] { handleBatchPrepared(run); }, Qt::QueuedConnection);
+    });
+}
+
+void Reflector::handleBatchPrepared(const std::shared_ptr<ListRun> &run)
+{
+    --run->pending;
+    if (run->pending > 0 || !run->page)
+        return;
+    if (!m_running || m_generation != run->generation)
+        return;
+    ListPage page = std::move(*run->page);
+    run->page.reset();
+    completeList(page, run);
+}
+
+void Reflector::handleList(models::Result<ListPage, ApiError> result,
+                           const std::shared_ptr<ListRun> &run)
 {
     if (!result) {
         const ApiError &error = result.error();
@@ -120,10 +221,41 @@ void Reflector::handleList(models::Result<ListPage, ApiError> result)
         return;
     }
     ListPage &page = result.value();
+    if (run) {
+        submitBatch(run);
+        if (run->pending > 0) {
+            run->page = std::move(page); // completed when the last batch is prepared
+            return;
+        }
+    }
+    completeList(page, run);
+}
+
+void Reflector::completeList(ListPage &page, const std::shared_ptr<ListRun> &run)
+{
     QList<Delta> deltas;
-    deltas.reserve(page.items.size());
     QHash<QString, QString> known;
-    known.reserve(page.items.size());
+    if (run) {
+        qsizetype count = 0;
+        for (const auto &batch : run->batches)
+            count += batch->metas.size();
+        deltas.reserve(count);
+        known.reserve(count);
+        for (const auto &batch : run->batches) {
+            for (qsizetype i = 0; i < batch->metas.size(); ++i) {
+                if (!batch->valid[i])
+                    continue;
+                Delta delta;
+                delta.meta = std::move(batch->metas[i]);
+                delta.prepared = std::move(batch->results[i]);
+                known.insert(delta.meta.key(), delta.meta.resourceVersion);
+                deltas.append(std::move(delta));
+            }
+        }
+        run->batches.clear();
+    }
+    deltas.reserve(deltas.size() + page.items.size());
+    known.reserve(known.size() + page.items.size());
     for (QByteArray &item : page.items) {
         Delta delta;
         if (!ObjectMeta::peek(item, &delta.meta))

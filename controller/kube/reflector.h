@@ -11,12 +11,21 @@
 #include <QMetaType>
 #include <QObject>
 #include <QPointer>
+#include <QSemaphore>
 #include <QString>
+#include <QThreadPool>
 
 #include <chrono>
 #include <functional>
+#include <memory>
 
 namespace reconscope::controller::kube {
+
+// What a Reflector's preparer makes of a listed object on a pool thread (its own subclass).
+struct PreparedObject
+{
+    virtual ~PreparedObject() = default;
+};
 
 // One change the reflector saw: an object (raw JSON) added or changed, or a key that went away.
 struct Delta
@@ -24,7 +33,9 @@ struct Delta
     enum class Type { Upsert, Delete };
     Type type = Type::Upsert;
     ObjectMeta meta; // for deletes found by a relist only the key fields are set
-    QByteArray object; // empty for deletes found by a relist
+    QByteArray object; // empty for deletes found by a relist, and for prepared list items
+    // For list items when a preparer is set: what it made of the object (object is then empty).
+    std::shared_ptr<PreparedObject> prepared;
 };
 
 // Where the reflector is, for a status line: "watching", "reconnecting in 3 s", "relisting".
@@ -53,6 +64,12 @@ public:
     using Clock = std::function<std::chrono::steady_clock::time_point()>;
     using Scheduler = std::function<void(std::chrono::milliseconds, std::function<void()>)>;
     using Random = std::function<double()>; // [0, 1)
+    // Turns a listed object into what the consumer keeps; called on pool threads, concurrently.
+    // A non-null result comes with *meta filled from what the preparer read (key fields and
+    // resourceVersion at least); for nullptr the reflector reads the metadata itself
+    // (ObjectMeta::peek) and the delta carries neither bytes nor a prepared object.
+    using Preparer
+        = std::function<std::shared_ptr<PreparedObject>(QByteArrayView object, ObjectMeta *meta)>;
 
     Reflector(RestClient *client,
               ResourceRef resource,
@@ -67,6 +84,10 @@ public:
     void setRandom(Random random) { m_random = std::move(random); }
     // The retry backoff (client-go's by default); tests and the soak use short ones.
     void setBackoff(const Backoff::Parameters &parameters) { m_backoff = Backoff(parameters); }
+    // Lists then stream: items are decoded as the body arrives and handed in batches to a pool
+    // of threads that run the preparer while the next bytes are received; list deltas carry its
+    // result instead of the bytes. Before start().
+    void setPreparer(Preparer preparer) { m_preparer = std::move(preparer); }
 
     void start();
     void stop();
@@ -86,7 +107,12 @@ signals:
 private:
     void list();
     void watch();
-    void handleList(models::Result<ListPage, ApiError> result);
+    struct ListRun;
+    void handleList(models::Result<ListPage, ApiError> result,
+                    const std::shared_ptr<ListRun> &run = {});
+    void submitBatch(const std::shared_ptr<ListRun> &run);
+    void handleBatchPrepared(const std::shared_ptr<ListRun> &run);
+    void completeList(ListPage &page, const std::shared_ptr<ListRun> &run);
     void handleEvents(const QList<WatchEvent> &events);
     void handleWatchFinished(const std::optional<ApiError> &error);
     void relistAfterExpiry(const QString &message);
@@ -113,6 +139,9 @@ private:
     QHash<QString, QString> m_known; // key -> resourceVersion
     QPointer<WatchConnection> m_watch;
     ReflectorState m_state;
+    Preparer m_preparer;
+    std::unique_ptr<QThreadPool> m_pool;
+    std::shared_ptr<QSemaphore> m_slots; // batches the pool may hold at once
 };
 
 } // namespace reconscope::controller::kube

@@ -1,6 +1,7 @@
 #include "controller/kube/restclient.h"
 
 #include "controller/kube/credentialprovider.h"
+#include "controller/kube/liststreamdecoder.h"
 #include "controller/kube/redaction.h"
 
 #include <spdlog/spdlog.h>
@@ -445,7 +446,22 @@ void RestClient::send(Call call, ReplyHandler onReply, std::function<void(ApiErr
                 onReply(reply);
                 return;
             }
-            connect(reply, &QNetworkReply::readyRead, this, [reply] { drainBody(reply); });
+            if (call.listDecoder) {
+                // Decoded as it arrives: QNetworkAccessManager need not buffer more than this
+                // while the decoder is busy (TCP holds the rest back).
+                reply->setReadBufferSize(qint64(4) << 20);
+                connect(
+                    reply, &QNetworkReply::readyRead, this, [reply, decoder = call.listDecoder] {
+                        if (reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt()
+                            == 200) {
+                            decoder->feed(reply->readAll());
+                        } else {
+                            drainBody(reply);
+                        }
+                    });
+            } else {
+                connect(reply, &QNetworkReply::readyRead, this, [reply] { drainBody(reply); });
+            }
             connect(reply,
                     &QNetworkReply::finished,
                     this,
@@ -650,6 +666,11 @@ void RestClient::listPage(const ResourceRef &resource,
             query.addQueryItem(u"resourceVersionMatch"_s, options.resourceVersionMatch);
     }
     const QString path = resource.collectionPath(namespace_);
+    if (options.onItem) {
+        listPageStreaming(
+            resource, namespace_, options, continueToken, query, accumulated, callback);
+        return;
+    }
     request("GET",
             path,
             query,
@@ -689,6 +710,57 @@ void RestClient::listPage(const ResourceRef &resource,
                 accumulated->continueToken.clear();
                 callback(std::move(*accumulated));
             });
+}
+
+void RestClient::listPageStreaming(const ResourceRef &resource,
+                                   const QString &namespace_,
+                                   const ListOptions &options,
+                                   const QString &continueToken,
+                                   const QUrlQuery &query,
+                                   std::shared_ptr<ListPage> accumulated,
+                                   ListCallback callback)
+{
+    Call call{ "GET", resource.collectionPath(namespace_), query, {}, {}, "application/json" };
+    call.listDecoder = std::make_shared<ListStreamDecoder>(options.onItem);
+    send(
+        call,
+        [this, resource, namespace_, options, continueToken, accumulated, callback, call](
+            QNetworkReply *reply) {
+            const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+            if (reply->error() != QNetworkReply::NoError || status >= 300 || status == 0) {
+                const ApiError error = errorOf(reply);
+                if (!continueToken.isEmpty() && error.isExpired()) {
+                    // The continue token's snapshot was compacted: list again in one go.
+                    ListOptions full = options;
+                    full.limit = 0;
+                    *accumulated = {};
+                    if (options.onRestart)
+                        options.onRestart();
+                    listPage(resource, namespace_, full, {}, accumulated, callback);
+                    return;
+                }
+                callback(error);
+                return;
+            }
+            ListStreamDecoder &decoder = *call.listDecoder;
+            decoder.feed(reply->readAll());
+            if (!decoder.finish()) {
+                callback(ApiError::make(ApiError::Category::Decode, decoder.errorString()));
+                return;
+            }
+            if (continueToken.isEmpty()) {
+                accumulated->resourceVersion = decoder.resourceVersion();
+                accumulated->kind = decoder.kind();
+            }
+            if (!decoder.continueToken().isEmpty()) {
+                listPage(
+                    resource, namespace_, options, decoder.continueToken(), accumulated, callback);
+                return;
+            }
+            accumulated->continueToken.clear();
+            callback(std::move(*accumulated));
+        },
+        [callback](ApiError error) { callback(std::move(error)); });
 }
 
 WatchConnection *RestClient::watch(const ResourceRef &resource,

@@ -17,6 +17,7 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 
 class QNetworkAccessManager;
@@ -27,6 +28,7 @@ class QNetworkRequest;
 namespace reconscope::controller::kube {
 
 class CredentialProvider;
+class ListStreamDecoder;
 
 // Which resource a request is about; builds the URL paths of kube-api.md section 1.
 struct ResourceRef
@@ -52,6 +54,12 @@ struct ListOptions
     QString resourceVersion; // "0": any (served from cache, no paging); "": latest
     QString resourceVersionMatch;
     int limit = 500; // page size; 0 for no limit
+    // Streaming: when set, each item's bytes are handed to onItem (on the client's thread) as the
+    // body arrives, instead of being collected in ListPage::items, so the body is never held
+    // whole. onRestart is called when the list starts over from its first page (the continue
+    // token expired): the items handed out so far no longer count.
+    std::function<void(QByteArrayView item)> onItem;
+    std::function<void()> onRestart;
 };
 
 struct WatchOptions
@@ -230,6 +238,8 @@ private:
         bool streaming = false;
         bool retried = false; // after a 401, with fresh credentials
         int retryAfterAttempts = 0; // after 429/5xx with Retry-After
+        // A 200 answer's body goes here as it arrives instead of being collected.
+        std::shared_ptr<ListStreamDecoder> listDecoder;
     };
     using ReplyHandler = std::function<void(QNetworkReply *)>;
 
@@ -243,6 +253,13 @@ private:
                   const QString &continueToken,
                   std::shared_ptr<ListPage> accumulated,
                   ListCallback callback);
+    void listPageStreaming(const ResourceRef &resource,
+                           const QString &namespace_,
+                           const ListOptions &options,
+                           const QString &continueToken,
+                           const QUrlQuery &query,
+                           std::shared_ptr<ListPage> accumulated,
+                           ListCallback callback);
 
     ClientConfig m_config;
     QSslConfiguration m_ssl;

@@ -1,0 +1,193 @@
+#include "controller/kube/liststreamdecoder.h"
+
+#include "controller/kube/jsonscan.h"
+
+using namespace Qt::StringLiterals;
+
+namespace reconscope::controller::kube {
+
+ListStreamDecoder::ListStreamDecoder(ItemCallback onItem)
+    : m_onItem(std::move(onItem))
+{ }
+
+void ListStreamDecoder::fail(const QString &message)
+{
+    if (m_error.isEmpty())
+        m_error = message;
+    m_buffer.clear();
+    m_pos = 0;
+}
+
+void ListStreamDecoder::feed(QByteArrayView chunk)
+{
+    if (hasError() || chunk.isEmpty())
+        return;
+    if (m_state == State::Done) {
+        // Only whitespace may follow the list.
+        jsonscan::Scanner scanner(chunk);
+        scanner.skipWhitespace();
+        if (!scanner.atEnd())
+            fail(u"malformed list response: data after the list"_s);
+        return;
+    }
+    // Drop what was decoded before appending, so the buffer holds about one item at a time.
+    if (m_pos > 0) {
+        m_buffer.remove(0, m_pos);
+        m_retryAt -= m_pos;
+        m_pos = 0;
+    }
+    m_buffer.append(chunk.data(), chunk.size());
+    if (m_buffer.size() < m_retryAt)
+        return;
+    m_retryAt = 0;
+    while (step(false)) { }
+}
+
+bool ListStreamDecoder::finish()
+{
+    if (hasError())
+        return false;
+    m_retryAt = 0;
+    while (m_state != State::Done && step(true)) { }
+    if (hasError())
+        return false;
+    if (m_state != State::Done) {
+        fail(u"malformed list response: the body ended inside the list"_s);
+        return false;
+    }
+    jsonscan::Scanner rest(QByteArrayView(m_buffer).sliced(m_pos));
+    rest.skipWhitespace();
+    if (!rest.atEnd()) {
+        fail(u"malformed list response: data after the list"_s);
+        return false;
+    }
+    m_buffer.clear();
+    m_pos = 0;
+    return true;
+}
+
+void ListStreamDecoder::memberValue(QByteArrayView key, QByteArrayView value)
+{
+    // Small members (kind, apiVersion, metadata) are decoded whole, as decodeListPage does.
+    if (key == "kind") {
+        m_kind = jsonscan::toString(value).value_or(QString());
+    } else if (key == "metadata") {
+        std::ignore = jsonscan::forEachMember(value, [&](QByteArrayView name, QByteArrayView v) {
+            if (name == "resourceVersion")
+                m_resourceVersion = jsonscan::toString(v).value_or(QString());
+            else if (name == "continue")
+                m_continue = jsonscan::toString(v).value_or(QString());
+            return true;
+        });
+    }
+}
+
+bool ListStreamDecoder::step(bool final)
+{
+    const QByteArrayView rest = QByteArrayView(m_buffer).sliced(m_pos);
+    jsonscan::Scanner scanner(rest);
+    // A value that does not end inside the buffer: wait for at least twice as many bytes (so an
+    // item cut across many chunks is scanned a bounded number of times); at the end it is an error.
+    const auto incomplete = [&](const QString &what) {
+        if (final)
+            fail(u"malformed list response: %1"_s.arg(what));
+        else
+            m_retryAt = m_buffer.size() + std::max<qsizetype>(rest.size(), 4096);
+        return false;
+    };
+    const auto advance = [&] {
+        m_pos += scanner.position() - rest.data();
+        return true;
+    };
+    scanner.skipWhitespace();
+    if (scanner.atEnd())
+        return final ? incomplete(u"the body ended inside the list"_s) : false;
+    switch (m_state) {
+    case State::Start:
+        if (!scanner.consume('{')) {
+            fail(u"malformed list response: not a JSON object"_s);
+            return false;
+        }
+        m_state = State::Key;
+        if (scanner.consume('}'))
+            m_state = State::Done;
+        return advance();
+    case State::Key: {
+        QByteArrayView key;
+        if (!scanner.string(&key)) {
+            if (scanner.atEnd())
+                return incomplete(u"truncated member name"_s);
+            fail(u"malformed list response"_s);
+            return false;
+        }
+        if (!scanner.consume(':')) {
+            if (scanner.atEnd())
+                return incomplete(u"truncated member"_s);
+            fail(u"malformed list response"_s);
+            return false;
+        }
+        m_key = key.sliced(1, key.size() - 2).toByteArray();
+        m_state = State::AfterKey;
+        return advance();
+    }
+    case State::AfterKey: {
+        if (m_key == "items" && scanner.peekIs('[')) {
+            scanner.consume('[');
+            m_itemsSeen = true;
+            m_state = State::FirstItem;
+            return advance();
+        }
+        QByteArrayView value;
+        if (!scanner.value(&value, 1))
+            return incomplete(u"truncated or invalid member value"_s);
+        if (m_key == "items" && value != "null") {
+            fail(u"list response: items is not an array"_s);
+            return false;
+        }
+        memberValue(m_key, value);
+        m_state = State::AfterMember;
+        return advance();
+    }
+    case State::FirstItem:
+        if (scanner.consume(']')) {
+            m_state = State::AfterMember;
+            return advance();
+        }
+        m_state = State::Items;
+        return true;
+    case State::Items: {
+        QByteArrayView item;
+        if (!scanner.value(&item, 1))
+            return incomplete(u"an item is truncated or invalid"_s);
+        ++m_items;
+        m_onItem(item);
+        m_state = State::AfterItem;
+        return advance();
+    }
+    case State::AfterItem:
+        if (scanner.consume(','))
+            m_state = State::Items;
+        else if (scanner.consume(']'))
+            m_state = State::AfterMember;
+        else {
+            fail(u"list response: items is not an array"_s);
+            return false;
+        }
+        return advance();
+    case State::AfterMember:
+        if (scanner.consume(','))
+            m_state = State::Key;
+        else if (scanner.consume('}'))
+            m_state = State::Done;
+        else {
+            fail(u"malformed list response"_s);
+            return false;
+        }
+        return advance();
+    case State::Done:
+        return false;
+    }
+    return false;
+}
+
+} // namespace reconscope::controller::kube

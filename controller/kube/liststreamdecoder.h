@@ -1,0 +1,57 @@
+#pragma once
+
+#include <QByteArray>
+#include <QByteArrayView>
+#include <QString>
+
+#include <functional>
+
+namespace reconscope::controller::kube {
+
+// Decodes a list response (`{"items":[...],"metadata":{...},...}`) as its body streams in: each
+// item is handed to the callback as soon as its last byte has arrived, and consumed bytes are
+// dropped, so a 177 MB list is never held whole. Chunks may be cut anywhere. The same rules as
+// decodeListPage: a JSON object, `items` an array or null, every item a valid JSON value.
+class ListStreamDecoder
+{
+public:
+    using ItemCallback = std::function<void(QByteArrayView item)>;
+
+    explicit ListStreamDecoder(ItemCallback onItem);
+
+    void feed(QByteArrayView chunk);
+    // The body is complete: false (and errorString()) when it was not a whole, valid list.
+    bool finish();
+
+    bool hasError() const { return !m_error.isEmpty(); }
+    QString errorString() const { return m_error; }
+    QString resourceVersion() const { return m_resourceVersion; }
+    QString continueToken() const { return m_continue; }
+    QString kind() const { return m_kind; }
+    qsizetype itemCount() const { return m_items; }
+    // Bytes received but not decoded yet (at most about one item, plus what the last chunk
+    // brought).
+    qsizetype pendingBytes() const { return m_buffer.size() - m_pos; }
+
+private:
+    enum class State { Start, Key, AfterKey, FirstItem, Items, AfterItem, AfterMember, Done };
+    // Decodes what it can; false when it needs more bytes (or has failed).
+    bool step(bool final);
+    void fail(const QString &message);
+    void memberValue(QByteArrayView key, QByteArrayView value);
+
+    ItemCallback m_onItem;
+    QByteArray m_buffer;
+    qsizetype m_pos = 0;
+    qsizetype m_retryAt = 0; // a value did not end inside the buffer: wait for this many bytes
+    State m_state = State::Start;
+    QByteArray m_key;
+    bool m_itemsSeen = false;
+    qsizetype m_items = 0;
+    QString m_error;
+    QString m_resourceVersion;
+    QString m_continue;
+    QString m_kind;
+};
+
+} // namespace reconscope::controller::kube

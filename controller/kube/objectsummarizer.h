@@ -1,0 +1,35 @@
+#pragma once
+
+#include "models/lifecyclemapping.h"
+#include "models/objectsummary.h"
+#include "models/result.h"
+
+#include <QByteArrayView>
+
+#include <memory>
+
+namespace reconscope::controller::kube {
+
+// ObjectSummary::fromBytes' result, faster: jsonscan walks the object (validating it) and only the
+// values a summary reads (metadata identity, labels, finalizers, status.observedGeneration,
+// status.conditions and the mapping's paths) are parsed into a tree, instead of a SAX pass that
+// lexes every string of the object into a std::string. One per mapping; const methods are safe on
+// any thread.
+class ObjectSummarizer
+{
+public:
+    explicit ObjectSummarizer(const models::LifecycleMapping &mapping);
+    ~ObjectSummarizer();
+    ObjectSummarizer(const ObjectSummarizer &) = delete;
+    ObjectSummarizer &operator=(const ObjectSummarizer &) = delete;
+
+    models::Result<models::ObjectSummary> summarize(QByteArrayView json) const;
+
+    struct Node; // the wanted paths as a trie
+
+private:
+    models::LifecycleMapping m_mapping;
+    std::unique_ptr<Node> m_paths;
+};
+
+} // namespace reconscope::controller::kube

@@ -1,0 +1,412 @@
+// The informer's list path at scale: the streaming list decoder, the compressed object store
+// (CompactJson), the jsonscan-based ObjectSummarizer, and the Reflector's pipelined (prepared)
+// list against the plain one.
+#include "controller/kube/compactjson.h"
+#include "controller/kube/liststreamdecoder.h"
+#include "controller/kube/objectsummarizer.h"
+#include "controller/kube/reflector.h"
+#include "controller/kube/restclient.h"
+#include "controller/kube/watchdecoder.h"
+#include "models/yamljson.h"
+#include "testserver.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QDir>
+#include <QRandomGenerator>
+#include <QtTest>
+
+#include <memory>
+
+using namespace Qt::StringLiterals;
+using namespace reconscope::controller::kube;
+using reconscope::models::LifecycleMapping;
+using reconscope::models::ObjectSummary;
+
+class tst_ListPipeline final : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void compactJsonRoundTrip_data();
+    void compactJsonRoundTrip();
+    void compactJsonFixtures();
+    void summarizerMatchesFromBytes_data();
+    void summarizerMatchesFromBytes();
+    void streamDecoderAnySplit();
+    void streamDecoderErrors_data();
+    void streamDecoderErrors();
+    void preparedListEqualsPlain_data();
+    void preparedListEqualsPlain();
+};
+
+namespace {
+
+const ResourceRef CustomApps{ u"infrastructure.internal.net"_s, u"v1"_s, u"customapps"_s, true };
+
+// Every object of shared/fixtures/real-crds/objects, as compact JSON.
+QList<QPair<QString, QByteArray>> fixtureObjects()
+{
+    QList<QPair<QString, QByteArray>> out;
+    const QDir dir(QStringLiteral(RECONSCOPE_SHARED_DIR) + u"/fixtures/real-crds/objects"_s);
+    for (const QString &name : dir.entryList({ u"*.yaml"_s, u"*.json"_s }, QDir::Files)) {
+        QFile file(dir.filePath(name));
+        if (!file.open(QIODevice::ReadOnly))
+            continue;
+        const auto json = reconscope::models::yamlToJson(file.readAll());
+        if (json)
+            out.append({ name, QByteArray::fromStdString(json->dump()) });
+    }
+    return out;
+}
+
+QByteArray object(const QByteArray &name, int rv, int padding = 0)
+{
+    return R"({"apiVersion":"infrastructure.internal.net/v1","kind":"CustomApp","metadata":{"name":")"
+        + name + R"(","namespace":"default","resourceVersion":")" + QByteArray::number(rv)
+        + R"(","labels":{"app":")" + name + R"(","tier":"web"}},"spec":{"note":")"
+        + QByteArray(padding, 'x') + R"(\"q\" \u00e9"},"status":{"observedGeneration":1,)"
+        + R"("conditions":[{"type":"Ready","status":"True","reason":"Ok","message":"fine"}]}})";
+}
+
+QByteArray listBody(const QList<QByteArray> &items, int rv, const QByteArray &continueToken = {})
+{
+    QByteArray body = R"({"apiVersion":"infrastructure.internal.net/v1","items":[)";
+    for (qsizetype i = 0; i < items.size(); ++i)
+        body += (i ? ", " : "") + items[i];
+    return body + R"(],"kind":"CustomAppList","metadata":{"continue":")" + continueToken
+        + R"(","resourceVersion":")" + QByteArray::number(rv) + R"("}})";
+}
+
+void compareSummaries(const ObjectSummary &a, const ObjectSummary &b)
+{
+    QCOMPARE(a.key, b.key);
+    QCOMPARE(a.namespaceName, b.namespaceName);
+    QCOMPARE(a.name, b.name);
+    QCOMPARE(a.apiVersion, b.apiVersion);
+    QCOMPARE(a.kind, b.kind);
+    QCOMPARE(a.uid, b.uid);
+    QCOMPARE(a.resourceVersion, b.resourceVersion);
+    QCOMPARE(a.generation, b.generation);
+    QCOMPARE(a.observedGeneration, b.observedGeneration);
+    QCOMPARE(a.creationTimestamp, b.creationTimestamp);
+    QCOMPARE(a.markedForDeletion, b.markedForDeletion);
+    QCOMPARE(a.deletionTimestamp, b.deletionTimestamp);
+    QCOMPARE(a.finalizers, b.finalizers);
+    QCOMPARE(a.labels, b.labels);
+    QCOMPARE(a.conditions, b.conditions);
+    QCOMPARE(a.hasStatus, b.hasStatus);
+    QCOMPARE(a.statusFieldCount, b.statusFieldCount);
+    QCOMPARE(a.fields, b.fields);
+    QCOMPARE(a.readProblems, b.readProblems);
+    QCOMPARE(a.kstatusUnreadable, b.kstatusUnreadable);
+}
+
+// What the test's preparer keeps: the bytes it was given.
+struct KeptBytes final : PreparedObject
+{
+    QByteArray bytes;
+};
+
+} // namespace
+
+void tst_ListPipeline::compactJsonRoundTrip_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::newRow("empty") << QByteArray();
+    QTest::newRow("short") << QByteArray(R"({"a":1})");
+    QTest::newRow("object") << object("app-1", 7, 2000);
+    QByteArray noise(5000, Qt::Uninitialized);
+    QRandomGenerator random(20261130);
+    for (char &c : noise)
+        c = char(random.bounded(256));
+    QTest::newRow("incompressible") << noise;
+    QTest::newRow("nul bytes") << QByteArray(300, '\0');
+}
+
+void tst_ListPipeline::compactJsonRoundTrip()
+{
+    QFETCH(QByteArray, bytes);
+    const CompactJson compact = CompactJson::compress(bytes);
+    QCOMPARE(compact.size(), bytes.size());
+    QCOMPARE(compact.bytes(), bytes);
+    QCOMPARE(compact.isEmpty(), bytes.isEmpty());
+    // Never more than the bytes themselves are held.
+    QVERIFY(compact.storedSize() <= bytes.size());
+    const CompactJson copy = compact;
+    QCOMPARE(copy, compact);
+    QCOMPARE(copy.bytes(), bytes);
+}
+
+void tst_ListPipeline::compactJsonFixtures()
+{
+    const auto fixtures = fixtureObjects();
+    QVERIFY(fixtures.size() >= 20);
+    qsizetype raw = 0;
+    qsizetype stored = 0;
+    for (const auto &[name, bytes] : fixtures) {
+        const CompactJson compact = CompactJson::compress(bytes);
+        QVERIFY2(compact.bytes() == bytes, qPrintable(name));
+        raw += bytes.size();
+        stored += compact.storedSize();
+    }
+    QVERIFY2(stored < raw, qPrintable(u"%1 of %2 bytes"_s.arg(stored).arg(raw)));
+    // A generated bench-style object compresses well.
+    const QByteArray big = object("app-7", 9, 2000);
+    QVERIFY(CompactJson::compress(big).isCompressed());
+    QVERIFY(CompactJson::compress(big).storedSize() < big.size() / 2);
+}
+
+void tst_ListPipeline::summarizerMatchesFromBytes_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<bool>("projectStatus");
+    for (const auto &[name, bytes] : fixtureObjects()) {
+        QTest::newRow(qPrintable(name)) << bytes << false;
+        QTest::newRow(qPrintable(name + u" (mapping paths)"_s)) << bytes << true;
+    }
+    QTest::newRow("generated") << object("app-1", 7, 100) << false;
+    QTest::newRow("escaped keys") << QByteArray(
+        R"({"kind":"X","met\u0061data":{"name":"n\"1","namespace":"d"}})")
+                                  << false;
+    QTest::newRow("duplicate status") << QByteArray(
+        R"({"metadata":{"name":"a"},"status":{"x":1},"status":{"observedGeneration":3,"y":2}})")
+                                      << false;
+    QTest::newRow("wrong types") << QByteArray(
+        R"({"metadata":{"name":"a","generation":"7","labels":{"k":1},"finalizers":"f"},"status":{"conditions":{"type":"Ready"}}})")
+                                 << false;
+    QTest::newRow("status not an object")
+        << QByteArray(R"({"metadata":{"name":"a"},"status":"fine"})") << false;
+    QTest::newRow("array on the way")
+        << QByteArray(R"({"metadata":{"name":"a"},"status":[{"phase":"Ready"}]})") << true;
+    QTest::newRow("no name") << QByteArray(R"({"metadata":{"namespace":"a"}})") << false;
+    QTest::newRow("not an object") << QByteArray(R"([1,2])") << false;
+    QTest::newRow("invalid") << QByteArray(R"({"metadata":{"name":"a"},"spec":{]})") << false;
+    QTest::newRow("truncated") << QByteArray(R"({"metadata":{"name":"a"},"spec":{)") << false;
+}
+
+void tst_ListPipeline::summarizerMatchesFromBytes()
+{
+    QFETCH(QByteArray, bytes);
+    QFETCH(bool, projectStatus);
+    LifecycleMapping mapping = LifecycleMapping::defaults();
+    if (projectStatus) {
+        // Deeper paths, a whole array, and paths through arrays and absent members.
+        mapping.healthPath = u"status.health.status"_s;
+        mapping.statusFields = { u"status.sync"_s,
+                                 u".status.history"_s,
+                                 u"status.missing.field"_s,
+                                 u"spec.replicas"_s,
+                                 u"status.phase"_s };
+    }
+    const ObjectSummarizer summarizer(mapping);
+    const auto fast = summarizer.summarize(bytes);
+    const auto reference = ObjectSummary::fromBytes(bytes, mapping);
+    QCOMPARE(fast.ok(), reference.ok());
+    if (!reference.ok()) {
+        QCOMPARE(fast.error().message, reference.error().message);
+        return;
+    }
+    compareSummaries(*fast, *reference);
+}
+
+void tst_ListPipeline::streamDecoderAnySplit()
+{
+    QList<QByteArray> items;
+    for (int i = 0; i < 40; ++i)
+        items << object("app-" + QByteArray::number(i), 100 + i, i * 37);
+    items << "{}"
+          << R"({"metadata":{"name":"nested","x":[[[{"y":"]}"}]]]}})";
+    const QByteArray body = "  " + listBody(items, 555, "tok\\\"en") + "\n";
+    ListPage reference;
+    QString error;
+    QVERIFY2(decodeListPage(body, &reference, &error), qPrintable(error));
+    QCOMPARE(reference.items.size(), items.size());
+
+    const auto decodeSplit = [&](const QList<qsizetype> &cuts) {
+        QList<QByteArray> got;
+        ListStreamDecoder decoder([&got](QByteArrayView item) { got << item.toByteArray(); });
+        qsizetype at = 0;
+        for (const qsizetype cut : cuts) {
+            decoder.feed(QByteArrayView(body).sliced(at, cut - at));
+            at = cut;
+        }
+        decoder.feed(QByteArrayView(body).sliced(at));
+        if (!decoder.finish())
+            return QString(u"error: "_s + decoder.errorString());
+        if (got != reference.items)
+            return u"items differ"_s;
+        if (decoder.resourceVersion() != reference.resourceVersion
+            || decoder.continueToken() != reference.continueToken
+            || decoder.kind() != reference.kind) {
+            return u"metadata differs"_s;
+        }
+        return QString();
+    };
+    // One cut at every byte boundary, and the whole body one byte at a time.
+    for (qsizetype cut = 0; cut <= body.size(); ++cut)
+        QCOMPARE(decodeSplit({ cut }), QString());
+    QList<qsizetype> everyByte;
+    for (qsizetype cut = 1; cut < body.size(); ++cut)
+        everyByte << cut;
+    QCOMPARE(decodeSplit(everyByte), QString());
+    QCOMPARE(reference.continueToken, u"tok\"en"_s);
+}
+
+void tst_ListPipeline::streamDecoderErrors_data()
+{
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<int>("itemsOk");
+    QTest::newRow("items null") << QByteArray(
+        R"({"items":null,"metadata":{"resourceVersion":"1"}})")
+                                << -1;
+    QTest::newRow("empty list") << QByteArray(R"({"items":[],"metadata":{}})") << -1;
+    QTest::newRow("bad item") << QByteArray(R"({"items":[{]}})") << 0;
+    QTest::newRow("items not an array") << QByteArray(R"({"items":{"a":1}})") << 0;
+    QTest::newRow("not json") << QByteArray("404 page not found\n") << 0;
+    QTest::newRow("truncated") << QByteArray(R"({"items":[{"a":1},{"b":)") << 0;
+    QTest::newRow("unterminated list") << QByteArray(R"({"items":[{"a":1}])") << 0;
+    QTest::newRow("trailing garbage") << QByteArray(R"({"items":[]} x)") << 0;
+    QTest::newRow("missing comma") << QByteArray(R"({"items":[{"a":1} {"b":2}]})") << 0;
+}
+
+void tst_ListPipeline::streamDecoderErrors()
+{
+    QFETCH(QByteArray, body);
+    QFETCH(int, itemsOk);
+    ListPage page;
+    QString error;
+    const bool reference = decodeListPage(body, &page, &error);
+    QCOMPARE(reference, itemsOk < 0);
+    for (qsizetype cut = 0; cut <= body.size(); ++cut) {
+        ListStreamDecoder decoder([](QByteArrayView) {});
+        decoder.feed(QByteArrayView(body).first(cut));
+        decoder.feed(QByteArrayView(body).sliced(cut));
+        QCOMPARE(decoder.finish(), reference);
+        QCOMPARE(decoder.hasError(), !reference);
+    }
+}
+
+void tst_ListPipeline::preparedListEqualsPlain_data()
+{
+    QTest::addColumn<bool>("pages");
+    QTest::addColumn<bool>("expiredContinue");
+    QTest::newRow("one answer") << false << false;
+    QTest::newRow("pages") << true << false;
+    QTest::newRow("pages, continue expired") << true << true;
+}
+
+// The same server answers (a list of 1,300 objects in one answer or in pages, a continue token
+// that expires, then a watch that ends in 410 and a relist with objects gone and changed), once
+// with the plain list and once with a preparer: the same deltas, in the same order, with the same
+// bytes.
+void tst_ListPipeline::preparedListEqualsPlain()
+{
+    QFETCH(bool, pages);
+    QFETCH(bool, expiredContinue);
+    QList<QByteArray> first;
+    for (int i = 0; i < 1300; ++i)
+        first << object("app-" + QByteArray::number(10000 + i), 10 + i, (i % 7) * 300);
+    QList<QByteArray> second;
+    for (int i = 0; i < 1300; i += 3)
+        second << object("app-" + QByteArray::number(10000 + i), i % 2 ? 5000 + i : 10 + i);
+
+    const auto run = [&](bool prepared) {
+        TestServer server;
+        int lists = 0;
+        int watches = 0;
+        server.handler = [&](const TestRequest &request, QTcpSocket *socket) {
+            if (request.query.hasQueryItem(u"watch"_s)) {
+                ++watches;
+                TestServer::startStream(socket);
+                if (watches == 1) {
+                    TestServer::writeChunk(
+                        socket,
+                        R"j({"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old","reason":"Expired","code":410}})j"
+                        "\n");
+                    TestServer::endStream(socket);
+                }
+                return;
+            }
+            ++lists;
+            const bool relist = watches > 0;
+            const QList<QByteArray> &items = relist ? second : first;
+            const int rv = relist ? 9000 : 2000;
+            if (!pages || relist) {
+                TestServer::respond(socket, 200, "application/json", listBody(items, rv));
+                return;
+            }
+            const QString token = request.queryValue(u"continue"_s);
+            if (expiredContinue && token == u"p2"_s && lists == 2) {
+                TestServer::respond(
+                    socket,
+                    410,
+                    "application/json",
+                    R"j({"kind":"Status","apiVersion":"v1","metadata":{"continue":"p3"},"status":"Failure","message":"continue expired","reason":"Expired","code":410})j");
+                return;
+            }
+            if (request.queryValue(u"limit"_s) == u"0"_s
+                || !request.query.hasQueryItem(u"limit"_s)) {
+                TestServer::respond(socket, 200, "application/json", listBody(items, rv));
+                return;
+            }
+            const int page = token.isEmpty() ? 0 : token.mid(1).toInt() - 1;
+            const int size = 500;
+            const QList<QByteArray> slice = items.mid(page * size, size);
+            const QByteArray next = (page + 1) * size < items.size()
+                ? "p" + QByteArray::number(page + 2)
+                : QByteArray();
+            TestServer::respond(socket, 200, "application/json", listBody(slice, rv, next));
+        };
+        ClientConfig config;
+        config.server = QUrl(server.url(u"http"_s));
+        RestClient client(config);
+        Reflector reflector(&client, CustomApps, u"default"_s);
+        reflector.setScheduler([&reflector](std::chrono::milliseconds, std::function<void()> a) {
+            QTimer::singleShot(0, &reflector, std::move(a));
+        });
+        if (prepared) {
+            reflector.setPreparer([](QByteArrayView bytes, ObjectMeta *meta) {
+                auto kept = std::make_shared<KeptBytes>();
+                kept->bytes = bytes.toByteArray();
+                if (!ObjectMeta::peek(bytes, meta))
+                    return std::shared_ptr<PreparedObject>();
+                return std::shared_ptr<PreparedObject>(kept);
+            });
+        }
+        QStringList out;
+        connect(&reflector, &Reflector::deltasReceived, this, [&](const QList<Delta> &deltas) {
+            for (const Delta &delta : deltas) {
+                QByteArray bytes = delta.object;
+                if (delta.prepared) {
+                    QVERIFY(delta.object.isEmpty());
+                    bytes = static_cast<const KeptBytes &>(*delta.prepared).bytes;
+                }
+                out << (delta.type == Delta::Type::Upsert ? u"+"_s : u"-"_s) + delta.meta.key()
+                        + u'@' + delta.meta.resourceVersion + u' ' + QString::number(qHash(bytes));
+            }
+        });
+        reflector.start();
+        [&] {
+            QTRY_VERIFY_WITH_TIMEOUT(watches >= 2, 20000);
+        }();
+        [&] {
+            QTRY_COMPARE_WITH_TIMEOUT(
+                reflector.state().phase, ReflectorState::Phase::Watching, 20000);
+        }();
+        reflector.stop();
+        return QPair<QStringList, int>(out, lists);
+    };
+    const auto plain = run(false);
+    const auto prepared = run(true);
+    QCOMPARE(plain.first.size(), 1300 + 1300);
+    QCOMPARE(prepared.first, plain.first);
+    QCOMPARE(prepared.second, plain.second);
+    QVERIFY(std::any_of(plain.first.cbegin(), plain.first.cend(), [](const QString &line) {
+        return line.startsWith(u"-default/app-10001@11 "_s);
+    }));
+    QCOMPARE(plain.second, pages ? 4 : 2);
+}
+
+QTEST_GUILESS_MAIN(tst_ListPipeline)
+#include "tst_listpipeline.moc"
