@@ -504,7 +504,11 @@ void CustomAppReconciler::complete(const RunPtr &run, reconcile::ReconcileOutcom
     for (const auto &w : std::as_const(run->writes))
         outcome.writes << w.toString();
     outcome.conflicts += run->conflicts;
-    m_lastWrites.insert(run->key, run->writes);
+    // Objects come and go (and names with them): a gone object with nothing written keeps no entry.
+    if (run->writes.isEmpty() && (!m_appsInformer || !m_appsInformer->entry(run->key)))
+        m_lastWrites.remove(run->key);
+    else
+        m_lastWrites.insert(run->key, run->writes);
     const char *result = outcome.error ? (outcome.error->terminal ? "terminal error" : "error")
                                        : (outcome.result.isZero() ? "success" : "requeue");
     if (outcome.error)

@@ -105,6 +105,7 @@ public:
     qint64 conflictCount() const { return m_conflicts; }
     // The writes of the last reconcile of key (sent, or planned in dry-run mode).
     QList<PlannedWrite> lastWrites(const QString &key) const { return m_lastWrites.value(key); }
+    bool hasLastWrites(const QString &key) const { return m_lastWrites.contains(key); }
 
     // Pure parts, public for tests.
     // The Deployment the CustomApp asks for (name, labels, ownerReference, replicas, template).

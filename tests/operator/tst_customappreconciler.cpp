@@ -476,6 +476,8 @@ void tst_CustomAppReconciler::deleteRunsTheFinalizer()
     QVERIFY2(deleteAt >= 0 && finalizerAt > deleteAt,
              deleteAt >= 0 && finalizerAt > deleteAt ? ""
                                                      : qPrintable(dumpHistory(u"default/del"_s)));
+    // Nothing is kept for the gone object (names come and go: per-key state must not pile up).
+    QTRY_VERIFY_WITH_TIMEOUT(!m_op->reconciler().hasLastWrites(u"default/del"_s), 30000);
 }
 
 void tst_CustomAppReconciler::userStatusPatchOverwrittenWithoutHotLoop()
