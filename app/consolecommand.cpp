@@ -47,8 +47,10 @@ struct ConsoleOptions
                                    u"Save a PNG of the main window to this file and exit."_s,
                                    u"file"_s };
     QCommandLineOption screenshotPanel{ u"screenshot-panel"_s,
-                                        u"What the screenshot shows: window (default), graph or "
-                                        "detail."_s,
+                                        u"What the screenshot shows: window (default), labs "
+                                        "(the window in the Labs workspace), or one panel: "
+                                        "graph, table, detail, reconciler, scenario, patch, raw, "
+                                        "conflict, lint, log."_s,
                                         u"panel"_s,
                                         u"window"_s };
     QCommandLineOption screenshotMidTransition{
@@ -180,12 +182,11 @@ int runConsole(int argc, char *argv[])
     if (parser.isSet(options.screenshot)) {
         const QString file = parser.value(options.screenshot);
         const QString what = parser.value(options.screenshotPanel);
-        QWidget *target = what == u"window" ? static_cast<QWidget *>(&window)
-            : what == u"graph"              ? static_cast<QWidget *>(window.graphPanel())
-            : what == u"detail"             ? static_cast<QWidget *>(window.detailPane())
-                                            : nullptr;
+        QWidget *target = window.showPanel(what);
         if (!target) {
-            std::fprintf(stderr, "reconscope: --screenshot-panel is window, graph or detail\n");
+            std::fprintf(stderr,
+                         "reconscope: --screenshot-panel is one of %s\n",
+                         qPrintable(ui::MainWindow::panelNames().join(u", "_s)));
             return 2;
         }
         const bool midTransition = parser.isSet(options.screenshotMidTransition);

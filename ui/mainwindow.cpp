@@ -1,15 +1,11 @@
 #include "ui/mainwindow.h"
 
-#include "ui/conflictlabpanel.h"
 #include "ui/consolesession.h"
 #include "ui/consolestatusbar.h"
 #include "ui/contextpicker.h"
 #include "ui/customappdialog.h"
 #include "ui/detailpane.h"
-#include "ui/lintpanel.h"
-#include "ui/logpane.h"
-#include "ui/patchlabpanel.h"
-#include "ui/rawapiconsole.h"
+#include "ui/labsarea.h"
 #include "ui/reconcilerpanel.h"
 #include "ui/resourcebrowser.h"
 #include "ui/resourcetablepanel.h"
@@ -17,12 +13,21 @@
 #include "ui/stategraphpanel.h"
 #include "ui/yamleditor.h"
 
+#include <QActionGroup>
 #include <QApplication>
 #include <QDockWidget>
+#include <QLayout>
 #include <QMenuBar>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QTabBar>
+#include <QToolBar>
+
+#include <algorithm>
+
+using namespace Qt::StringLiterals;
 
 namespace reconscope::ui {
 
@@ -37,11 +42,22 @@ MainWindow::MainWindow(ConsoleSession *session, QWidget *parent)
     , m_reconciler(new ReconcilerPanel(session, this))
     , m_statusBar(new ConsoleStatusBar(session, this))
     , m_scenario(new ScenarioPanel(session->scenarioPlayer(), this))
+    , m_labs(new LabsArea(session, this))
+    , m_centre(new QStackedWidget(this))
+    , m_operatorSplitter(new QSplitter(Qt::Vertical, this))
+    , m_labsSplitter(new QSplitter(Qt::Vertical, this))
+    , m_workspaceGroup(new QActionGroup(this))
     , m_newObject(new QAction(tr("&New CustomApp…"), this))
     , m_editYaml(new QAction(tr("&Edit as YAML…"), this))
 {
     setWindowTitle(tr("Reconscope"));
-    resize(1600, 1000);
+    // 1600x1000, or less on a smaller screen (the offscreen platform's 800x600 is not a screen
+    // anyone looks at: screenshots keep the full size).
+    QSize size(1600, 1000);
+    if (const QScreen *screen = QGuiApplication::primaryScreen();
+        screen && screen->availableSize().width() >= 1024)
+        size = size.boundedTo(screen->availableSize() * 0.92);
+    resize(size);
     setStatusBar(m_statusBar);
     setDockNestingEnabled(true);
 
@@ -64,51 +80,179 @@ MainWindow::MainWindow(ConsoleSession *session, QWidget *parent)
     scenarioMenu->addActions(m_scenario->actions());
     auto *viewMenu = menuBar()->addMenu(tr("&View"));
 
-    auto *centre = new QSplitter(Qt::Vertical, this);
-    centre->addWidget(m_table);
-    centre->addWidget(m_graph);
-    centre->setStretchFactor(0, 1);
-    centre->setStretchFactor(1, 1);
-    centre->setChildrenCollapsible(false);
-    setCentralWidget(centre);
+    // The centre: the operator's table over the state graph, or the table over the labs. The
+    // table moves to the workspace shown (one table, one selection).
+    m_operatorSplitter->addWidget(m_table);
+    m_operatorSplitter->addWidget(m_graph);
+    m_operatorSplitter->setChildrenCollapsible(false);
+    m_operatorSplitter->setSizes({ 340, 480 });
+    m_labsSplitter->addWidget(m_labs);
+    m_labsSplitter->setChildrenCollapsible(false);
+    m_centre->addWidget(m_operatorSplitter);
+    m_centre->addWidget(m_labsSplitter);
+    setCentralWidget(m_centre);
 
-    addDock(m_contextPicker, Qt::LeftDockWidgetArea, viewMenu);
-    QDockWidget *browserDock = addDock(m_browser, Qt::LeftDockWidgetArea, viewMenu);
-    QDockWidget *scenarioDock = addDock(m_scenario, Qt::LeftDockWidgetArea, viewMenu);
+    addDock(m_contextPicker, Qt::LeftDockWidgetArea);
+    addDock(m_browser, Qt::LeftDockWidgetArea);
+    m_scenarioDock = addDock(m_scenario, Qt::LeftDockWidgetArea);
     // The scenario writes: it plays on the embedded cluster only.
-    connect(session, &ConsoleSession::connected, scenarioDock, [session, scenarioDock] {
-        scenarioDock->setVisible(session->isDemo());
-        scenarioDock->widget()->setEnabled(session->isDemo());
+    connect(session, &ConsoleSession::connected, this, [this, session] {
+        m_scenarioDock->setVisible(session->isDemo());
+        m_scenarioDock->widget()->setEnabled(session->isDemo());
     });
-    QDockWidget *detailDock = addDock(m_detail, Qt::RightDockWidgetArea, viewMenu);
-    QDockWidget *reconcilerDock = addDock(m_reconciler, Qt::RightDockWidgetArea, viewMenu);
-    tabifyDockWidget(detailDock, reconcilerDock);
-    tabifyDockWidget(
-        reconcilerDock,
-        addDock(new ConflictLabPanel(session, this), Qt::RightDockWidgetArea, viewMenu));
-    // The patch lab, the raw API console and the log pane, tabbed with the other right docks.
-    m_patchLab = new PatchLabPanel(session, this);
-    m_rawApi = new RawApiConsole(session, this);
-    m_logPane = new LogPane(this);
-    for (QWidget *panel : { static_cast<QWidget *>(m_patchLab),
-                            static_cast<QWidget *>(m_rawApi),
-                            static_cast<QWidget *>(m_logPane) })
-        tabifyDockWidget(reconcilerDock, addDock(panel, Qt::RightDockWidgetArea, viewMenu));
-    // The API boundary verifier (CRD lint, live dry-run check), tabbed with them too.
-    auto *lintPanel = new LintPanel(session, this);
-    tabifyDockWidget(reconcilerDock, addDock(lintPanel, Qt::RightDockWidgetArea, viewMenu));
-    connect(m_table, &ResourceTablePanel::objectSelected, lintPanel, &LintPanel::setSelectedObject);
-    detailDock->raise();
-    // Seven docks share the right-hand tab bar: whole titles with scroll arrows rather than
-    // titles elided to "Det…" and "Reconci…".
-    for (QTabBar *tabs : findChildren<QTabBar *>()) {
+    m_detailDock = addDock(m_detail, Qt::RightDockWidgetArea);
+    m_reconcilerDock = addDock(m_reconciler, Qt::RightDockWidgetArea);
+    tabifyDockWidget(m_detailDock, m_reconcilerDock);
+    m_detailDock->raise();
+    for (QTabBar *tabs : findChildren<QTabBar *>())
         tabs->setElideMode(Qt::ElideNone);
-        tabs->setUsesScrollButtons(true);
-    }
-    resizeDocks({ browserDock, detailDock }, { 330, 560 }, Qt::Horizontal);
-    centre->setSizes({ 340, 480 });
 
+    buildViewMenu(viewMenu);
+    connect(m_labs, &LabsArea::showRequested, this, [this] { showWorkspace(Workspace::Labs); });
     connect(m_table, &ResourceTablePanel::objectSelected, this, &MainWindow::handleObjectSelected);
+    m_table->setFocus(); // keyboard navigation starts in the table
+}
+
+void MainWindow::buildViewMenu(QMenu *viewMenu)
+{
+    // The workspace switch: menu entries, Ctrl+1 / Ctrl+2, and buttons at the menu bar's right.
+    auto *switcher = new QToolBar(this);
+    switcher->setObjectName(u"workspaces"_s);
+    switcher->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    switcher->setMovable(false);
+    m_workspaceGroup->setExclusive(true);
+    const QList<QPair<Workspace, QString>> workspaces{ { Workspace::Operator, tr("&Operator") },
+                                                       { Workspace::Labs, tr("&Labs") } };
+    for (const auto &[workspace, title] : workspaces) {
+        auto *action = new QAction(title, m_workspaceGroup);
+        action->setCheckable(true);
+        action->setChecked(workspace == m_workspace);
+        action->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + int(workspace))));
+        action->setToolTip(tr("%1 workspace (%2)")
+                               .arg(QString(title).remove(u'&'),
+                                    action->shortcut().toString(QKeySequence::NativeText)));
+        connect(action, &QAction::triggered, this, [this, workspace] { showWorkspace(workspace); });
+        switcher->addAction(action);
+    }
+    menuBar()->setCornerWidget(switcher, Qt::TopRightCorner);
+    viewMenu->addSection(tr("Workspace"));
+    viewMenu->addActions(m_workspaceGroup->actions());
+    viewMenu->addSection(tr("Panels"));
+    for (QDockWidget *dock : std::as_const(m_docks))
+        viewMenu->addAction(dock->toggleViewAction());
+    viewMenu->addSection(tr("Labs"));
+    viewMenu->addActions(m_labs->showActions());
+}
+
+void MainWindow::showEvent(QShowEvent *event)
+{
+    // The docks' widths follow the size the window first appears at (the default, or whatever
+    // it was given before): a fifth for the left column, a third for the details.
+    if (!m_sized) {
+        m_sized = true;
+        resizeDocks({ dockOf(m_browser), m_detailDock },
+                    { std::clamp(width() / 5, 250, 330), std::clamp(width() / 3, 400, 560) },
+                    Qt::Horizontal);
+    }
+    QMainWindow::showEvent(event);
+}
+
+QDockWidget *MainWindow::dockOf(const QWidget *panel) const
+{
+    for (QDockWidget *dock : m_docks) {
+        auto *scroll = qobject_cast<QScrollArea *>(dock->widget());
+        if (dock->widget() == panel || (scroll && scroll->widget() == panel))
+            return dock;
+    }
+    return nullptr;
+}
+
+PatchLabPanel *MainWindow::patchLab() const
+{
+    return m_labs->patchLab();
+}
+
+RawApiConsole *MainWindow::rawApiConsole() const
+{
+    return m_labs->rawApiConsole();
+}
+
+LogPane *MainWindow::logPane() const
+{
+    return m_labs->logPane();
+}
+
+QAction *MainWindow::workspaceAction(Workspace workspace) const
+{
+    return m_workspaceGroup->actions().value(int(workspace));
+}
+
+void MainWindow::showWorkspace(Workspace workspace)
+{
+    workspaceAction(workspace)->setChecked(true);
+    if (workspace == m_workspace)
+        return;
+    m_savedLayout[int(m_workspace)] = saveState();
+    m_workspace = workspace;
+    const bool labs = workspace == Workspace::Labs;
+    // The table goes along: the labs act on the object selected in it.
+    QSplitter *splitter = labs ? m_labsSplitter : m_operatorSplitter;
+    splitter->insertWidget(0, m_table);
+    if (labs)
+        splitter->setSizes({ 260, 640 });
+    m_centre->setCurrentWidget(splitter);
+    if (!m_savedLayout[int(workspace)].isEmpty()) {
+        restoreState(m_savedLayout[int(workspace)]);
+        layout()->activate(); // the dock tabs as restored, before anything raises one
+    } else if (labs) { // the first time: the labs take the room of the right-hand docks
+        m_detailDock->hide();
+        m_reconcilerDock->hide();
+    }
+    // A real cluster never shows the scenario, whatever a saved layout says.
+    if (!m_session->isDemo() && m_session->isConnected())
+        m_scenarioDock->hide();
+}
+
+QStringList MainWindow::panelNames()
+{
+    return { u"window"_s, u"operator"_s,   u"labs"_s,     u"table"_s,   u"graph"_s,
+             u"detail"_s, u"reconciler"_s, u"scenario"_s, u"browser"_s, u"context"_s,
+             u"patch"_s,  u"raw"_s,        u"conflict"_s, u"lint"_s,    u"log"_s };
+}
+
+QWidget *MainWindow::showPanel(const QString &name)
+{
+    if (name == u"window" || name == u"operator" || name == u"labs") {
+        showWorkspace(name == u"labs" ? Workspace::Labs : Workspace::Operator);
+        return this;
+    }
+    if (name == u"table")
+        return m_table;
+    if (name == u"graph") {
+        showWorkspace(Workspace::Operator);
+        return m_graph;
+    }
+    if (QWidget *lab = m_labs->panelNamed(name)) {
+        showWorkspace(Workspace::Labs);
+        m_labs->showPanel(lab);
+        return lab;
+    }
+    const QList<QPair<QString, QWidget *>> docked{ { u"detail"_s, m_detail },
+                                                   { u"reconciler"_s, m_reconciler },
+                                                   { u"scenario"_s, m_scenario },
+                                                   { u"browser"_s, m_browser },
+                                                   { u"context"_s, m_contextPicker } };
+    for (const auto &[panelName, panel] : docked) {
+        if (name != panelName)
+            continue;
+        QDockWidget *dock = dockOf(panel);
+        if (panel == m_detail || panel == m_reconciler)
+            showWorkspace(Workspace::Operator);
+        dock->show();
+        dock->raise();
+        return panel;
+    }
+    return nullptr;
 }
 
 MainWindow::~MainWindow() = default;
@@ -139,7 +283,7 @@ YamlEditor *MainWindow::openYamlEditor()
     return editor;
 }
 
-QDockWidget *MainWindow::addDock(QWidget *panel, Qt::DockWidgetArea area, QMenu *viewMenu)
+QDockWidget *MainWindow::addDock(QWidget *panel, Qt::DockWidgetArea area)
 {
     auto *dock = new QDockWidget(panel->windowTitle(), this);
     dock->setObjectName(panel->windowTitle());
@@ -158,7 +302,7 @@ QDockWidget *MainWindow::addDock(QWidget *panel, Qt::DockWidgetArea area, QMenu 
     dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable
                       | QDockWidget::DockWidgetClosable);
     addDockWidget(area, dock);
-    viewMenu->addAction(dock->toggleViewAction());
+    m_docks.append(dock);
     return dock;
 }
 
@@ -167,8 +311,7 @@ void MainWindow::handleObjectSelected(const QString &key)
     m_detail->showObject(key);
     m_graph->setSelectedObject(key);
     m_reconciler->setSelectedObject(key);
-    m_patchLab->setSelectedObject(key);
-    m_rawApi->setSelectedObject(key);
+    m_labs->setSelectedObject(key);
 }
 
 } // namespace reconscope::ui

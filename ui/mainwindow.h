@@ -1,8 +1,12 @@
 #pragma once
 
+#include <QByteArray>
 #include <QMainWindow>
 
+class QActionGroup;
 class QDockWidget;
+class QSplitter;
+class QStackedWidget;
 
 namespace reconscope::ui {
 
@@ -14,13 +18,20 @@ class ReconcilerPanel;
 class ResourceTablePanel;
 class StateGraphPanel;
 class ConsoleStatusBar;
+class LabsArea;
 class LogPane;
 class PatchLabPanel;
 class RawApiConsole;
 class ScenarioPanel;
 
-// The main window only composes panels (docks and a splitter) and wires the selection between
-// them; each panel brings its own actions, which appear in the panel's menu.
+// The main window only composes panels (docks, splitters, the labs area) and wires the selection
+// between them; each panel brings its own actions, which appear in the panel's menu.
+//
+// Two workspaces (View menu, Ctrl+1 / Ctrl+2, the switch at the menu bar's right): Operator — the
+// context and resource browser and the scenario on the left, the table over the state graph,
+// details and reconciler on the right — and Labs — the same left column, the table (to pick the
+// object the labs act on) over the labs area (patch lab, raw API, conflict lab, boundary verifier,
+// log), no right-hand docks. Each workspace keeps its own dock layout while the other is shown.
 class MainWindow final : public QMainWindow
 {
     Q_OBJECT
@@ -28,6 +39,7 @@ class MainWindow final : public QMainWindow
 
 public:
     static constexpr int MaxDockMinimumWidth = 560;
+    enum class Workspace { Operator, Labs };
 
     explicit MainWindow(ConsoleSession *session, QWidget *parent = nullptr);
     ~MainWindow() override;
@@ -39,10 +51,22 @@ public:
     DetailPane *detailPane() const { return m_detail; }
     ReconcilerPanel *reconcilerPanel() const { return m_reconciler; }
     ConsoleStatusBar *consoleStatusBar() const { return m_statusBar; }
-    PatchLabPanel *patchLab() const { return m_patchLab; }
-    RawApiConsole *rawApiConsole() const { return m_rawApi; }
-    LogPane *logPane() const { return m_logPane; }
+    LabsArea *labsArea() const { return m_labs; }
+    PatchLabPanel *patchLab() const;
+    RawApiConsole *rawApiConsole() const;
+    LogPane *logPane() const;
     ScenarioPanel *scenarioPanel() const { return m_scenario; }
+    // The dock holding this panel (null for the table, the graph and the labs).
+    QDockWidget *dockOf(const QWidget *panel) const;
+
+    Workspace workspace() const { return m_workspace; }
+    void showWorkspace(Workspace workspace);
+    QAction *workspaceAction(Workspace workspace) const;
+    // Shows a panel wherever it lives (its workspace, its dock raised, its lab tab) and returns
+    // it; "window"/"operator" and "labs" give the window in that workspace. Null for a name not
+    // in panelNames().
+    QWidget *showPanel(const QString &name);
+    static QStringList panelNames();
     QAction *newObjectAction() const { return m_newObject; }
     QAction *editYamlAction() const { return m_editYaml; }
     // Opens the "New CustomApp" dialog / the YAML editor on the selected object (non-modal; null
@@ -50,9 +74,13 @@ public:
     class CustomAppDialog *openNewObjectDialog();
     class YamlEditor *openYamlEditor();
 
+protected:
+    void showEvent(QShowEvent *event) override;
+
 private:
-    QDockWidget *addDock(QWidget *panel, Qt::DockWidgetArea area, QMenu *viewMenu);
+    QDockWidget *addDock(QWidget *panel, Qt::DockWidgetArea area);
     void handleObjectSelected(const QString &key);
+    void buildViewMenu(QMenu *viewMenu);
 
     ConsoleSession *m_session;
     ContextPicker *m_contextPicker;
@@ -62,10 +90,19 @@ private:
     DetailPane *m_detail;
     ReconcilerPanel *m_reconciler;
     ConsoleStatusBar *m_statusBar;
-    PatchLabPanel *m_patchLab = nullptr;
-    RawApiConsole *m_rawApi = nullptr;
-    LogPane *m_logPane = nullptr;
     ScenarioPanel *m_scenario;
+    LabsArea *m_labs;
+    QStackedWidget *m_centre;
+    QSplitter *m_operatorSplitter;
+    QSplitter *m_labsSplitter;
+    QList<QDockWidget *> m_docks;
+    QDockWidget *m_detailDock = nullptr;
+    QDockWidget *m_reconcilerDock = nullptr;
+    QDockWidget *m_scenarioDock = nullptr;
+    QActionGroup *m_workspaceGroup;
+    Workspace m_workspace = Workspace::Operator;
+    bool m_sized = false;
+    QByteArray m_savedLayout[2]; // each workspace's dock layout while the other is shown
     QAction *m_newObject;
     QAction *m_editYaml;
 };
