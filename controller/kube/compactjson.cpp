@@ -34,23 +34,68 @@ ZSTD_DCtx *decompressionContext()
 
 } // namespace
 
-CompactJson CompactJson::compress(QByteArrayView json)
+struct CompactJsonDictionary::Compression
+{
+    ZSTD_CDict *dictionary;
+};
+struct CompactJsonDictionary::Decompression
+{
+    ZSTD_DDict *dictionary;
+};
+
+std::shared_ptr<const CompactJsonDictionary>
+CompactJsonDictionary::fromSample(QByteArrayView sample)
+{
+    if (sample.size() < MinimumSize)
+        return nullptr;
+    std::shared_ptr<CompactJsonDictionary> dictionary(new CompactJsonDictionary);
+    // Raw content: the sample's bytes as they are (JSON never starts with zstd's dictionary
+    // magic number); both digests copy them.
+    dictionary->m_compression
+        = new Compression{ ZSTD_createCDict(sample.data(), size_t(sample.size()), Level) };
+    dictionary->m_decompression
+        = new Decompression{ ZSTD_createDDict(sample.data(), size_t(sample.size())) };
+    if (!dictionary->m_compression->dictionary || !dictionary->m_decompression->dictionary)
+        return nullptr;
+    return dictionary;
+}
+
+CompactJsonDictionary::~CompactJsonDictionary()
+{
+    if (m_compression)
+        ZSTD_freeCDict(m_compression->dictionary);
+    if (m_decompression)
+        ZSTD_freeDDict(m_decompression->dictionary);
+    delete m_compression;
+    delete m_decompression;
+}
+
+CompactJson CompactJson::compress(QByteArrayView json,
+                                  std::shared_ptr<const CompactJsonDictionary> dictionary)
 {
     CompactJson compact;
     compact.m_size = json.size();
     if (json.size() >= MinimumSize) {
         QByteArray frame(qsizetype(ZSTD_compressBound(size_t(json.size()))), Qt::Uninitialized);
-        const size_t written = ZSTD_compressCCtx(compressionContext(),
-                                                 frame.data(),
-                                                 size_t(frame.size()),
-                                                 json.data(),
-                                                 size_t(json.size()),
-                                                 Level);
+        const size_t written = dictionary
+            ? ZSTD_compress_usingCDict(compressionContext(),
+                                       frame.data(),
+                                       size_t(frame.size()),
+                                       json.data(),
+                                       size_t(json.size()),
+                                       dictionary->m_compression->dictionary)
+            : ZSTD_compressCCtx(compressionContext(),
+                                frame.data(),
+                                size_t(frame.size()),
+                                json.data(),
+                                size_t(json.size()),
+                                Level);
         if (!ZSTD_isError(written) && qsizetype(written) < json.size()) {
             frame.truncate(qsizetype(written));
             frame.squeeze();
             compact.m_data = std::move(frame);
             compact.m_compressed = true;
+            compact.m_dictionary = std::move(dictionary);
             return compact;
         }
     }
@@ -63,11 +108,18 @@ QByteArray CompactJson::bytes() const
     if (!m_compressed)
         return m_data;
     QByteArray out(m_size, Qt::Uninitialized);
-    const size_t written = ZSTD_decompressDCtx(decompressionContext(),
-                                               out.data(),
-                                               size_t(out.size()),
-                                               m_data.constData(),
-                                               size_t(m_data.size()));
+    const size_t written = m_dictionary
+        ? ZSTD_decompress_usingDDict(decompressionContext(),
+                                     out.data(),
+                                     size_t(out.size()),
+                                     m_data.constData(),
+                                     size_t(m_data.size()),
+                                     m_dictionary->m_decompression->dictionary)
+        : ZSTD_decompressDCtx(decompressionContext(),
+                              out.data(),
+                              size_t(out.size()),
+                              m_data.constData(),
+                              size_t(m_data.size()));
     // The frame was made here from exactly m_size bytes; anything else is memory corruption.
     Q_ASSERT(!ZSTD_isError(written) && qsizetype(written) == m_size);
     if (ZSTD_isError(written) || qsizetype(written) != m_size)

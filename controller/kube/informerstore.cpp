@@ -32,6 +32,17 @@ nlohmann::json InformerEntry::json() const
 
 // --- InformerWorker ------------------------------------------------------------------------
 
+std::shared_ptr<const CompactJsonDictionary>
+InformerWorker::DictionarySlot::get(QByteArrayView sample)
+{
+    QMutexLocker locker(&mutex);
+    if (!tried) {
+        tried = true;
+        dictionary = CompactJsonDictionary::fromSample(sample);
+    }
+    return dictionary;
+}
+
 InformerWorker::InformerWorker(ClientConfig config,
                                ResourceRef resource,
                                QString namespace_,
@@ -54,16 +65,17 @@ void InformerWorker::start()
     m_client = new RestClient(m_config, this);
     m_reflector = new Reflector(m_client, m_resource, m_namespace, this);
     m_summarizer = std::make_shared<const ObjectSummarizer>(m_mapping);
+    m_dictionary = std::make_shared<DictionarySlot>();
     m_reflector->setPreparer(
-        [summarizer = m_summarizer](QByteArrayView object,
-                                    ObjectMeta *meta) -> std::shared_ptr<PreparedObject> {
+        [summarizer = m_summarizer, dictionary = m_dictionary](
+            QByteArrayView object, ObjectMeta *meta) -> std::shared_ptr<PreparedObject> {
             auto summary = summarizer->summarize(object);
             if (!summary)
                 return nullptr;
             auto prepared = std::make_shared<PreparedEntry>();
             models::ObjectSummary &read = prepared->entry.summary;
             read = std::move(summary.value());
-            prepared->entry.raw = CompactJson::compress(object);
+            prepared->entry.raw = CompactJson::compress(object, dictionary->get(object));
             // The metadata the reflector needs, sharing the summary's strings.
             meta->name = read.name;
             meta->namespace_ = read.namespaceName;
@@ -138,6 +150,10 @@ void InformerWorker::intern(models::ObjectSummary &summary)
 
 void InformerWorker::handleDeltas(const QList<Delta> &deltas)
 {
+    // One allocation for a list's worth of entries instead of rehashing (old and new tables
+    // alive at once) as it grows.
+    if (m_pendingUpserts.capacity() < m_pendingUpserts.size() + deltas.size())
+        m_pendingUpserts.reserve(m_pendingUpserts.size() + deltas.size());
     for (const Delta &delta : deltas) {
         const QString key = delta.meta.key();
         if (delta.type == Delta::Type::Delete) {
@@ -160,7 +176,7 @@ void InformerWorker::handleDeltas(const QList<Delta> &deltas)
             if (!summary)
                 continue; // no metadata.name: nothing a table could show
             entry.summary = std::move(summary.value());
-            entry.raw = CompactJson::compress(delta.object);
+            entry.raw = CompactJson::compress(delta.object, m_dictionary->get(delta.object));
         }
         if (entry.summary.key.isEmpty())
             continue; // the preparer could not summarise it

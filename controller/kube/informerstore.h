@@ -14,6 +14,7 @@
 #include <QHash>
 #include <QList>
 #include <QMetaType>
+#include <QMutex>
 #include <QObject>
 #include <QSet>
 #include <QString>
@@ -97,6 +98,15 @@ private:
     Reflector *m_reflector = nullptr;
     QTimer *m_timer = nullptr;
     std::shared_ptr<const ObjectSummarizer> m_summarizer;
+    // The compression dictionary: the first object this informer sees (preparers share it).
+    struct DictionarySlot
+    {
+        std::shared_ptr<const CompactJsonDictionary> get(QByteArrayView sample);
+        QMutex mutex;
+        bool tried = false;
+        std::shared_ptr<const CompactJsonDictionary> dictionary;
+    };
+    std::shared_ptr<DictionarySlot> m_dictionary;
 
     QSet<QString> m_strings; // intern()'s pool
     QHash<QString, QString> m_sent; // key -> resourceVersion the store has

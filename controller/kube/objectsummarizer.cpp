@@ -6,6 +6,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 
 using namespace Qt::StringLiterals;
 
@@ -46,41 +47,61 @@ struct Walk
     int statusKeys = 0;
     bool sawStatusObject = false;
 
-    // Copies into `target` the members of `object` that lie on a wanted path, as the SAX pass of
-    // ObjectSummary::fromBytes does: wanted values whole, objects on the way descended into,
-    // scalars on the way kept, arrays on the way skipped. False when `object` is not valid JSON.
-    bool copy(QByteArrayView object, const ObjectSummarizer::Node &node, Json &target, int depth)
+    // Copies into `target` the members of the object at the scanner that lie on a wanted path,
+    // as the SAX pass of ObjectSummary::fromBytes does: wanted values whole, objects on the way
+    // descended into, scalars on the way kept, arrays on the way skipped. One pass: members on
+    // the way are walked where they lie, the others validated and skipped. False when the text is
+    // not valid JSON.
+    bool copy(jsonscan::Scanner &scanner,
+              const ObjectSummarizer::Node &node,
+              Json &target,
+              int depth,
+              bool isStatus)
     {
-        return jsonscan::forEachMember(object, [&](QByteArrayView rawKey, QByteArrayView value) {
-            if (depth == 1 && isStatus)
-                ++statusKeys;
-            const std::string key = memberName(rawKey);
-            const auto child = node.children.find(key);
-            if (child == node.children.end())
-                return true;
-            const char first = value.front();
-            if (child->second.keep || (first != '{' && first != '[')) {
-                Json parsed = parseValue(value);
-                if (parsed.is_discarded())
-                    return false; // jsonscan took it, nlohmann did not (invalid UTF-8)
-                target[key] = std::move(parsed);
-                return true;
-            }
-            if (first == '[')
-                return true;
-            Json &slot = target[key];
-            slot = Json::object();
-            const bool wasStatus = isStatus;
-            isStatus = depth == 0 && key == "status";
+        if (!scanner.consume('{'))
+            return false;
+        if (scanner.consume('}'))
+            return true;
+        for (;;) {
+            scanner.skipWhitespace();
+            QByteArrayView rawKey;
+            if (!scanner.string(&rawKey) || !scanner.consume(':'))
+                return false;
+            rawKey = rawKey.sliced(1, rawKey.size() - 2);
             if (isStatus)
-                sawStatusObject = true;
-            const bool ok = copy(value, child->second, slot, depth + 1);
-            isStatus = wasStatus;
-            return ok;
-        });
+                ++statusKeys;
+            std::string decoded;
+            const bool escaped = rawKey.contains('\\');
+            if (escaped)
+                decoded = memberName(rawKey);
+            const std::string_view key = escaped ? std::string_view(decoded)
+                                                 : std::string_view(rawKey.data(), rawKey.size());
+            const auto child = node.children.find(key);
+            if (child != node.children.end() && !child->second.keep && scanner.peekIs('{')) {
+                Json &slot = target[std::string(key)];
+                slot = Json::object();
+                const bool status = depth == 0 && key == "status";
+                if (status)
+                    sawStatusObject = true;
+                if (!copy(scanner, child->second, slot, depth + 1, status))
+                    return false;
+            } else {
+                QByteArrayView value;
+                if (!scanner.value(&value, depth + 1))
+                    return false;
+                if (child != node.children.end()
+                    && (child->second.keep || (value.front() != '[' && value.front() != '{'))) {
+                    Json parsed = parseValue(value);
+                    if (parsed.is_discarded())
+                        return false; // jsonscan took it, nlohmann did not (invalid UTF-8)
+                    target[std::string(key)] = std::move(parsed);
+                }
+            }
+            if (scanner.consume(','))
+                continue;
+            return scanner.consume('}');
+        }
     }
-
-    bool isStatus = false;
 };
 
 void addPath(ObjectSummarizer::Node &root, const QString &dotted)
@@ -131,7 +152,11 @@ models::Result<models::ObjectSummary> ObjectSummarizer::summarize(QByteArrayView
         // Not an object: let the full parser say what it is.
         return models::ObjectSummary::fromBytes(json, m_mapping);
     }
-    if (!walk.copy(json, *m_paths, root, 0)) {
+    jsonscan::Scanner scanner(json);
+    bool valid = walk.copy(scanner, *m_paths, root, 0, false);
+    scanner.skipWhitespace();
+    valid = valid && scanner.atEnd();
+    if (!valid) {
         // Invalid (or valid for jsonscan but not for nlohmann: bad UTF-8): the SAX pass says
         // exactly what is wrong, in the same words as ObjectSummary::fromBytes.
         return models::ObjectSummary::fromBytes(json, m_mapping);

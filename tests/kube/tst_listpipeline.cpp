@@ -136,6 +136,15 @@ void tst_ListPipeline::compactJsonRoundTrip()
     const CompactJson copy = compact;
     QCOMPARE(copy, compact);
     QCOMPARE(copy.bytes(), bytes);
+    // With a dictionary made of a sibling object, and after the dictionary's last other owner
+    // is gone.
+    auto dictionary = CompactJsonDictionary::fromSample(object("app-0", 1, 2000));
+    QVERIFY(dictionary);
+    const CompactJson withDictionary = CompactJson::compress(bytes, dictionary);
+    dictionary.reset();
+    QCOMPARE(withDictionary.size(), bytes.size());
+    QCOMPARE(withDictionary.bytes(), bytes);
+    QVERIFY(withDictionary.storedSize() <= bytes.size());
 }
 
 void tst_ListPipeline::compactJsonFixtures()
@@ -151,10 +160,19 @@ void tst_ListPipeline::compactJsonFixtures()
         stored += compact.storedSize();
     }
     QVERIFY2(stored < raw, qPrintable(u"%1 of %2 bytes"_s.arg(stored).arg(raw)));
-    // A generated bench-style object compresses well.
+    // A generated bench-style object compresses well, and better still against a sibling.
     const QByteArray big = object("app-7", 9, 2000);
     QVERIFY(CompactJson::compress(big).isCompressed());
     QVERIFY(CompactJson::compress(big).storedSize() < big.size() / 2);
+    const auto sibling = CompactJsonDictionary::fromSample(object("app-1", 3, 2000));
+    const CompactJson small = CompactJson::compress(big, sibling);
+    QCOMPARE(small.bytes(), big);
+    QVERIFY(small.storedSize() < CompactJson::compress(big).storedSize());
+    // Every fixture against the first fixture as the dictionary.
+    const auto shared = CompactJsonDictionary::fromSample(fixtures.front().second);
+    for (const auto &[name, bytes] : fixtures)
+        QVERIFY2(CompactJson::compress(bytes, shared).bytes() == bytes, qPrintable(name));
+    QVERIFY(!CompactJsonDictionary::fromSample("{}"));
 }
 
 void tst_ListPipeline::summarizerMatchesFromBytes_data()
