@@ -67,6 +67,11 @@ struct ConsoleOptions
     QCommandLineOption scenarioSpeed{
         u"scenario-speed"_s, u"Demo scenario speed, 0.5 to 8 (default 1)."_s, u"factor"_s, u"1"_s
     };
+    QCommandLineOption noReconciler{
+        u"no-reconciler"_s,
+        u"Demo without the embedded CustomApp reconciler: objects stay as written (for your own "
+        "operator, or to see what the reconciler's dry run would write)."_s
+    };
     QCommandLineOption screenshotAfter{ u"screenshot-after"_s,
                                         u"Milliseconds to wait before the screenshot (default "
                                         "3000)."_s,
@@ -89,7 +94,8 @@ struct ConsoleOptions
                             detailTab,
                             scenarioSpeed,
                             screenshotPanel,
-                            screenshotMidTransition });
+                            screenshotMidTransition,
+                            noReconciler });
     }
 };
 
@@ -135,6 +141,7 @@ int runConsole(int argc, char *argv[])
 
     ui::ConsoleSession session;
     session.setNamespaceFilter(parser.value(options.namespace_));
+    session.setRunReconciler(!parser.isSet(options.noReconciler));
     ui::MainWindow window(&session);
     // Every message also goes to the log pane and to a rotating file in the user's data directory.
     const ConsoleLogging logSinks(window.logPane()->sink());

@@ -170,8 +170,18 @@ DetailPane::DetailPane(ConsoleSession *session, QWidget *parent)
     auto *dryRunSplit = new QSplitter(Qt::Vertical, m_dryRunPage);
     auto *dryRunView = tableView(m_dryRun, dryRunSplit);
     dryRunView->horizontalHeader()->setStretchLastSection(true);
+    // The request's URL is long and the same for several rows: its middle gives way, so the
+    // operation, field and values stay in view (the whole request is in the text below).
+    dryRunView->setTextElideMode(Qt::ElideMiddle);
+    dryRunView->horizontalHeader()->setSectionResizeMode(models::PlannedChangesModel::RequestColumn,
+                                                         QHeaderView::Interactive);
+    dryRunView->horizontalHeader()->resizeSection(models::PlannedChangesModel::RequestColumn, 190);
+    m_dryRunText->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+    m_dryRunText->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
     dryRunSplit->addWidget(dryRunView);
     dryRunSplit->addWidget(m_dryRunText);
+    dryRunSplit->setStretchFactor(0, 1);
+    dryRunSplit->setStretchFactor(1, 2);
     dryRunLayout->addWidget(dryRunSplit, 1);
 
     overviewPage->setObjectName(u"overview"_s);
