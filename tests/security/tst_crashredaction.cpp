@@ -190,14 +190,15 @@ void tst_CrashRedaction::checkReport(const QByteArray &standardError, int number
     const QByteArray report = standardError.mid(at);
     QVERIFY2(report.contains(", reconscope " RECONSCOPE_VERSION), report.constData());
     QVERIFY2(report.contains("end of crash report"), report.constData());
-    // A backtrace: the lines between its heading and the end, at least the handler's frames.
+    // A backtrace: frame lines between its heading and the end, at least the handler's own. (The
+    // other threads run on while it is written: their log lines may come in between.)
     const qsizetype from = report.indexOf("backtrace");
     const qsizetype to = report.indexOf("end of crash report");
     QVERIFY(from >= 0 && to > from);
-    const QList<QByteArray> frames = report.mid(from, to - from).trimmed().split('\n').mid(1);
-    QVERIFY2(frames.size() >= 3, report.constData());
-    for (const QByteArray &frame : frames)
-        QVERIFY2(frame.contains("[0x") || frame.contains("(+0x"), frame.constData());
+    qsizetype frames = 0;
+    for (const QByteArray &line : report.mid(from, to - from).split('\n'))
+        frames += line.contains("[0x") && line.contains("+0x") ? 1 : 0;
+    QVERIFY2(frames >= 3, report.constData());
     // Nothing else: neither the command line nor the environment.
     QVERIFY2(!report.contains("--kubeconfig") && !report.contains("--context"), report.constData());
     QVERIFY2(!report.contains("XDG_") && !report.contains("PATH="), report.constData());
