@@ -64,7 +64,10 @@ ScenarioPanel::ScenarioPanel(ScenarioPlayer *player, QWidget *parent)
     m_view->setSelectionMode(QAbstractItemView::NoSelection);
     m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_view->verticalHeader()->hide();
-    m_view->setWordWrap(false);
+    // Whole step titles, wrapped, rather than "Wait until tour-quota/in…" in a narrow dock.
+    m_view->setWordWrap(true);
+    m_view->setTextElideMode(Qt::ElideNone);
+    m_view->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_view->setAlternatingRowColors(true);
     m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     // The step's title takes the room; the result is a mark (the message is its tooltip).
