@@ -164,7 +164,9 @@ void InformerWorker::handleDeltas(const QList<Delta> &deltas)
             continue;
         }
         // A relist repeats unchanged objects: skip what the store already has.
-        if (m_sent.value(key) == delta.meta.resourceVersion && !m_pendingRemovals.contains(key)
+        // (An object the store does not have is never skipped, even without a resourceVersion.)
+        if (const auto sent = m_sent.constFind(key); sent != m_sent.cend()
+            && *sent == delta.meta.resourceVersion && !m_pendingRemovals.contains(key)
             && !m_pendingUpserts.contains(key)) {
             continue;
         }

@@ -1,5 +1,8 @@
 #include "controller/kube/informerstore.h"
+#include "models/yamljson.h"
 #include "testserver.h"
+
+#include <QDir>
 
 #include <QtTest>
 
@@ -18,6 +21,7 @@ private slots:
     void listThenBatchedWatch();
     void relistRemovesVanishedObjects();
     void changesCoalescePerKey();
+    void fixtureObjectsSurviveTheStore();
 
 private:
     std::unique_ptr<TestServer> m_server;
@@ -197,6 +201,67 @@ void tst_InformerStore::changesCoalescePerKey()
     QCOMPARE(store.entry(u"default/a"_s)->summary.resourceVersion, u"14"_s);
     QVERIFY(!upserted.contains(u"default/x"_s));
     QVERIFY(removed.isEmpty());
+}
+
+// Every real third-party object of shared/fixtures/real-crds/objects, plus enough generated ones
+// to fill several of the reflector's prepare batches, listed in one answer: each comes out of the
+// store byte for byte, its summary equal to ObjectSummary::fromBytes', and the first batch (the
+// whole hash handed over at once) names every key in list order.
+void tst_InformerStore::fixtureObjectsSurviveTheStore()
+{
+    QList<QByteArray> items;
+    const QDir dir(QStringLiteral(RECONSCOPE_SHARED_DIR) + u"/fixtures/real-crds/objects"_s);
+    for (const QString &name : dir.entryList({ u"*.yaml"_s }, QDir::Files)) {
+        QFile file(dir.filePath(name));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const auto json = reconscope::models::yamlToJson(file.readAll());
+        QVERIFY2(json.ok(), qPrintable(name));
+        // Pretty-printed and with non-ASCII text: what is kept is the bytes, not a re-encoding.
+        auto object = json.value();
+        // Several fixtures share a name (six podinfo Kustomizations): one key each here. Most
+        // have no resourceVersion, which the store must not take for "already have it".
+        object["metadata"]["name"]
+            = object["metadata"].value("name", std::string()) + "-" + std::to_string(items.size());
+        object["metadata"]["annotations"]["reconscope.test/note"] = "caf\u00e9 \"quoted\" \u2713";
+        items << QByteArray::fromStdString(object.dump(items.size() % 2 ? 2 : -1));
+    }
+    QVERIFY(items.size() >= 20);
+    for (int i = 0; i < 1500; ++i)
+        items << object("gen-" + QByteArray::number(i), 100 + i);
+    m_server->handler = [&](const TestRequest &request, QTcpSocket *socket) {
+        if (!request.query.hasQueryItem(u"watch"_s)) {
+            TestServer::respond(socket, 200, "application/json", listBody(items, 5000));
+            return;
+        }
+        TestServer::startStream(socket);
+    };
+    const auto mapping = reconscope::models::LifecycleMapping::defaults();
+    InformerStore store(m_config, CustomApps, QString(), mapping);
+    QSignalSpy changed(&store, &InformerStore::objectsChanged);
+    QSignalSpy synced(&store, &InformerStore::synced);
+    store.start();
+    QTRY_COMPARE_WITH_TIMEOUT(synced.size(), 1, 20000);
+    QTRY_COMPARE(store.size(), items.size());
+    QStringList keys;
+    for (const QByteArray &bytes : std::as_const(items)) {
+        const auto summary = reconscope::models::ObjectSummary::fromBytes(bytes, mapping);
+        QVERIFY(summary.ok());
+        keys << summary->key;
+        const InformerEntry *entry = store.entry(summary->key);
+        QVERIFY2(entry, qPrintable(summary->key));
+        QCOMPARE(entry->rawJson(), bytes);
+        QCOMPARE(entry->raw.size(), bytes.size());
+        QVERIFY(entry->json() == nlohmann::json::parse(bytes.cbegin(), bytes.cend()));
+        QCOMPARE(entry->summary.resourceVersion, summary->resourceVersion);
+        QCOMPARE(entry->summary.labels, summary->labels);
+        QCOMPARE(entry->summary.conditions, summary->conditions);
+        QCOMPARE(entry->summary.readProblems, summary->readProblems);
+        QCOMPARE(entry->summary.statusFieldCount, summary->statusFieldCount);
+    }
+    QVERIFY(!changed.isEmpty());
+    QCOMPARE(changed.first().at(0).toStringList(), keys);
+    QVERIFY(changed.first().at(1).toStringList().isEmpty());
+    store.stop();
 }
 
 QTEST_GUILESS_MAIN(tst_InformerStore)

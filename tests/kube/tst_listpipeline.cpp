@@ -182,6 +182,9 @@ void tst_ListPipeline::summarizerMatchesFromBytes_data()
     for (const auto &[name, bytes] : fixtureObjects()) {
         QTest::newRow(qPrintable(name)) << bytes << false;
         QTest::newRow(qPrintable(name + u" (mapping paths)"_s)) << bytes << true;
+        const QByteArray pretty = QByteArray::fromStdString(
+            nlohmann::json::parse(bytes.cbegin(), bytes.cend()).dump(2));
+        QTest::newRow(qPrintable(name + u" (pretty)"_s)) << pretty << true;
     }
     QTest::newRow("generated") << object("app-1", 7, 100) << false;
     QTest::newRow("escaped keys") << QByteArray(
