@@ -91,6 +91,8 @@ ReconcilerPanel::ReconcilerPanel(ConsoleSession *session, QWidget *parent)
     auto *y = new QValueAxis(chart);
     y->setRange(0, 5);
     y->setLabelFormat(u"%d"_s);
+    // Three labels fit the dock's short chart; five were elided to "…".
+    y->setTickCount(3);
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
     for (auto *series : { rate, errors }) {
@@ -99,7 +101,9 @@ ReconcilerPanel::ReconcilerPanel(ConsoleSession *session, QWidget *parent)
     }
     auto *chartView = new QChartView(chart, this);
     chartView->setRenderHint(QPainter::Antialiasing);
-    chartView->setMinimumHeight(160);
+    chartView->setMinimumHeight(190);
+    chart->setMargins(QMargins(4, 4, 4, 4));
+    chart->legend()->setAlignment(Qt::AlignRight);
     m_chartView = chartView;
 
     auto *toolbar = new QToolBar(this);
