@@ -184,6 +184,64 @@ QString ResourceTableModel::formatAge(qint64 msecs)
     return u"%1d"_s.arg(seconds / 86400);
 }
 
+namespace {
+
+template<typename T>
+int compareValues(const T &a, const T &b)
+{
+    return a < b ? -1 : (b < a ? 1 : 0);
+}
+
+qint64 ageKey(const ResourceRow &row)
+{
+    // Oldest first when ascending, as SortRole gives it.
+    return row.summary.creationTimestamp.isValid()
+        ? -row.summary.creationTimestamp.toMSecsSinceEpoch()
+        : qint64(0);
+}
+
+qint64 movedKey(const ResourceRow &row)
+{
+    return row.lastTransition.isValid() ? row.lastTransition.toMSecsSinceEpoch() : qint64(0);
+}
+
+} // namespace
+
+int ResourceTableModel::compareRows(const ResourceRow &a, const ResourceRow &b, int column)
+{
+    switch (column) {
+    case NameColumn:
+        return a.summary.name.compare(b.summary.name);
+    case NamespaceColumn:
+        return a.summary.namespaceName.compare(b.summary.namespaceName);
+    case StateColumn:
+        return compareValues(int(a.verdict.state), int(b.verdict.state));
+    case ReasonColumn:
+        return a.verdict.reason.compare(b.verdict.reason);
+    case GenerationColumn:
+        return compareValues(a.summary.generation.value_or(-1), b.summary.generation.value_or(-1));
+    case AgeColumn:
+        return compareValues(ageKey(a), ageKey(b));
+    case LastTransitionColumn:
+        return compareValues(movedKey(a), movedKey(b));
+    }
+    return 0;
+}
+
+void ResourceTableModel::setPreferredOrder(int column, Qt::SortOrder order)
+{
+    m_sortColumn = column >= 0 && column < ColumnCount ? column : -1;
+    m_sortOrder = order;
+}
+
+bool ResourceTableModel::preferredBefore(const ResourceRow &a, const ResourceRow &b) const
+{
+    if (m_sortColumn < 0)
+        return false;
+    const int order = compareRows(a, b, m_sortColumn);
+    return m_sortOrder == Qt::AscendingOrder ? order < 0 : order > 0;
+}
+
 QVariant ResourceTableModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
@@ -205,12 +263,9 @@ QVariant ResourceTableModel::data(const QModelIndex &index, int role) const
             return summary.generation.value_or(-1);
         case AgeColumn:
             // Oldest first when ascending, like the age it shows.
-            return summary.creationTimestamp.isValid()
-                ? -summary.creationTimestamp.toMSecsSinceEpoch()
-                : qint64(0);
+            return ageKey(row);
         case LastTransitionColumn:
-            return row.lastTransition.isValid() ? row.lastTransition.toMSecsSinceEpoch()
-                                                : qint64(0);
+            return movedKey(row);
         default:
             return data(index, Qt::DisplayRole);
         }

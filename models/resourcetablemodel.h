@@ -80,6 +80,19 @@ public:
     // "5s", "3m", "2h", "4d" as kubectl prints ages.
     static QString formatAge(qint64 msecs);
 
+    // The rows' natural order in a column (-1, 0, 1), as a sorting view shows them: names and
+    // namespaces as case-sensitive strings, states in enum order, generations and times as numbers
+    // (ages oldest first). The same order as SortRole, without a QVariant per comparison.
+    static int compareRows(const ResourceRow &a, const ResourceRow &b, int column);
+    // The order the views sort the rows in (column -1: none), set by the view that sorts. Large
+    // batches are inserted in this order, so that a sorting proxy places each batch as one block
+    // at its end instead of row by row.
+    void setPreferredOrder(int column, Qt::SortOrder order);
+    int preferredSortColumn() const { return m_sortColumn; }
+    Qt::SortOrder preferredSortOrder() const { return m_sortOrder; }
+    // Whether `a` comes strictly before `b` in the preferred order.
+    bool preferredBefore(const ResourceRow &a, const ResourceRow &b) const;
+
 private:
     void rebuildIndex(int from);
     void count(const ResourceRow &row, int delta);
@@ -88,6 +101,8 @@ private:
     QHash<QString, int> m_index;
     std::array<int, LifecycleStateCount> m_counts{};
     QDateTime m_now;
+    int m_sortColumn = -1;
+    Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
 };
 
 } // namespace reconscope::models

@@ -56,8 +56,8 @@ TransitionLog::TransitionLog(int historyLimit)
 void TransitionLog::append(Track &track, Transition transition)
 {
     track.history.push_back(std::move(transition));
-    while (track.history.size() > std::size_t(m_historyLimit))
-        track.history.pop_front();
+    while (track.history.size() > qsizetype(m_historyLimit))
+        track.history.removeFirst();
 }
 
 std::optional<Transition> TransitionLog::observe(const QString &key,
@@ -103,7 +103,7 @@ TransitionLog::remove(const QString &key, const QDateTime &time, const QString &
                            it->state,    std::nullopt,
                            reason,       std::nullopt,
                            std::nullopt, isDesignedTransition(it->state, std::nullopt) };
-    if (!it->history.empty()) {
+    if (!it->history.isEmpty()) {
         transition.generation = it->history.back().generation;
         transition.observedGeneration = it->history.back().observedGeneration;
     }
@@ -123,7 +123,7 @@ QList<Transition> TransitionLog::history(const QString &key) const
     const auto it = m_objects.constFind(key);
     if (it == m_objects.cend())
         return {};
-    return QList<Transition>(it->history.begin(), it->history.end());
+    return it->history;
 }
 
 std::optional<LifecycleState> TransitionLog::state(const QString &key) const
@@ -138,6 +138,12 @@ QDateTime TransitionLog::stateSince(const QString &key) const
 {
     const auto it = m_objects.constFind(key);
     return it == m_objects.cend() ? QDateTime() : it->since;
+}
+
+QDateTime TransitionLog::lastTransitionTime(const QString &key) const
+{
+    const auto it = m_objects.constFind(key);
+    return it == m_objects.cend() || it->history.isEmpty() ? QDateTime() : it->history.back().time;
 }
 
 } // namespace reconscope::models

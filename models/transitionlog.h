@@ -10,7 +10,6 @@
 #include <QList>
 #include <QString>
 
-#include <deque>
 #include <optional>
 
 namespace reconscope::models {
@@ -67,6 +66,8 @@ public:
     std::optional<LifecycleState> state(const QString &key) const;
     // When the object entered its current state; invalid for an unknown key.
     QDateTime stateSince(const QString &key) const;
+    // The time of its last retained transition; invalid for an unknown key.
+    QDateTime lastTransitionTime(const QString &key) const;
     qsizetype objectCount() const { return m_objects.size(); }
     int historyLimit() const { return m_historyLimit; }
 
@@ -77,7 +78,9 @@ private:
     {
         LifecycleState state;
         QDateTime since;
-        std::deque<Transition> history;
+        // A QList, not a std::deque: a deque allocates a 512-byte block (plus its map) for the
+        // first element, per object, and most objects keep a handful of transitions.
+        QList<Transition> history;
     };
     void append(Track &track, Transition transition);
 

@@ -8,7 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <QElapsedTimer>
 #include <QTimer>
+
+#include <algorithm>
 
 using namespace Qt::StringLiterals;
 
@@ -44,7 +47,11 @@ ConsoleSession::ConsoleSession(QObject *parent)
     , m_mapping(models::LifecycleMapping::forCustomApp())
     , m_table(new models::ResourceTableModel(this))
     , m_rateTimer(new QTimer(this))
+    , m_pendingTimer(new QTimer(this))
 {
+    m_pendingTimer->setSingleShot(true);
+    m_pendingTimer->setInterval(0);
+    connect(m_pendingTimer, &QTimer::timeout, this, &ConsoleSession::processPending);
     m_player = new controller::console::ScenarioPlayer(this);
     if (auto scenario = controller::console::ScenarioPlayer::defaultScenario(); scenario.ok())
         m_player->setScenario(scenario.value());
@@ -207,6 +214,8 @@ void ConsoleSession::restartInformer()
 {
     delete m_informer;
     m_informer = nullptr;
+    m_pending.clear();
+    m_pendingTimer->stop();
     m_tracker.clear();
     m_table->clear();
     emit trackerReset();
@@ -222,7 +231,32 @@ void ConsoleSession::restartInformer()
     m_informer->start();
 }
 
+models::ResourceRow ConsoleSession::buildRow(const InformerEntry &entry,
+                                             const QDateTime &now,
+                                             std::optional<models::Transition> *transition)
+{
+    const QString &key = entry.summary.key;
+    *transition = m_tracker.upsert(entry.summary, m_mapping, now);
+    models::ResourceRow row;
+    row.summary = entry.summary;
+    row.verdict = m_tracker.verdict(key);
+    row.stateSince = m_tracker.log().stateSince(key);
+    row.lastTransition = m_tracker.log().lastTransitionTime(key);
+    return row;
+}
+
 void ConsoleSession::handleObjectsChanged(const QStringList &upserted, const QStringList &removed)
+{
+    if (m_pending.empty() && upserted.size() <= SliceRows) {
+        applyNow(upserted, removed);
+        return;
+    }
+    m_pending.push_back(PendingBatch{ upserted, removed });
+    if (!m_pendingTimer->isActive())
+        processPending();
+}
+
+void ConsoleSession::applyNow(const QStringList &upserted, const QStringList &removed)
 {
     const QDateTime now = QDateTime::currentDateTimeUtc();
     QList<models::Transition> transitions;
@@ -232,15 +266,10 @@ void ConsoleSession::handleObjectsChanged(const QStringList &upserted, const QSt
         const InformerEntry *entry = m_informer->entry(key);
         if (!entry)
             continue;
-        if (auto transition = m_tracker.upsert(entry->summary, m_mapping, now))
+        std::optional<models::Transition> transition;
+        rows.append(buildRow(*entry, now, &transition));
+        if (transition)
             transitions.append(std::move(*transition));
-        models::ResourceRow row;
-        row.summary = entry->summary;
-        row.verdict = m_tracker.verdict(key);
-        row.stateSince = m_tracker.log().stateSince(key);
-        const auto history = m_tracker.log().history(key);
-        row.lastTransition = history.isEmpty() ? QDateTime() : history.last().time;
-        rows.append(std::move(row));
     }
     for (const QString &key : removed) {
         if (auto transition = m_tracker.remove(key, now))
@@ -253,6 +282,111 @@ void ConsoleSession::handleObjectsChanged(const QStringList &upserted, const QSt
     emit objectsChanged(upserted, removed);
     if (!transitions.isEmpty())
         emit transitionsObserved(transitions);
+}
+
+void ConsoleSession::processPending()
+{
+    QElapsedTimer turn;
+    turn.start();
+    const auto yield = [&] {
+        if (turn.nsecsElapsed() < TurnBudgetNs)
+            return false;
+        m_pendingTimer->start();
+        return true;
+    };
+    while (!m_pending.empty() && m_informer) {
+        PendingBatch &batch = m_pending.front();
+        if (batch.prepared == 0 && batch.upserted.size() <= SliceRows) {
+            // A small batch that waited behind a large one.
+            const PendingBatch small = std::move(batch);
+            m_pending.pop_front();
+            applyNow(small.upserted, small.removed);
+            if (yield())
+                return;
+            continue;
+        }
+        // 1. Rows built, a few hundred at a time between looks at the clock; the rows of each turn
+        // are sorted (by index) in the order the table is shown in, as one run.
+        const auto before = [this, &batch](std::uint32_t a, std::uint32_t b) {
+            return m_table->preferredBefore(batch.rows[a].row, batch.rows[b].row);
+        };
+        const auto closeRun = [&] {
+            const std::size_t start = batch.runs.back();
+            if (start == batch.order.size())
+                return;
+            if (m_table->preferredSortColumn() >= 0)
+                std::stable_sort(batch.order.begin() + qsizetype(start), batch.order.end(), before);
+            batch.runs.push_back(batch.order.size());
+        };
+        if (batch.prepared < batch.upserted.size()) {
+            const QDateTime now = QDateTime::currentDateTimeUtc();
+            batch.rows.reserve(std::size_t(batch.upserted.size()));
+            batch.order.reserve(std::size_t(batch.upserted.size()));
+            while (batch.prepared < batch.upserted.size()) {
+                const qsizetype end = std::min(batch.upserted.size(), batch.prepared + 256);
+                for (; batch.prepared < end; ++batch.prepared) {
+                    const InformerEntry *entry = m_informer->entry(batch.upserted[batch.prepared]);
+                    if (!entry)
+                        continue;
+                    PreparedRow prepared;
+                    prepared.row = buildRow(*entry, now, &prepared.transition);
+                    batch.order.push_back(std::uint32_t(batch.rows.size()));
+                    batch.rows.push_back(std::move(prepared));
+                }
+                if (turn.nsecsElapsed() >= TurnBudgetNs || batch.prepared == batch.upserted.size())
+                    closeRun();
+                if (yield())
+                    return;
+            }
+        }
+        // 2. The runs merged pairwise, level by level, one merge between looks at the clock
+        // (stable: equal rows keep the informer's order, as the proxy keeps source order).
+        while (batch.runs.size() > 2) {
+            if (batch.mergeAt + 2 >= batch.runs.size())
+                batch.mergeAt = 0;
+            const auto first = batch.order.begin();
+            if (m_table->preferredSortColumn() >= 0)
+                std::inplace_merge(first + qsizetype(batch.runs[batch.mergeAt]),
+                                   first + qsizetype(batch.runs[batch.mergeAt + 1]),
+                                   first + qsizetype(batch.runs[batch.mergeAt + 2]),
+                                   before);
+            batch.runs.erase(batch.runs.begin() + qsizetype(batch.mergeAt) + 1);
+            ++batch.mergeAt;
+            if (yield())
+                return;
+        }
+        // 3. Inserted a slice at a time; each slice is one tick for the table's listeners.
+        while (batch.inserted < batch.rows.size()) {
+            const std::size_t end
+                = std::min(batch.rows.size(), batch.inserted + std::size_t(SliceRows));
+            QList<models::ResourceRow> rows;
+            QStringList keys;
+            QList<models::Transition> transitions;
+            rows.reserve(qsizetype(end - batch.inserted));
+            keys.reserve(qsizetype(end - batch.inserted));
+            for (; batch.inserted < end; ++batch.inserted) {
+                PreparedRow &prepared = batch.rows[batch.order[batch.inserted]];
+                keys.append(prepared.row.summary.key);
+                if (prepared.transition)
+                    transitions.append(std::move(*prepared.transition));
+                rows.append(std::move(prepared.row));
+            }
+            m_table->applyBatch(rows, {});
+            m_eventsThisSecond += keys.size();
+            emit objectsChanged(keys, {});
+            if (!transitions.isEmpty())
+                emit transitionsObserved(transitions);
+            if (batch.inserted < batch.rows.size() && yield())
+                return;
+        }
+        // 4. Its removals, then the next batch.
+        const QStringList removed = std::move(batch.removed);
+        m_pending.pop_front();
+        if (!removed.isEmpty())
+            applyNow({}, removed);
+        if (yield())
+            return;
+    }
 }
 
 void ConsoleSession::handleRateTick()

@@ -8,6 +8,7 @@
 #include "controller/kube/restclient.h"
 #include "models/lifecyclemapping.h"
 #include "models/lifecycletracker.h"
+#include "models/resourcetablemodel.h"
 #include "models/result.h"
 
 #include <QObject>
@@ -15,7 +16,9 @@
 #include <QSet>
 #include <QString>
 
+#include <deque>
 #include <memory>
+#include <vector>
 
 class QTimer;
 
@@ -36,10 +39,6 @@ namespace reconscope::controller::reconcile {
 class Clock;
 class ControllerLoop;
 } // namespace reconscope::controller::reconcile
-
-namespace reconscope::models {
-class ResourceTableModel;
-}
 
 namespace reconscope::ui {
 
@@ -150,6 +149,36 @@ private:
     void handleObjectsChanged(const QStringList &upserted, const QStringList &removed);
     void handleRateTick();
 
+    // A batch too large for one event-loop turn (the first list of a big resource): its rows are
+    // built over several turns, sorted in the table's preferred order, then inserted a slice per
+    // turn, so that the UI thread never stops for long and a sorting proxy places each slice as
+    // one block. Later batches wait behind it, in order.
+    struct PreparedRow
+    {
+        models::ResourceRow row;
+        std::optional<models::Transition> transition;
+    };
+    struct PendingBatch
+    {
+        QStringList upserted;
+        QStringList removed;
+        qsizetype prepared = 0; // keys of `upserted` looked at
+        std::vector<PreparedRow> rows;
+        std::vector<std::uint32_t> order; // indexes of `rows`, in sorted runs
+        std::vector<std::size_t> runs{ 0 }; // run boundaries in `order`
+        std::size_t mergeAt = 0; // the next pair of runs to merge
+        std::size_t inserted = 0; // rows inserted into the table
+    };
+    // Rows per slice of a large batch; a batch of at most this many rows is applied at once.
+    static constexpr qsizetype SliceRows = 2000;
+    // The UI-thread time a turn may spend on pending batches before it yields.
+    static constexpr qint64 TurnBudgetNs = 16'000'000;
+    void applyNow(const QStringList &upserted, const QStringList &removed);
+    void processPending();
+    models::ResourceRow buildRow(const controller::kube::InformerEntry &entry,
+                                 const QDateTime &now,
+                                 std::optional<models::Transition> *transition);
+
     void startReconciler();
 
     bool m_demo = false;
@@ -175,6 +204,8 @@ private:
     models::LifecycleTracker m_tracker;
     models::ResourceTableModel *m_table;
     QTimer *m_rateTimer;
+    QTimer *m_pendingTimer;
+    std::deque<PendingBatch> m_pending;
     qint64 m_eventsThisSecond = 0;
     double m_eventsPerSecond = 0;
 };

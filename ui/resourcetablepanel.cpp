@@ -41,7 +41,13 @@ ResourceTablePanel::ResourceTablePanel(ResourceTableModel *model, QWidget *paren
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
     m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_view->setSortingEnabled(true);
+    // The model inserts large batches in the order shown, so that the proxy places each as a block.
+    connect(m_view->horizontalHeader(),
+            &QHeaderView::sortIndicatorChanged,
+            this,
+            [this](int column, Qt::SortOrder order) { m_model->setPreferredOrder(column, order); });
     m_view->sortByColumn(ResourceTableModel::NameColumn, Qt::AscendingOrder);
+    m_model->setPreferredOrder(ResourceTableModel::NameColumn, Qt::AscendingOrder);
     m_view->setAlternatingRowColors(true);
     m_view->setShowGrid(false);
     m_view->setWordWrap(false);
