@@ -1,8 +1,9 @@
 // The soak (issue 9, item 5): the demo - embedded cluster with its workload simulator and seeded
 // objects, the CustomApp operator, a console-side informer and a raw reflector - runs for M
 // minutes (10 by default) while a "user" keeps changing CustomApps and faults of every kind are
-// injected at random. Recorded: resident memory at start and end (and its peak), faults injected
-// by kind, and the client's view against the server's truth:
+// injected at random. Recorded: resident memory at start and end (and its peak), settled after
+// the warm-up and at the end beside the live heap at the same moments (README "Faults" explains
+// how to read them), faults injected by kind, and the client's view against the server's truth:
 //   - every change the reflector delivered exists on the server with the same resourceVersion
 //     and lifecycle state, in the server's order (the transition log is consistent);
 //   - every committed change the reflector did not deliver falls inside a relist gap (a 410 made
@@ -119,6 +120,9 @@ struct Options
     // (heaptrack) reports everything still live at the end as "leaked"; two runs of different
     // lengths, diffed (heaptrack_print --diff), show what grows.
     bool exitWithoutTeardown = false;
+    // --history-window N: the embedded cluster's watch history (10,000 events by default) for
+    // this run; its high-water mark is what the allocator keeps after a compaction.
+    int historyWindow = 0;
 };
 
 class Soak final : public QObject
@@ -194,6 +198,8 @@ bool Soak::startCluster()
         return false;
     }
     m_cluster = cluster::clusterOf(*m_server);
+    if (m_cluster && m_options.historyWindow > 0)
+        m_cluster->setHistoryWindow(m_options.historyWindow);
     auto kubeconfig = kube::Kubeconfig::load(m_server->kubeconfigPath());
     if (!m_cluster || !kubeconfig)
         return false;
@@ -813,11 +819,13 @@ int main(int argc, char *argv[])
             options.faults = false;
         else if (a == u"--exit-without-teardown")
             options.exitWithoutTeardown = true;
+        else if (a == u"--history-window")
+            options.historyWindow = next().toInt();
         else {
             std::fprintf(
                 stderr,
                 "usage: reconscope_soak [--minutes M] [--seed S] [--json FILE] [--no-faults] "
-                "[--exit-without-teardown]\n");
+                "[--exit-without-teardown] [--history-window N]\n");
             return 2;
         }
     }
