@@ -1,0 +1,206 @@
+// The console's first list of a large resource: applied over several event-loop turns in slices
+// that arrive in the table's sort order (so the sorted proxy takes each as one block at its end),
+// ending complete and sorted; watch events that arrive meanwhile wait behind it and win.
+#include "controller/cluster/churn.h"
+#include "controller/cluster/sim/backgroundcluster.h"
+#include "models/resourcetablemodel.h"
+#include "ui/consolesession.h"
+#include "ui/resourcetablepanel.h"
+
+#include <QAbstractItemModelTester>
+#include <QHeaderView>
+#include <QRandomGenerator>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+using namespace Qt::StringLiterals;
+using namespace reconscope;
+using namespace reconscope::ui;
+namespace cluster = reconscope::controller::cluster;
+using models::ResourceTableModel;
+using nlohmann::json;
+
+namespace {
+
+constexpr int Timeout = 60000;
+constexpr int Objects = 6000; // three slices
+
+// Creates `count` CustomApps with shuffled names in namespaces "east" and "west", on the
+// cluster's thread; returns the number of failed creates.
+int seed(cluster::EmbeddedServer *server, int count)
+{
+    int failures = 0;
+    QMetaObject::invokeMethod(
+        server,
+        [server, count, &failures] {
+            cluster::Cluster *store = cluster::clusterOf(*server);
+            const cluster::ResourceRef namespaces{ {}, u"v1"_s, u"namespaces"_s };
+            for (const char *ns : { "east", "west" }) {
+                failures += !store->create(namespaces,
+                                           {},
+                                           json{ { "apiVersion", "v1" },
+                                                 { "kind", "Namespace" },
+                                                 { "metadata", { { "name", ns } } } });
+            }
+            const cluster::ResourceRef apps{ u"infrastructure.internal.net"_s,
+                                             u"v1"_s,
+                                             u"customapps"_s };
+            QRandomGenerator random(20261130);
+            for (int i = 0; i < count; ++i) {
+                const std::string name
+                    = "app-" + std::to_string(random.bounded(1000000)) + "-" + std::to_string(i);
+                failures += !store->create(
+                    apps,
+                    i % 2 ? u"east"_s : u"west"_s,
+                    json{ { "apiVersion", "infrastructure.internal.net/v1" },
+                          { "kind", "CustomApp" },
+                          { "metadata", { { "name", name } } },
+                          { "spec", { { "image", "nginx:1.27" }, { "replicas", 1 } } } });
+            }
+        },
+        Qt::BlockingQueuedConnection);
+    return failures;
+}
+
+} // namespace
+
+class tst_ConsoleLargeBatch final : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void firstListInSortedSlices_data();
+    void firstListInSortedSlices();
+    void watchEventsDuringTheFillWin();
+};
+
+void tst_ConsoleLargeBatch::firstListInSortedSlices_data()
+{
+    QTest::addColumn<int>("column");
+    QTest::addColumn<Qt::SortOrder>("order");
+    QTest::newRow("name ascending") << int(ResourceTableModel::NameColumn) << Qt::AscendingOrder;
+    QTest::newRow("name descending") << int(ResourceTableModel::NameColumn) << Qt::DescendingOrder;
+    QTest::newRow("namespace") << int(ResourceTableModel::NamespaceColumn) << Qt::AscendingOrder;
+}
+
+void tst_ConsoleLargeBatch::firstListInSortedSlices()
+{
+    QFETCH(int, column);
+    QFETCH(Qt::SortOrder, order);
+    cluster::EmbeddedClusterOptions options;
+    options.demo = false;
+    options.simulateWorkloads = false;
+    cluster::BackgroundCluster background(options, u"test-cluster"_s);
+    QSignalSpy started(&background, &cluster::BackgroundCluster::started);
+    QVERIFY(background.start().ok());
+    QVERIFY(started.wait(Timeout));
+    QCOMPARE(seed(background.server(), Objects), 0);
+
+    ConsoleSession session;
+    ResourceTablePanel panel(session.tableModel());
+    panel.view()->sortByColumn(column, order);
+    QCOMPARE(session.tableModel()->preferredSortColumn(), column);
+    QCOMPARE(session.tableModel()->preferredSortOrder(), order);
+    QAbstractItemModelTester modelTester(session.tableModel(),
+                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester proxyTester(panel.proxy(),
+                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QSignalSpy changed(&session, &ConsoleSession::objectsChanged);
+    QSignalSpy proxyInserts(panel.proxy(), &QAbstractItemModel::rowsInserted);
+    panel.show();
+
+    QVERIFY(session.openKubeconfig(background.kubeconfigPath()).ok());
+    QTRY_COMPARE_WITH_TIMEOUT(session.tableModel()->rowCount(), Objects, Timeout);
+    QCOMPARE(panel.proxy()->rowCount(), Objects);
+
+    // Several slices, none larger than a slice, every key once.
+    QVERIFY2(changed.count() >= 3, qPrintable(QString::number(changed.count())));
+    QSet<QString> keys;
+    for (const auto &arguments : std::as_const(changed)) {
+        const QStringList upserted = arguments.at(0).toStringList();
+        QVERIFY(upserted.size() <= 2000);
+        for (const QString &key : upserted)
+            keys.insert(key);
+    }
+    QCOMPARE(keys.size(), Objects);
+    // Each slice came in the table's order: the model's own rows are sorted, and the proxy took
+    // each slice as one block.
+    QCOMPARE(proxyInserts.count(), changed.count());
+    const ResourceTableModel *model = session.tableModel();
+    for (int row = 1; row < Objects; ++row) {
+        const int order
+            = ResourceTableModel::compareRows(*model->rowAt(row - 1), *model->rowAt(row), column);
+        QVERIFY2(order == 0 || (order < 0) == (panel.proxy()->sortOrder() == Qt::AscendingOrder),
+                 qPrintable(u"row %1"_s.arg(row)));
+    }
+    // The proxy shows the same order.
+    for (int row = 0; row < Objects; row += 97) {
+        const QModelIndex source = panel.proxy()->mapToSource(panel.proxy()->index(row, 0));
+        QCOMPARE(source.row(), row);
+    }
+}
+
+void tst_ConsoleLargeBatch::watchEventsDuringTheFillWin()
+{
+    cluster::EmbeddedClusterOptions options;
+    options.demo = false;
+    options.simulateWorkloads = false;
+    cluster::BackgroundCluster background(options, u"test-cluster"_s);
+    QSignalSpy started(&background, &cluster::BackgroundCluster::started);
+    QVERIFY(background.start().ok());
+    QVERIFY(started.wait(Timeout));
+    QCOMPARE(seed(background.server(), Objects), 0);
+    cluster::ChurnMutator *churn = nullptr;
+    QMetaObject::invokeMethod(
+        background.server(),
+        [&] {
+            cluster::Cluster *store = cluster::clusterOf(*background.server());
+            churn = new cluster::ChurnMutator(store, store);
+            QVERIFY(churn->start(u"customapps"_s, 400).ok());
+        },
+        Qt::BlockingQueuedConnection);
+
+    ConsoleSession session;
+    ResourceTablePanel panel(session.tableModel());
+    QAbstractItemModelTester proxyTester(panel.proxy(),
+                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
+    panel.show();
+    QVERIFY(session.openKubeconfig(background.kubeconfigPath()).ok());
+    QTRY_COMPARE_WITH_TIMEOUT(session.tableModel()->rowCount(), Objects, Timeout);
+    // Let some changes arrive after the fill too, then stop them.
+    QSignalSpy changed(&session, &ConsoleSession::objectsChanged);
+    QVERIFY(changed.wait(Timeout));
+    QMetaObject::invokeMethod(
+        background.server(), [&] { churn->stop(); }, Qt::BlockingQueuedConnection);
+    qint64 applied = 0;
+    QMetaObject::invokeMethod(
+        background.server(), [&] { applied = churn->applied(); }, Qt::BlockingQueuedConnection);
+    QVERIFY(applied > 0);
+
+    // Once the informer has caught up, every row shows the informer's latest version.
+    const auto caughtUp = [&] {
+        const ResourceTableModel *model = session.tableModel();
+        for (int row = 0; row < model->rowCount(); ++row) {
+            const auto *entry = session.informer()->entry(model->rowAt(row)->summary.key);
+            if (!entry
+                || entry->summary.resourceVersion != model->rowAt(row)->summary.resourceVersion)
+                return false;
+        }
+        return model->rowCount() == Objects;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(caughtUp(), Timeout);
+    int churned = 0;
+    for (int row = 0; row < Objects; ++row) {
+        for (const auto &condition : session.tableModel()->rowAt(row)->summary.conditions)
+            churned += condition.type == u"Churn";
+    }
+    QVERIFY(churned > 0);
+    QCOMPARE(panel.proxy()->rowCount(), Objects);
+}
+
+QTEST_MAIN(tst_ConsoleLargeBatch)
+#include "tst_consolelargebatch.moc"
