@@ -2,6 +2,7 @@
 
 #include "benchserver.h"
 
+#include "controller/cluster/churn.h"
 #include "controller/kube/informerstore.h"
 #include "controller/kube/kubeconfig.h"
 #include "controller/reconcile/clock.h"
@@ -114,9 +115,13 @@ qint64 rssBytes(const char *field)
     return procStatusKb(QCoreApplication::applicationPid(), field) * 1024;
 }
 
+// The send time of the change: the server's churn condition, or the harness's own status patch.
 std::optional<std::int64_t> benchTimestamp(const reconscope::models::ObjectSummary &summary)
 {
+    using reconscope::controller::cluster::ChurnMutator;
     for (const auto &condition : summary.conditions) {
+        if (const auto sent = ChurnMutator::sentAt(condition.message))
+            return *sent;
         if (condition.message.startsWith(QLatin1StringView(benchTimestampPrefix))) {
             bool ok = false;
             const qint64 ns = QStringView(condition.message)
@@ -135,7 +140,47 @@ void printLine(const json &line)
     std::fflush(stdout);
 }
 
+json churnRequest(BenchServer &server, QNetworkAccessManager &nam, const QString &query)
+{
+    const auto reply
+        = server.send(nam,
+                      query.isEmpty() ? "GET" : "POST",
+                      QLatin1StringView(reconscope::controller::cluster::ChurnEndpointPath)
+                          + (query.isEmpty() ? QString() : u"?"_s + query));
+    if (reply.status != 200) {
+        std::fprintf(stderr, "churn endpoint: %d %s\n", reply.status, reply.body.constData());
+        return json();
+    }
+    return json::parse(reply.body.constBegin(), reply.body.constEnd(), nullptr, false);
+}
+
 } // namespace
+
+double driveServerChurn(
+    BenchServer &server, QNetworkAccessManager &nam, double rate, double seconds, int *failures)
+{
+    const json started
+        = churnRequest(server, nam, u"rate=%1&resource=customapps&namespace=bench"_s.arg(rate));
+    if (!started.is_object() || !started.value("running", false)) {
+        ++*failures;
+        return 0;
+    }
+    QElapsedTimer clock;
+    clock.start();
+    while (clock.elapsed() < qint64(seconds * 1000))
+        QCoreApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents, 50);
+    const json stopped = churnRequest(server, nam, u"rate=0"_s);
+    if (!stopped.is_object()) {
+        ++*failures;
+        return 0;
+    }
+    if (stopped.value("failed", 0) > 0 && ++*failures <= 3)
+        std::fprintf(stderr,
+                     "churn: %lld changes failed (%s)\n",
+                     stopped.value("failed", qint64(0)),
+                     stopped.value("lastError", std::string()).c_str());
+    return stopped.value("appliedPerSecond", 0.0);
+}
 
 int runConsoleChild(const QString &kubeconfigPath, int expectedObjects)
 {

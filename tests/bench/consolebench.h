@@ -20,6 +20,16 @@ inline std::int64_t benchMonotonicNs()
 // The prefix of the condition message that carries the send time ("bench-ts <ns>").
 inline constexpr char benchTimestampPrefix[] = "bench-ts ";
 
+class BenchServer;
+class QNetworkAccessManager;
+
+// Sustained watch load made by the server itself: its churn mutator (POST
+// /debug/reconscope/churn) writes `rate` status changes per second to the CustomApps of namespace
+// "bench" for `seconds`, each carrying its send time (ChurnMutator::TimestampPrefix). Returns the
+// changes per second the server committed (0 when the endpoint failed).
+double driveServerChurn(
+    BenchServer &server, QNetworkAccessManager &nam, double rate, double seconds, int *failures);
+
 // `reconscope_bench --console-child KUBECONFIG N`: the real console (ConsoleSession, its table
 // model, ResourceTablePanel's sorted proxy and view, offscreen) connects and fills the table.
 // Prints one JSON line once the N rows are shown sorted and painted (seconds from connect, peak and

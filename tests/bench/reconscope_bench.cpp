@@ -349,73 +349,6 @@ void benchClient(BenchServer &server,
 
 // --- The console (issue 8) ---
 
-// Status patches at `rate` per second for `seconds`, spread over the objects, each carrying its
-// send time in the Ready condition's message; several connection pools keep enough requests in
-// flight. Returns the requests completed per second.
-double driveWatchLoad(BenchServer &server,
-                      std::vector<std::unique_ptr<QNetworkAccessManager>> &nams,
-                      const QString &path,
-                      int objects,
-                      double rate,
-                      double seconds,
-                      qint64 *counter,
-                      int *failures)
-{
-    constexpr int maxInFlight = 48;
-    QEventLoop loop;
-    QElapsedTimer clock;
-    int inFlight = 0;
-    qint64 sent = 0;
-    qint64 completed = 0;
-    bool stopping = false;
-    double lastCompletion = 0;
-    auto issue = [&] {
-        auto &nam = *nams[size_t(sent % qint64(nams.size()))];
-        const qint64 i = (*counter)++;
-        json body = makeStatus(1, int(i % 1000000));
-        body["status"]["conditions"][0]["message"]
-            = std::string(benchTimestampPrefix) + std::to_string(benchMonotonicNs());
-        auto *reply = nam.sendCustomRequest(
-            server.request(path + u"/app-"_s + QString::number((i * 7919) % objects) + u"/status"_s,
-                           "application/merge-patch+json"),
-            "PATCH",
-            QByteArray::fromStdString(body.dump()));
-        ++sent;
-        ++inFlight;
-        QObject::connect(reply, &QNetworkReply::finished, &loop, [&, reply] {
-            const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-            if ((status < 200 || status >= 300) && ++*failures <= 3)
-                std::fprintf(stderr, "status patch failed: %d\n", status);
-            reply->deleteLater();
-            --inFlight;
-            ++completed;
-            lastCompletion = double(clock.nsecsElapsed()) / 1e9;
-            if (stopping && inFlight == 0)
-                loop.quit();
-        });
-    };
-    QTimer tick;
-    tick.setTimerType(Qt::PreciseTimer);
-    tick.setInterval(2);
-    QObject::connect(&tick, &QTimer::timeout, &loop, [&] {
-        const double elapsed = double(clock.nsecsElapsed()) / 1e9;
-        if (elapsed >= seconds) {
-            tick.stop();
-            stopping = true;
-            if (inFlight == 0)
-                loop.quit();
-            return;
-        }
-        const auto due = qint64(rate * elapsed);
-        while (sent < due && inFlight < maxInFlight)
-            issue();
-    });
-    clock.start();
-    tick.start();
-    loop.exec();
-    return lastCompletion > 0 ? double(completed) / lastCompletion : 0.0;
-}
-
 // Starts this program with `arguments`; when the environment variable `wrapVariable` is set (e.g.
 // "perf record -g -o console.data --"), under that command, for profiling.
 void startChild(QProcess &child, const char *wrapVariable, const QStringList &arguments)
@@ -503,19 +436,14 @@ void benchConsole(BenchServer &server,
                 double(peak) / double(rawJsonBytes),
                 double(steady) / double(rawJsonBytes));
 
-    // Sustained watch load.
-    std::vector<std::unique_ptr<QNetworkAccessManager>> nams;
-    for (int i = 0; i < 8; ++i)
-        nams.push_back(std::make_unique<QNetworkAccessManager>());
-    const auto path = collection.arg(u"bench"_s);
+    // Sustained watch load, made by the server itself (its churn mutator).
+    QNetworkAccessManager nam;
     const double phaseSeconds = quick ? 4 : 6;
-    qint64 counter = 0;
     double absorbed = 0;
     for (const int rate : { 1000, 5000, 10000 }) {
         child.write("mark\n");
         readChildLine(child, 30000);
-        const double achieved
-            = driveWatchLoad(server, nams, path, objects, rate, phaseSeconds, &counter, failures);
+        const double achieved = driveServerChurn(server, nam, rate, phaseSeconds, failures);
         QElapsedTimer drain;
         drain.start();
         while (drain.elapsed() < 1500)
