@@ -18,6 +18,7 @@
 #include <QListWidget>
 #include <QMenu>
 #include <QPlainTextEdit>
+#include <QPointer>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
@@ -234,9 +235,11 @@ void PatchLabPanel::fetchObject()
     const qsizetype slash = key.indexOf(u'/');
     const QString ns = slash < 0 ? QString() : key.left(slash);
     const QString name = key.mid(slash + 1);
-    m_session->client()->get(m_session->resource().ref(), ns, name, [this, key](auto result) {
-        if (result.ok() && selectedObject() == key)
-            m_objectJson = std::move(result.value());
+    // The answer can come after the panel is gone (the window closed with a read in flight).
+    QPointer<PatchLabPanel> self(this);
+    m_session->client()->get(m_session->resource().ref(), ns, name, [self, key](auto result) {
+        if (self && result.ok() && self->selectedObject() == key)
+            self->m_objectJson = std::move(result.value());
     });
 }
 
