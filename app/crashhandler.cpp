@@ -120,8 +120,15 @@ void install()
     action.sa_sigaction = handleFatalSignal;
     action.sa_flags = SA_SIGINFO | SA_ONSTACK;
     ::sigemptyset(&action.sa_mask);
-    for (const int number : FatalSignals)
+    for (const int number : FatalSignals) {
+        // A handler installed before main() (AddressSanitizer's for SIGSEGV, SIGBUS and SIGFPE)
+        // keeps its signal: its own report is the better one there.
+        struct sigaction current
+        { };
+        if (::sigaction(number, nullptr, &current) == 0 && current.sa_handler != SIG_DFL)
+            continue;
         ::sigaction(number, &action, nullptr);
+    }
 }
 
 } // namespace reconscope::app::crashhandler

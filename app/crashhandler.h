@@ -8,7 +8,8 @@
 // signal handler uses is async-signal-safe and prepared in install().
 namespace reconscope::app::crashhandler {
 
-// Installs the handler for the whole process (every thread). Call once, early in main().
+// Installs the handler for the whole process (every thread). Call once, early in main(). Signals
+// that already have a handler (a sanitizer's) are left to it.
 void install();
 
 } // namespace reconscope::app::crashhandler
