@@ -213,7 +213,11 @@ void ChurnMutator::handleTick()
         m_due += debt - cap;
         debt = cap;
     }
-    for (; debt > 0; --debt) {
+    // At most ~10 ms of writes per tick, so that the event loop gets to write the watch events
+    // out between bursts; what is left is due at the next tick.
+    QElapsedTimer busy;
+    busy.start();
+    for (; debt > 0 && busy.nsecsElapsed() < 10'000'000; --debt) {
         ++m_due;
         churnOne();
     }
@@ -223,11 +227,11 @@ void ChurnMutator::churnOne()
 {
     KeySet &keys = m_keys[m_storageKey];
     // The next object of the namespace, round robin; give up after one pass without a match.
-    const Target *target = nullptr;
+    Target *target = nullptr;
     for (std::size_t looked = 0; looked < keys.items.size() && !target; ++looked) {
         if (m_cursor >= qsizetype(keys.items.size()))
             m_cursor = 0;
-        const Target &candidate = keys.items[std::size_t(m_cursor++)];
+        Target &candidate = keys.items[std::size_t(m_cursor++)];
         if (m_namespace.isEmpty() || candidate.ns == m_namespace)
             target = &candidate;
     }
@@ -235,6 +239,11 @@ void ChurnMutator::churnOne()
         ++m_skipped;
         return;
     }
+    const qint64 sequence = ++m_sequence;
+    const std::string message = std::string(TimestampPrefix) + std::to_string(monotonicNs())
+        + " seq " + std::to_string(sequence);
+    if (target->conditionIndex >= 0 && patchKnownCondition(*target, message))
+        return;
     const QString ns = target->ns;
     const QString name = target->name;
     auto current = m_cluster->get(m_ref, ns, name);
@@ -250,14 +259,15 @@ void ChurnMutator::churnOne()
     json &conditions = status["conditions"];
     if (!conditions.is_array())
         conditions = json::array();
-    const qint64 sequence = ++m_sequence;
-    const std::string message = std::string(TimestampPrefix) + std::to_string(monotonicNs())
-        + " seq " + std::to_string(sequence);
     const json generation = object["metadata"].value("generation", json());
     json *condition = nullptr;
+    int index = 0;
     for (json &existing : conditions) {
-        if (existing.is_object() && existing.value("type", std::string()) == ConditionType)
+        if (existing.is_object() && existing.value("type", std::string()) == ConditionType) {
             condition = &existing;
+            target->conditionIndex = index;
+        }
+        ++index;
     }
     if (!condition) {
         conditions.push_back(
@@ -267,6 +277,7 @@ void ChurnMutator::churnOne()
               { "lastTransitionTime",
                 QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString() } });
         condition = &conditions.back();
+        target->conditionIndex = int(conditions.size()) - 1;
     }
     (*condition)["message"] = message;
     if (generation.is_number_integer())
@@ -277,7 +288,29 @@ void ChurnMutator::churnOne()
     } else {
         ++m_failed;
         m_lastError = written.error().message;
+        target->conditionIndex = -1;
     }
+}
+
+bool ChurnMutator::patchKnownCondition(Target &target, const std::string &message)
+{
+    const std::string path = "/status/conditions/" + std::to_string(target.conditionIndex);
+    const json patch = json::array(
+        { { { "op", "test" }, { "path", path + "/type" }, { "value", ConditionType } },
+          { { "op", "replace" }, { "path", path + "/message" }, { "value", message } } });
+    const auto written = m_cluster->patch(m_ref,
+                                          target.ns,
+                                          target.name,
+                                          PatchType::Json,
+                                          QByteArray::fromStdString(patch.dump()),
+                                          true);
+    if (written) {
+        ++m_applied;
+        return true;
+    }
+    // The conditions moved (another writer): read the object and look again.
+    target.conditionIndex = -1;
+    return false;
 }
 
 json ChurnMutator::state() const

@@ -74,6 +74,10 @@ private:
     {
         QString ns;
         QString name;
+        // Where the last write put the Churn condition in status.conditions (-1: unknown): the
+        // next write is then a JSON patch that tests that entry's type and replaces its message,
+        // which spares reading the object first; a failed test falls back to read and update.
+        int conditionIndex = -1;
     };
     struct KeySet
     {
@@ -87,6 +91,7 @@ private:
     void handleEvent(const ClusterEvent &event);
     void handleTick();
     void churnOne();
+    bool patchKnownCondition(Target &target, const std::string &message);
     void listExisting(KeySet &keys);
 
     QPointer<Cluster> m_cluster;

@@ -142,6 +142,10 @@ void tst_Churn::keepsOtherConditionsAndFollowsCreatesAndDeletes()
     QVERIFY(m_cluster->patch(m_apps, u"default"_s, u"app-0"_s, PatchType::Merge, ready, true).ok());
     QVERIFY(m_churn->start(u"customapps.infrastructure.internal.net"_s, 200).ok());
     QTRY_VERIFY_WITH_TIMEOUT(m_churn->applied() >= 4, 20000);
+    // Another writer moves the conditions: the next change finds its condition again.
+    const QByteArray moved
+        = R"({"status":{"conditions":[{"type":"Ready","status":"True","reason":"Synchronized","message":"ok","lastTransitionTime":"2026-11-29T10:00:00Z"},{"type":"Available","status":"True","reason":"Synchronized","message":"up","lastTransitionTime":"2026-11-29T10:00:00Z"}]}})";
+    QVERIFY(m_cluster->patch(m_apps, u"default"_s, u"app-0"_s, PatchType::Merge, moved, true).ok());
     // An object created while it runs joins the round robin; a deleted one leaves it.
     QVERIFY(m_cluster->create(m_apps, u"default"_s, customApp("late")).ok());
     QVERIFY(m_cluster->remove(m_apps, u"default"_s, u"app-1"_s).ok());
@@ -154,11 +158,14 @@ void tst_Churn::keepsOtherConditionsAndFollowsCreatesAndDeletes()
     const auto app0 = m_cluster->get(m_apps, u"default"_s, u"app-0"_s);
     QVERIFY(app0.ok());
     const json &conditions = app0.value()["status"]["conditions"];
-    QCOMPARE(conditions.size(), std::size_t(2));
+    QCOMPARE(conditions.size(), std::size_t(3));
     QCOMPARE(str(conditions[0]["type"]), u"Ready"_s);
     QCOMPARE(str(conditions[0]["message"]), u"ok"_s);
+    QCOMPARE(str(conditions[1]["type"]), u"Available"_s);
+    QCOMPARE(str(conditions[1]["message"]), u"up"_s);
     QVERIFY(app0.value()["status"]["observedGeneration"] == json(1));
-    QCOMPARE(str(conditions[1]["type"]), u"Churn"_s);
+    QCOMPARE(str(conditions[2]["type"]), u"Churn"_s);
+    QVERIFY(ChurnMutator::sentAt(str(conditions[2]["message"])));
     // Status writes never touch the spec's generation.
     QVERIFY(app0.value()["metadata"]["generation"] == json(1));
     const auto late = m_cluster->get(m_apps, u"default"_s, u"late"_s);
