@@ -147,11 +147,12 @@ void MainWindow::buildViewMenu(QMenu *viewMenu)
 void MainWindow::showEvent(QShowEvent *event)
 {
     // The docks' widths follow the size the window first appears at (the default, or whatever
-    // it was given before): a fifth for the left column, a third for the details.
+    // it was given before): a fifth for the left column, three eighths (room for all the detail
+    // tabs) for the details.
     if (!m_sized) {
         m_sized = true;
         resizeDocks({ dockOf(m_browser), m_detailDock },
-                    { std::clamp(width() / 5, 250, 330), std::clamp(width() / 3, 400, 560) },
+                    { std::clamp(width() / 5, 250, 330), std::clamp(width() * 3 / 8, 470, 560) },
                     Qt::Horizontal);
     }
     QMainWindow::showEvent(event);
