@@ -215,6 +215,7 @@ void ConsoleSession::restartInformer()
     delete m_informer;
     m_informer = nullptr;
     m_pending.clear();
+    ++m_informerGeneration;
     m_pendingTimer->stop();
     m_tracker.clear();
     m_table->clear();
@@ -373,9 +374,13 @@ void ConsoleSession::processPending()
             }
             m_table->applyBatch(rows, {});
             m_eventsThisSecond += keys.size();
+            const quint64 generation = m_informerGeneration;
             emit objectsChanged(keys, {});
-            if (!transitions.isEmpty())
+            if (!transitions.isEmpty() && generation == m_informerGeneration)
                 emit transitionsObserved(transitions);
+            // A listener restarted the informer: the batch is gone.
+            if (generation != m_informerGeneration)
+                return;
             if (batch.inserted < batch.rows.size() && yield())
                 return;
         }

@@ -206,6 +206,7 @@ private:
     QTimer *m_rateTimer;
     QTimer *m_pendingTimer;
     std::deque<PendingBatch> m_pending;
+    quint64 m_informerGeneration = 0; // counts restarts: pending work of an older one is void
     qint64 m_eventsThisSecond = 0;
     double m_eventsPerSecond = 0;
 };
