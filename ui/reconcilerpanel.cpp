@@ -59,6 +59,10 @@ ReconcilerPanel::ReconcilerPanel(ConsoleSession *session, QWidget *parent)
     , m_sampleTimer(new QTimer(this))
 {
     setWindowTitle(tr("Reconciler"));
+    // Why and Outcome can both be long: Why keeps a fixed share (its full text in the tooltip)
+    // so Outcome, the last column, stays in view instead of being pushed off to the right.
+    m_history->horizontalHeader()->setSectionResizeMode(3, QHeaderView::Interactive);
+    m_history->horizontalHeader()->resizeSection(3, 220);
     m_pause->setCheckable(true);
     m_pause->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
     m_step->setShortcut(QKeySequence(Qt::Key_F10));
@@ -210,13 +214,18 @@ void ReconcilerPanel::refresh()
         m_history->setItem(
             i, 1, new QTableWidgetItem(controller::reconcile::resultName(record.result)));
         m_history->setItem(i, 2, new QTableWidgetItem(seconds(record.duration)));
-        m_history->setItem(i, 3, new QTableWidgetItem(record.triggers.join(u"; "_s)));
-        QString outcome = record.explanation;
-        if (!record.error.isEmpty())
-            outcome += u" — "_s + record.error;
+        auto *why = new QTableWidgetItem(record.triggers.join(u"; "_s));
+        why->setToolTip(why->text());
+        m_history->setItem(i, 3, why);
+        // The error first: the explanation ("retried through the rate limiter") is the same for
+        // many records, the error says what went wrong this time.
+        QString outcome = record.error.isEmpty() ? record.explanation
+                                                 : record.error + u" — "_s + record.explanation;
         if (!record.writes.isEmpty())
             outcome += u" [%1]"_s.arg(record.writes.join(u", "_s));
-        m_history->setItem(i, 4, new QTableWidgetItem(outcome));
+        auto *outcomeItem = new QTableWidgetItem(outcome);
+        outcomeItem->setToolTip(outcome);
+        m_history->setItem(i, 4, outcomeItem);
     }
 }
 
