@@ -6,6 +6,7 @@
 // is the process's memory by definition, governed by the system (ulimit -c, core_pattern).
 #include "controller/kube/clientconfig.h"
 #include "controller/kube/kubeconfig.h"
+#include "secretsearch.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -148,16 +149,9 @@ void tst_CrashRedaction::initTestCase()
     for (const QString &context : { u"reconscope-admin"_s, u"reconscope-token"_s }) {
         auto config = kubeconfig->resolve(context);
         QVERIFY2(config, config ? "" : qPrintable(config.error().message));
-        if (!config->token.isEmpty()) {
+        if (!config->token.isEmpty())
             token = config->token;
-            m_secrets << config->token.toUtf8();
-        }
-        if (!config->clientKey.isNull()) {
-            for (const QByteArray &line : config->clientKey.toPem().split('\n')) {
-                if (line.size() >= 40 && !line.startsWith("-----"))
-                    m_secrets << line;
-            }
-        }
+        m_secrets << reconscope::tests::secretsOf(*config);
     }
     QVERIFY(!token.isEmpty());
     QVERIFY(m_secrets.size() >= 4);
@@ -335,14 +329,7 @@ void tst_CrashRedaction::serverCrashes()
     for (const QString &context : { u"reconscope-admin"_s, u"reconscope-token"_s }) {
         auto config = kubeconfig->resolve(context);
         QVERIFY(config);
-        if (!config->token.isEmpty())
-            m_secrets << config->token.toUtf8();
-        if (!config->clientKey.isNull()) {
-            for (const QByteArray &line : config->clientKey.toPem().split('\n')) {
-                if (line.size() >= 40 && !line.startsWith("-----"))
-                    m_secrets << line;
-            }
-        }
+        m_secrets << reconscope::tests::secretsOf(*config);
     }
     QProcess reconcile;
     reconcile.setWorkingDirectory(m_dir->path());
@@ -368,12 +355,9 @@ void tst_CrashRedaction::noSecretInOutputOrFiles()
 {
     // Every crash above printed its report.
     QCOMPARE(m_reports, handledByCrashHandler(SIGSEGV) ? 5 : 3);
-    for (const QByteArray &secret : std::as_const(m_secrets)) {
-        const auto at = m_outputs.indexOf(secret);
-        QVERIFY2(at < 0,
-                 qPrintable(u"a secret appears in the output: ...%1..."_s.arg(
-                     QString::fromUtf8(m_outputs.mid(std::max<qsizetype>(0, at - 200), 260)))));
-    }
+    reconscope::tests::verifyNoSecretIn(m_outputs, m_secrets);
+    if (QTest::currentTestFailed())
+        return;
     // Every file the children wrote, except the kubeconfigs (which must hold the credentials) and
     // the test's own exec plugin.
     int files = 0;
