@@ -97,8 +97,9 @@ void tst_Churn::watcherSeesTheRateWithIncreasingResourceVersions()
     const double seconds = double(elapsed.nsecsElapsed()) / 1e9;
     QVERIFY(!m_churn->isRunning());
     const qsizetype seen = qsizetype(sink->events.size());
-    // Never ahead of the rate; behind only when the machine cannot keep up (then it skips).
-    QVERIFY2(double(seen) <= rate * seconds + 1,
+    // Never ahead of the rate (its clock starts a moment before ours); behind only when the
+    // machine cannot keep up (then it skips).
+    QVERIFY2(double(seen) <= rate * (seconds + 0.05) + 1,
              qPrintable(u"%1 in %2 s"_s.arg(seen).arg(seconds)));
     QCOMPARE(m_churn->applied() + m_churn->failed(), seen);
     QCOMPARE(m_churn->failed(), 0);
