@@ -215,6 +215,7 @@ void ConsoleSession::restartInformer()
     delete m_informer;
     m_informer = nullptr;
     m_pending.clear();
+    m_superseded.clear();
     ++m_informerGeneration;
     m_pendingTimer->stop();
     m_tracker.clear();
@@ -223,6 +224,10 @@ void ConsoleSession::restartInformer()
     const QString namespace_ = m_resource.namespaced ? m_namespace : QString();
     m_informer = new InformerStore(m_config, m_resource.ref(), namespace_, m_mapping, this);
     m_informer->setBatchInterval(m_batchIntervalMs);
+    connect(m_informer,
+            &InformerStore::statesSuperseded,
+            this,
+            [this](const QList<models::ObjectSummary> &states) { m_superseded += states; });
     connect(
         m_informer, &InformerStore::objectsChanged, this, &ConsoleSession::handleObjectsChanged);
     connect(m_informer,
@@ -248,19 +253,33 @@ models::ResourceRow ConsoleSession::buildRow(const InformerEntry &entry,
 
 void ConsoleSession::handleObjectsChanged(const QStringList &upserted, const QStringList &removed)
 {
+    const QList<models::ObjectSummary> superseded = std::exchange(m_superseded, {});
     if (m_pending.empty() && upserted.size() <= SliceRows) {
-        applyNow(upserted, removed);
+        applyNow(upserted, removed, superseded);
         return;
     }
-    m_pending.push_back(PendingBatch{ upserted, removed });
+    m_pending.push_back(PendingBatch{ upserted, removed, superseded });
     if (!m_pendingTimer->isActive())
         processPending();
 }
 
-void ConsoleSession::applyNow(const QStringList &upserted, const QStringList &removed)
+void ConsoleSession::trackSuperseded(const QList<models::ObjectSummary> &states,
+                                     const QDateTime &now,
+                                     QList<models::Transition> *transitions)
+{
+    for (const models::ObjectSummary &state : states) {
+        if (auto transition = m_tracker.upsert(state, m_mapping, now))
+            transitions->append(std::move(*transition));
+    }
+}
+
+void ConsoleSession::applyNow(const QStringList &upserted,
+                              const QStringList &removed,
+                              const QList<models::ObjectSummary> &superseded)
 {
     const QDateTime now = QDateTime::currentDateTimeUtc();
     QList<models::Transition> transitions;
+    trackSuperseded(superseded, now, &transitions);
     QList<models::ResourceRow> rows;
     rows.reserve(upserted.size());
     for (const QString &key : upserted) {
@@ -301,7 +320,7 @@ void ConsoleSession::processPending()
             // A small batch that waited behind a large one.
             const PendingBatch small = std::move(batch);
             m_pending.pop_front();
-            applyNow(small.upserted, small.removed);
+            applyNow(small.upserted, small.removed, small.superseded);
             if (yield())
                 return;
             continue;
@@ -319,6 +338,13 @@ void ConsoleSession::processPending()
                 std::stable_sort(batch.order.begin() + qsizetype(start), batch.order.end(), before);
             batch.runs.push_back(batch.order.size());
         };
+        if (!batch.superseded.isEmpty()) {
+            QList<models::Transition> transitions;
+            trackSuperseded(
+                std::exchange(batch.superseded, {}), QDateTime::currentDateTimeUtc(), &transitions);
+            if (!transitions.isEmpty())
+                emit transitionsObserved(transitions);
+        }
         if (batch.prepared < batch.upserted.size()) {
             const QDateTime now = QDateTime::currentDateTimeUtc();
             batch.rows.reserve(std::size_t(batch.upserted.size()));

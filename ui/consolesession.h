@@ -162,6 +162,7 @@ private:
     {
         QStringList upserted;
         QStringList removed;
+        QList<models::ObjectSummary> superseded; // InformerStore::statesSuperseded, tracked first
         qsizetype prepared = 0; // keys of `upserted` looked at
         std::vector<PreparedRow> rows;
         std::vector<std::uint32_t> order; // indexes of `rows`, in sorted runs
@@ -173,7 +174,13 @@ private:
     static constexpr qsizetype SliceRows = 2000;
     // The UI-thread time a turn may spend on pending batches before it yields.
     static constexpr qint64 TurnBudgetNs = 16'000'000;
-    void applyNow(const QStringList &upserted, const QStringList &removed);
+    void applyNow(const QStringList &upserted,
+                  const QStringList &removed,
+                  const QList<models::ObjectSummary> &superseded = {});
+    // Runs the superseded states of a batch through the tracker, before its latest states.
+    void trackSuperseded(const QList<models::ObjectSummary> &states,
+                         const QDateTime &now,
+                         QList<models::Transition> *transitions);
     void processPending();
     models::ResourceRow buildRow(const controller::kube::InformerEntry &entry,
                                  const QDateTime &now,
@@ -205,6 +212,7 @@ private:
     models::ResourceTableModel *m_table;
     QTimer *m_rateTimer;
     QTimer *m_pendingTimer;
+    QList<models::ObjectSummary> m_superseded; // of the informer batch whose keys come next
     std::deque<PendingBatch> m_pending;
     quint64 m_informerGeneration = 0; // counts restarts: pending work of an older one is void
     qint64 m_eventsThisSecond = 0;

@@ -3,6 +3,8 @@
 #include <QThread>
 #include <QTimer>
 
+#include <utility>
+
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -157,9 +159,17 @@ void InformerWorker::handleDeltas(const QList<Delta> &deltas)
     for (const Delta &delta : deltas) {
         const QString key = delta.meta.key();
         if (delta.type == Delta::Type::Delete) {
-            if (m_pendingUpserts.remove(key))
+            const bool sent = m_sent.contains(key);
+            if (const auto pending = m_pendingUpserts.constFind(key);
+                pending != m_pendingUpserts.cend()) {
+                // A state the store never got: kept for transition followers when the removal
+                // will be sent; an object created and deleted within one tick is not shown.
+                if (sent)
+                    m_pendingSuperseded.append(pending->summary);
+                m_pendingUpserts.erase(pending);
                 m_pendingOrder.removeOne(key);
-            if (m_sent.contains(key))
+            }
+            if (sent)
                 m_pendingRemovals.insert(key);
             continue;
         }
@@ -186,8 +196,11 @@ void InformerWorker::handleDeltas(const QList<Delta> &deltas)
         // The summary's key (equal to the delta's) so that the hashes share one string.
         const QString stored = entry.summary.key == key ? entry.summary.key : key;
         m_pendingRemovals.remove(stored);
-        if (!m_pendingUpserts.contains(stored))
+        if (const auto pending = m_pendingUpserts.constFind(stored);
+            pending == m_pendingUpserts.cend())
             m_pendingOrder << stored;
+        else
+            m_pendingSuperseded.append(pending->summary);
         m_pendingUpserts.insert(stored, std::move(entry));
     }
     if (!m_timer->isActive())
@@ -229,6 +242,7 @@ void InformerWorker::flush()
         batch.removals << key;
     }
     batch.removals.sort();
+    batch.superseded = std::exchange(m_pendingSuperseded, {});
     m_pendingOrder.clear();
     m_pendingUpserts.clear();
     m_pendingRemovals.clear();
@@ -331,6 +345,8 @@ void InformerStore::handleBatch(const InformerBatch &batch)
     m_resourceVersion = batch.resourceVersion;
     const bool newlySynced = batch.synced && !m_synced;
     m_synced = m_synced || batch.synced;
+    if (!batch.superseded.isEmpty())
+        emit statesSuperseded(batch.superseded);
     if (!upserted.isEmpty() || !batch.removals.isEmpty())
         emit objectsChanged(upserted, batch.removals);
     if (newlySynced)

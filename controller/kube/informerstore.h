@@ -53,6 +53,10 @@ struct InformerBatch
     bool replaces = false;
     QHash<QString, InformerEntry> replacement;
     QStringList upsertedKeys;
+    // The states a later change in the same batch replaced (an object created and given a status
+    // within one tick), in the order they arrived: the store keeps only the latest, but whoever
+    // follows transitions must see each state the watch delivered.
+    QList<models::ObjectSummary> superseded;
 };
 
 // Runs on the informer's thread: owns the RestClient and the Reflector, projects every object
@@ -113,6 +117,7 @@ private:
     QHash<QString, InformerEntry> m_pendingUpserts;
     QStringList m_pendingOrder;
     QSet<QString> m_pendingRemovals;
+    QList<models::ObjectSummary> m_pendingSuperseded;
     bool m_syncedPending = false;
     bool m_synced = false;
     QString m_resourceVersion;
@@ -149,6 +154,9 @@ public:
     const QHash<QString, InformerEntry> &entries() const { return m_entries; }
 
 signals:
+    // Just before the objectsChanged of the same batch: states of upserted or removed keys that a
+    // later change within the batch replaced, oldest first (InformerBatch::superseded).
+    void statesSuperseded(const QList<reconscope::models::ObjectSummary> &states);
     // After the batch is applied to entries(): upserted keys (new or changed) and removed keys.
     void objectsChanged(const QStringList &upserted, const QStringList &removed);
     void synced();

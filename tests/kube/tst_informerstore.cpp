@@ -3,6 +3,7 @@
 #include "testserver.h"
 
 #include <QDir>
+#include <QPointer>
 
 #include <QtTest>
 
@@ -21,6 +22,7 @@ private slots:
     void listThenBatchedWatch();
     void relistRemovesVanishedObjects();
     void changesCoalescePerKey();
+    void supersededStatesReachTransitionFollowers();
     void fixtureObjectsSurviveTheStore();
 
 private:
@@ -201,6 +203,59 @@ void tst_InformerStore::changesCoalescePerKey()
     QCOMPARE(store.entry(u"default/a"_s)->summary.resourceVersion, u"14"_s);
     QVERIFY(!upserted.contains(u"default/x"_s));
     QVERIFY(removed.isEmpty());
+}
+
+// The store keeps only the latest state of a key per tick, but the states a later change of the
+// same tick replaced are announced first (statesSuperseded), in order: a console following
+// transitions sees Pending -> Reconciling even when the status came within the same tick. An
+// object created and deleted before the store saw it stays unannounced.
+void tst_InformerStore::supersededStatesReachTransitionFollowers()
+{
+    InformerStore store(m_config, CustomApps, u"default"_s);
+    store.setBatchInterval(300);
+    QPointer<QTcpSocket> watch;
+    m_server->handler = [&](const TestRequest &request, QTcpSocket *socket) {
+        if (!request.query.hasQueryItem(u"watch"_s)) {
+            TestServer::respond(
+                socket, 200, "application/json", listBody({ object("a", 5), object("b", 6) }, 10));
+            return;
+        }
+        TestServer::startStream(socket);
+        watch = socket;
+    };
+    QStringList events;
+    connect(&store,
+            &InformerStore::statesSuperseded,
+            this,
+            [&](const QList<reconscope::models::ObjectSummary> &states) {
+                for (const auto &state : states)
+                    events << u"superseded %1@%2"_s.arg(state.key, state.resourceVersion);
+            });
+    connect(&store,
+            &InformerStore::objectsChanged,
+            this,
+            [&](const QStringList &up, const QStringList &gone) {
+                events << u"changed [%1] removed [%2]"_s.arg(up.join(u' '), gone.join(u' '));
+            });
+    store.start();
+    // The list's batch has gone out; then the changes, all within one tick.
+    QTRY_VERIFY(store.hasSynced() && watch);
+    TestServer::writeChunk(
+        watch,
+        line("ADDED", object("x", 11)) + line("MODIFIED", object("a", 12))
+            + line("MODIFIED", object("b", 13, "False")) + line("DELETED", object("x", 14))
+            + line("MODIFIED", object("a", 15, "False")) + line("DELETED", object("b", 16, "False"))
+            + line("MODIFIED", object("a", 17)));
+    QTRY_COMPARE(store.resourceVersion(), u"17"_s);
+    QTRY_COMPARE(events.size(), 5);
+    QCOMPARE(events,
+             (QStringList{ u"changed [default/a default/b] removed []"_s,
+                           u"superseded default/a@12"_s,
+                           u"superseded default/b@13"_s,
+                           u"superseded default/a@15"_s,
+                           u"changed [default/a] removed [default/b]"_s }));
+    QCOMPARE(store.entry(u"default/a"_s)->summary.resourceVersion, u"17"_s);
+    QVERIFY(!store.entry(u"default/b"_s));
 }
 
 // Every real third-party object of shared/fixtures/real-crds/objects, plus enough generated ones
