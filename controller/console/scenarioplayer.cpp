@@ -138,6 +138,17 @@ void ScenarioPlayer::stepNow()
     runStep();
 }
 
+void ScenarioPlayer::answerNotConnected(const Answer &answer)
+{
+    QMetaObject::invokeMethod(
+        this,
+        [answer] {
+            answer(kube::ApiError::make(kube::ApiError::Category::Network,
+                                        tr("not connected to a cluster")));
+        },
+        Qt::QueuedConnection);
+}
+
 void ScenarioPlayer::runStep()
 {
     if (m_next >= m_scenario.steps.size())
@@ -169,13 +180,7 @@ void ScenarioPlayer::runStep()
         return;
     }
     if (!m_client) {
-        QMetaObject::invokeMethod(
-            this,
-            [answer] {
-                answer(kube::ApiError::make(kube::ApiError::Category::Network,
-                                            tr("not connected to a cluster")));
-            },
-            Qt::QueuedConnection);
+        answerNotConnected(answer);
         return;
     }
     const kube::ResourceRef ref{
@@ -295,13 +300,7 @@ void ScenarioPlayer::poll()
     };
     m_pollInFlight = true;
     if (!m_client) {
-        QMetaObject::invokeMethod(
-            this,
-            [answer] {
-                answer(kube::ApiError::make(kube::ApiError::Category::Network,
-                                            tr("not connected to a cluster")));
-            },
-            Qt::QueuedConnection);
+        answerNotConnected(answer);
         return;
     }
     const kube::ResourceRef ref{

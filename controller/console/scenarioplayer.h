@@ -80,6 +80,10 @@ signals:
     void roundFinished(int round);
 
 private:
+    using Answer = std::function<void(models::Result<nlohmann::json, kube::ApiError>)>;
+    // Answers `answer` with a "not connected" error on the next event-loop turn, as a request
+    // would.
+    void answerNotConnected(const Answer &answer);
     void schedule();
     void freezeRemaining();
     void runStep();
