@@ -131,7 +131,8 @@ void MainWindow::buildViewMenu(QMenu *viewMenu)
         action->setToolTip(tr("%1 workspace (%2)")
                                .arg(QString(title).remove(u'&'),
                                     action->shortcut().toString(QKeySequence::NativeText)));
-        connect(action, &QAction::triggered, this, [this, workspace] { showWorkspace(workspace); });
+        connect(
+            action, &QAction::triggered, this, [this, which = workspace] { showWorkspace(which); });
         switcher->addAction(action);
     }
     menuBar()->setCornerWidget(switcher, Qt::TopRightCorner);
