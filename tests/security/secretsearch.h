@@ -6,7 +6,9 @@
 #include "controller/kube/clientconfig.h"
 
 #include <QByteArray>
+#include <QDir>
 #include <QList>
+#include <QProcessEnvironment>
 #include <QString>
 #include <QTest>
 
@@ -28,6 +30,20 @@ inline QList<QByteArray> secretsOf(const controller::kube::ClientConfig &config)
         }
     }
     return secrets;
+}
+
+// The environment of the program under test: no SPDLOG_LEVEL of the caller's, and the XDG
+// directories (log files, settings, caches) inside `dir`, so that every file it writes is checked.
+inline QProcessEnvironment isolatedEnvironment(const QString &dir)
+{
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.remove(QStringLiteral("SPDLOG_LEVEL"));
+    for (const char *variable : { "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME" }) {
+        const QString name = QString::fromLatin1(variable);
+        QDir(dir).mkpath(name.toLower());
+        environment.insert(name, QDir(dir).filePath(name.toLower()));
+    }
+    return environment;
 }
 
 // Fails the current test when one of `secrets` appears in `output`, showing where.

@@ -74,13 +74,7 @@ void tst_SecretsNotLogged::initTestCase()
     m_dir = std::make_unique<QTemporaryDir>();
     QVERIFY(m_dir->isValid());
     m_kubeconfig = m_dir->filePath(u"out/kubeconfig"_s);
-    m_environment = QProcessEnvironment::systemEnvironment();
-    m_environment.remove(u"SPDLOG_LEVEL"_s);
-    for (const char *variable : { "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME" }) {
-        const QString name = QString::fromLatin1(variable);
-        QDir(m_dir->path()).mkpath(name.toLower());
-        m_environment.insert(name, m_dir->filePath(name.toLower()));
-    }
+    m_environment = reconscope::tests::isolatedEnvironment(m_dir->path());
     m_serve.setProcessEnvironment(m_environment);
     m_serve.setProcessChannelMode(QProcess::MergedChannels);
     m_serve.setWorkingDirectory(m_dir->path());
