@@ -1,4 +1,5 @@
 #include "models/yamljson.h"
+#include "models/yamlloadall.h"
 
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
@@ -340,7 +341,7 @@ Result<QList<Json>> convertAll(QByteArrayView yaml)
 {
     try {
         const std::vector<YAML::Node> documents
-            = YAML::LoadAll(std::string(yaml.data(), std::size_t(yaml.size())));
+            = loadAllYamlDocuments(std::string(yaml.data(), std::size_t(yaml.size())));
         QList<Json> result;
         Converter converter;
         for (const YAML::Node &document : documents) {

@@ -1,4 +1,5 @@
 #include "controller/cluster/yamldocuments.h"
+#include "models/yamlloadall.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -91,7 +92,7 @@ models::Result<QList<nlohmann::json>> yamlDocumentsToJson(const QByteArray &yaml
 {
     QList<nlohmann::json> documents;
     try {
-        const std::vector<YAML::Node> nodes = YAML::LoadAll(yaml.toStdString());
+        const std::vector<YAML::Node> nodes = models::loadAllYamlDocuments(yaml.toStdString());
         for (const YAML::Node &node : nodes) {
             if (node.IsNull())
                 continue;

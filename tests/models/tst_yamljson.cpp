@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <QDir>
+#include <QFile>
 #include <QTest>
 
 using namespace Qt::StringLiterals;
@@ -23,6 +24,7 @@ private slots:
     void errors();
     void documents();
     void aliasBombIsRefused();
+    void streamThatLoopsTheParserIsRefused();
     void realFixtures();
 };
 
@@ -185,6 +187,21 @@ void tst_YamlJson::documents()
     auto empty = yamlToJson("");
     QVERIFY(empty.ok());
     QVERIFY(empty->is_null());
+}
+
+// A body the API-handler fuzz target found: yaml-cpp's LoadAll hands back empty documents for
+// ever on it (jbeder/yaml-cpp#1319). It must end with an error instead.
+void tst_YamlJson::streamThatLoopsTheParserIsRefused()
+{
+    QFile file(QStringLiteral(RECONSCOPE_SOURCE_DIR)
+               + u"/tests/fuzz/corpus/fuzz_apiserver/timeout-yaml-loadall-no-progress"_s);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray request = file.readAll();
+    const QByteArray body = request.mid(request.indexOf("\n\n") + 2);
+    QVERIFY(body.startsWith("{"));
+    auto result = yamlDocumentsToJson(body);
+    QVERIFY(!result.ok());
+    QVERIFY2(result.error().message.contains(u"no progress"_s), qPrintable(result.error().message));
 }
 
 void tst_YamlJson::aliasBombIsRefused()
