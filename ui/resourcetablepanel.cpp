@@ -14,6 +14,8 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 namespace reconscope::ui {
@@ -69,6 +71,15 @@ ResourceTablePanel::ResourceTablePanel(ResourceTableModel *model, QWidget *paren
     m_view->setColumnWidth(ResourceTableModel::AgeColumn, 4 * em);
     m_view->setColumnWidth(ResourceTableModel::LastTransitionColumn, 6 * em);
     header->setMinimumSectionSize(3 * em);
+    // No column narrower than its title and the sort arrow ("Namespace" was clipped at 1280 px).
+    for (int column = 0; column < ResourceTableModel::ColumnCount; ++column) {
+        if (column == ResourceTableModel::ReasonColumn)
+            continue;
+        const QString title
+            = m_model->headerData(column, Qt::Horizontal, Qt::DisplayRole).toString();
+        const int needed = header->fontMetrics().horizontalAdvance(title) + 3 * em;
+        m_view->setColumnWidth(column, std::max(m_view->columnWidth(column), needed));
+    }
 
     m_filter->setPlaceholderText(tr("Filter by name, namespace, state or reason (Ctrl+F)"));
     m_filter->setClearButtonEnabled(true);
