@@ -176,9 +176,14 @@ void InformerWorker::handleDeltas(const QList<Delta> &deltas)
             if (const auto pending = m_pendingUpserts.constFind(key);
                 pending != m_pendingUpserts.cend()) {
                 // A state the store never got: kept for transition followers when the removal
-                // will be sent; an object created and deleted within one tick is not shown.
-                if (sent)
+                // will be sent; an object created and deleted within one tick is not shown, nor
+                // are the states of it superseded earlier in the tick.
+                if (sent) {
                     m_pendingSuperseded.append(pending->summary);
+                } else {
+                    m_pendingSuperseded.removeIf(
+                        [&key](const models::ObjectSummary &state) { return state.key == key; });
+                }
                 m_pendingUpserts.erase(pending);
                 m_pendingOrder.removeOne(key);
             }

@@ -242,10 +242,10 @@ void tst_InformerStore::supersededStatesReachTransitionFollowers()
     QTRY_VERIFY(store.hasSynced() && watch);
     TestServer::writeChunk(
         watch,
-        line("ADDED", object("x", 11)) + line("MODIFIED", object("a", 12))
-            + line("MODIFIED", object("b", 13, "False")) + line("DELETED", object("x", 14))
-            + line("MODIFIED", object("a", 15, "False")) + line("DELETED", object("b", 16, "False"))
-            + line("MODIFIED", object("a", 17)));
+        line("ADDED", object("x", 11)) + line("MODIFIED", object("x", 11))
+            + line("MODIFIED", object("a", 12)) + line("MODIFIED", object("b", 13, "False"))
+            + line("DELETED", object("x", 14)) + line("MODIFIED", object("a", 15, "False"))
+            + line("DELETED", object("b", 16, "False")) + line("MODIFIED", object("a", 17)));
     QTRY_COMPARE(store.resourceVersion(), u"17"_s);
     QTRY_COMPARE(events.size(), 5);
     QCOMPARE(events,
