@@ -8,6 +8,16 @@ using namespace Qt::StringLiterals;
 
 namespace reconscope::models {
 
+namespace {
+
+QString minutesAndSeconds(qint64 ms)
+{
+    const qint64 seconds = ms / 1000;
+    return u"%1:%2"_s.arg(seconds / 60).arg(seconds % 60, 2, 10, QLatin1Char('0'));
+}
+
+} // namespace
+
 ScenarioTimelineModel::ScenarioTimelineModel(QObject *parent)
     : QAbstractTableModel(parent)
 { }
@@ -19,6 +29,7 @@ void ScenarioTimelineModel::setScenario(const Scenario &scenario)
     beginResetModel();
     m_scenario = scenario;
     m_outcomes = QList<Outcome>(scenario.steps.size());
+    m_waitedMs = QList<qint64>(scenario.steps.size(), 0);
     m_current = -1;
     endResetModel();
 }
@@ -29,6 +40,7 @@ void ScenarioTimelineModel::resetOutcomes()
         return;
     for (Outcome &outcome : m_outcomes)
         outcome = Outcome();
+    m_waitedMs.fill(0);
     m_current = -1;
     emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
 }
@@ -51,6 +63,29 @@ void ScenarioTimelineModel::setFinished(int step, bool ok, const QString &messag
         return;
     m_outcomes[step] = { ok ? StepState::Done : StepState::Failed, message };
     changed(step);
+}
+
+void ScenarioTimelineModel::setWaited(int step, qint64 ms)
+{
+    if (step < 0 || step >= m_waitedMs.size() || m_waitedMs[step] == ms)
+        return;
+    m_waitedMs[step] = ms;
+    // Every later step moves.
+    if (step + 1 < rowCount())
+        emit dataChanged(index(step + 1, AtColumn), index(rowCount() - 1, AtColumn));
+}
+
+qint64 ScenarioTimelineModel::waited(int step) const
+{
+    return step >= 0 && step < m_waitedMs.size() ? m_waitedMs[step] : 0;
+}
+
+qint64 ScenarioTimelineModel::startMs(int step) const
+{
+    qint64 waitedBefore = 0;
+    for (int i = 0; i < step && i < m_waitedMs.size(); ++i)
+        waitedBefore += m_waitedMs[i];
+    return m_scenario.startOf(step) + waitedBefore;
 }
 
 ScenarioTimelineModel::StepState ScenarioTimelineModel::state(int step) const
@@ -87,10 +122,8 @@ QVariant ScenarioTimelineModel::data(const QModelIndex &index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case AtColumn: {
-            const qint64 seconds = m_scenario.startOf(index.row()) / 1000;
-            return u"%1:%2"_s.arg(seconds / 60).arg(seconds % 60, 2, 10, QLatin1Char('0'));
-        }
+        case AtColumn:
+            return minutesAndSeconds(startMs(index.row()));
         case StepColumn:
             return step.title;
         case ExpectColumn:
@@ -109,6 +142,14 @@ QVariant ScenarioTimelineModel::data(const QModelIndex &index, int role) const
         }
         return {};
     case Qt::ToolTipRole:
+        if (index.column() == AtColumn) {
+            const qint64 planned = m_scenario.startOf(index.row());
+            const qint64 start = startMs(index.row());
+            if (start == planned)
+                return tr("Planned at %1 of scenario time").arg(minutesAndSeconds(planned));
+            return tr("Planned at %1 of scenario time; %2 later because of the waits before it")
+                .arg(minutesAndSeconds(planned), minutesAndSeconds(start - planned));
+        }
         if (index.column() == ResultColumn && !outcome.message.isEmpty())
             return outcome.message;
         return step.expect.isEmpty() ? step.title : step.title + u"\n"_s + step.expect;

@@ -28,6 +28,12 @@ public:
     void resetOutcomes();
     void setRunning(int step);
     void setFinished(int step, bool ok, const QString &message);
+    // How long a waitFor step has waited (so far, or in all): the steps after it start that much
+    // later than planned, and their "At" says so.
+    void setWaited(int step, qint64 ms);
+    qint64 waited(int step) const;
+    // When the step starts: its planned scenario time plus what the waits before it took.
+    qint64 startMs(int step) const;
     StepState state(int step) const;
     QString message(int step) const;
     int currentStep() const { return m_current; }
@@ -47,6 +53,7 @@ private:
 
     Scenario m_scenario;
     QList<Outcome> m_outcomes;
+    QList<qint64> m_waitedMs; // per step, kept apart from the outcome (setRunning resets that)
     int m_current = -1;
 };
 

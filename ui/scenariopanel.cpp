@@ -131,6 +131,8 @@ void ScenarioPanel::handlePlayingChanged(bool playing)
 void ScenarioPanel::handleStepFinished(int step, bool ok, const QString &message)
 {
     m_model->setFinished(step, ok, message);
+    if (m_player->scenario().steps.value(step).verb == models::ScenarioStep::Verb::WaitFor)
+        m_model->setWaited(step, m_player->waitedMs());
     updateStatus();
 }
 
@@ -142,6 +144,8 @@ void ScenarioPanel::updateStatus()
         return;
     }
     const int next = m_player->nextStep();
+    if (m_player->isWaiting())
+        m_model->setWaited(next, m_player->waitedMs()); // the steps after it move on live
     QString where;
     if (next >= scenario.steps.size())
         where = tr("finished");

@@ -236,6 +236,7 @@ void ScenarioPlayer::finishStep(int index, bool ok, const QString &message)
 {
     m_running = false;
     m_pollTimer.stop();
+    m_waitedBeforeMs = waitedMs(); // a finished wait keeps its figure (for the timeline)
     m_waitClock.invalidate();
     m_next = index + 1;
     emit stepFinished(index, ok, message);

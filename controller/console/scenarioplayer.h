@@ -60,8 +60,9 @@ public:
     bool isStepRunning() const { return m_running; }
     int round() const { return m_round; }
     qint64 remainingMs() const;
-    // A running waitFor step: playing time waited so far, and what its object was last seen as
-    // ("Degraded (QuotaExceeded)", "not found", an error).
+    // A running waitFor step: playing time waited so far (once it finished: all it waited, until
+    // the next wait starts), and what its object was last seen as ("Degraded (QuotaExceeded)",
+    // "not found", an error).
     bool isWaiting() const;
     qint64 waitedMs() const;
     QString lastObserved() const { return m_observed; }

@@ -233,8 +233,22 @@ void tst_ConsoleModels::timelineModel()
              u"Conflict (409): nope"_s);
     QCOMPARE(model.index(0, ScenarioTimelineModel::ResultColumn).data().toString(), u"✓"_s);
     QVERIFY(changed.count() >= 4);
+    // A step that waited 7 s pushes the steps after it back, and says why.
+    QSignalSpy moved(&model, &QAbstractItemModel::dataChanged);
+    model.setWaited(1, 7000);
+    QCOMPARE(moved.count(), 1);
+    QCOMPARE(moved.first().at(0).value<QModelIndex>().row(), 2);
+    QCOMPARE(model.index(1, ScenarioTimelineModel::AtColumn).data().toString(), u"0:01"_s);
+    QCOMPARE(model.index(2, ScenarioTimelineModel::AtColumn).data().toString(), u"1:09"_s);
+    QVERIFY(model.index(2, ScenarioTimelineModel::AtColumn)
+                .data(Qt::ToolTipRole)
+                .toString()
+                .contains(u"0:07 later"_s));
+    model.setWaited(1, 7000); // unchanged: no signal
+    QCOMPARE(moved.count(), 1);
     model.setFinished(7, true, QString()); // out of range: ignored
     model.resetOutcomes();
+    QCOMPARE(model.index(2, ScenarioTimelineModel::AtColumn).data().toString(), u"1:02"_s);
     QCOMPARE(model.state(1), ScenarioTimelineModel::StepState::Pending);
     QCOMPARE(model.currentStep(), -1);
 }

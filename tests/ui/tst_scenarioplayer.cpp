@@ -208,6 +208,9 @@ void tst_ScenarioPlayer::waitForWaitsContinuesAndTimesOut()
     QVERIFY2(timeline->message(1).startsWith(u"waits/a is Ready after"_s),
              qPrintable(timeline->message(1)));
     QTRY_COMPARE_WITH_TIMEOUT(timeline->state(2), Step::Done, Timeout);
+    // The timeline's "At" counts the time waited: the step after the wait moved by as much.
+    QVERIFY(timeline->waited(1) > 0);
+    QCOMPARE(timeline->startMs(2), player->scenario().startOf(2) + timeline->waited(1));
     QVERIFY(!player->isPlaying()); // the end of a scenario that does not loop
     QVERIFY(player->pauseReason().isEmpty());
 
@@ -226,6 +229,7 @@ void tst_ScenarioPlayer::waitForWaitsContinuesAndTimesOut()
     QCOMPARE(player->pauseReason(),
              u"Step 1 timed out after 1 s: waits/a is not Degraded (it is Ready (Available))"_s);
     QVERIFY(player->waitedMs() == 0 || !player->isWaiting());
+    QVERIFY(timeline->waited(0) >= 1000); // the whole timeout, in the timeline
     QCOMPARE(player->nextStep(), 1);
     QCOMPARE(timeline->state(1), Step::Pending); // nothing ran after it
     QVERIFY2(panel.statusLabel()->text().contains(u"Paused:"_s)
