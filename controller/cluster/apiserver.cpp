@@ -108,6 +108,14 @@ ApiResponse rawResponse(const ApiRequest &request, int status, QByteArray body)
     return response;
 }
 
+// A write's object: the committed bytes as they are, else `object` serialized.
+ApiResponse writeResponse(const ApiRequest &request, int status, const WriteResult &result)
+{
+    if (result.objectJson.isEmpty())
+        return jsonResponse(request, status, result.object);
+    return rawResponse(request, status, result.objectJson);
+}
+
 void addWarnings(ApiResponse &response, const QStringList &warnings)
 {
     for (const QString &warning : warnings) {
@@ -887,11 +895,12 @@ ApiResponse ApiServer::handleResource(const ApiRequest &request, const RequestIn
         WriteOptions options;
         if (auto error = parseWriteOptions(request, optionsKind, options))
             return errorResponse(request, *error);
+        options.returnObject = false;
         auto result
             = cluster.doPatch(type, ns, info.name, patchType, request.body, status, options);
         if (!result)
             return errorResponse(request, result.error());
-        ApiResponse response = jsonResponse(request, 200, result->object);
+        ApiResponse response = writeResponse(request, 200, *result);
         addWarnings(response, result->warnings);
         return response;
     }
@@ -899,6 +908,7 @@ ApiResponse ApiServer::handleResource(const ApiRequest &request, const RequestIn
     WriteOptions options;
     if (auto error = parseWriteOptions(request, optionsKind, options))
         return errorResponse(request, *error);
+    options.returnObject = false;
     auto body = parseBody(request, rt.builtin);
     if (!body)
         return errorResponse(request, body.error());
@@ -907,7 +917,7 @@ ApiResponse ApiServer::handleResource(const ApiRequest &request, const RequestIn
         : cluster.doUpdate(type, ns, info.name, std::move(*body), status, options);
     if (!result)
         return errorResponse(request, result.error());
-    ApiResponse response = jsonResponse(request, result->httpStatus, result->object);
+    ApiResponse response = writeResponse(request, result->httpStatus, *result);
     addWarnings(response, result->warnings);
     return response;
 }

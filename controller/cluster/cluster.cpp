@@ -119,6 +119,28 @@ QString goStringSlice(const QStringList &values)
     return u"[]string{"_s + quoted.join(u", "_s) + u'}';
 }
 
+// Whether two objects differ in nothing but metadata (what an update's generation follows): as
+// comparing them with "metadata" erased from both.
+bool equalApartFromMetadata(const json &a, const json &b)
+{
+    if (!a.is_object() || !b.is_object())
+        return a == b;
+    auto ia = a.begin();
+    auto ib = b.begin();
+    for (;;) {
+        if (ia != a.end() && ia.key() == "metadata")
+            ++ia;
+        if (ib != b.end() && ib.key() == "metadata")
+            ++ib;
+        if (ia == a.end() || ib == b.end())
+            return ia == a.end() && ib == b.end();
+        if (ia.key() != ib.key() || *ia != *ib)
+            return false;
+        ++ia;
+        ++ib;
+    }
+}
+
 // The controllers' work queues hold plain values; these identify an object across writes.
 struct ObjectId
 {
@@ -336,7 +358,8 @@ qsizetype Cluster::objectCount() const
     return count;
 }
 
-RecordPtr Cluster::makeRecord(const Bucket &b, const json &object, qint64 rv) const
+RecordPtr
+Cluster::makeRecord(const Bucket &b, const json &object, qint64 rv, QByteArray bytes) const
 {
     auto record = std::make_shared<ObjectRecord>();
     const json &metadata = objectjson::member(object, "metadata");
@@ -345,7 +368,7 @@ RecordPtr Cluster::makeRecord(const Bucket &b, const json &object, qint64 rv) co
     record->uid = objectjson::string(metadata, "uid");
     record->key = objectKey(b.namespaced ? record->ns : QString(), record->name);
     record->resourceVersion = rv;
-    record->json = objectjson::dump(object);
+    record->json = bytes.isNull() ? objectjson::dump(object) : std::move(bytes);
     const json &labels = objectjson::member(metadata, "labels");
     if (labels.is_object()) {
         for (auto it = labels.begin(); it != labels.end(); ++it) {
@@ -371,13 +394,31 @@ RecordPtr Cluster::makeRecord(const Bucket &b, const json &object, qint64 rv) co
     return record;
 }
 
-RecordPtr Cluster::commitPut(const TypeEntry &type, json object, const RecordPtr &previous)
+RecordPtr Cluster::commitPut(const TypeEntry &type,
+                             json object,
+                             const RecordPtr &previous,
+                             const Serialized *serialized)
 {
     Bucket &b = bucket(type);
     const qint64 rv = ++m_revision;
-    object["metadata"]["resourceVersion"] = std::to_string(rv);
-    object["apiVersion"] = b.storageApiVersion.toStdString();
-    RecordPtr record = makeRecord(b, object, rv);
+    const std::string rvText = std::to_string(rv);
+    const std::string storageApiVersion = b.storageApiVersion.toStdString();
+    QByteArray bytes;
+    if (serialized && serialized->resourceVersionAt >= 0
+        && objectjson::member(object, "apiVersion") == storageApiVersion) {
+        // The same serialization with the new resourceVersion string in place of the old one.
+        const QByteArrayView before(serialized->bytes);
+        const qsizetype end = serialized->resourceVersionAt + serialized->resourceVersionLength;
+        bytes.reserve(before.size() + qsizetype(rvText.size()));
+        bytes.append(before.first(serialized->resourceVersionAt))
+            .append('"')
+            .append(rvText.data(), qsizetype(rvText.size()))
+            .append('"')
+            .append(before.sliced(end));
+    }
+    object["metadata"]["resourceVersion"] = rvText;
+    object["apiVersion"] = storageApiVersion;
+    RecordPtr record = makeRecord(b, object, rv, std::move(bytes));
     if (!previous && b.namespaced)
         ++b.namespaceCounts[record->ns];
     b.objects[record->key] = record;
@@ -419,7 +460,7 @@ RecordPtr Cluster::commitDelete(const TypeEntry &type, const RecordPtr &last)
     if (!last->ns.isEmpty() && m_terminatingNamespaces.contains(last->ns))
         m_controllersPending = true;
 
-    json object = json::parse(last->json.constBegin(), last->json.constEnd(), nullptr, false);
+    json object = objectjson::parseStored(last->json);
     object["metadata"]["resourceVersion"] = std::to_string(rv);
     auto record = std::make_shared<ObjectRecord>(*last);
     record->resourceVersion = rv;
@@ -516,16 +557,26 @@ QByteArray Cluster::renderRecord(const TypeEntry &type, const RecordPtr &record)
     // storage version at the time; a CRD update may have moved it since).
     if (objectjson::hasApiVersion(record->json, type.type.groupVersion()))
         return record->json;
-    json object = json::parse(record->json.constBegin(), record->json.constEnd(), nullptr, false);
+    json object = objectjson::parseStored(record->json);
     object["apiVersion"] = type.type.groupVersion().toStdString();
     return objectjson::dump(object);
 }
 
 json Cluster::parseRecord(const TypeEntry &type, const RecordPtr &record) const
 {
-    json object = json::parse(record->json.constBegin(), record->json.constEnd(), nullptr, false);
+    json object = objectjson::parseStored(record->json);
     object["apiVersion"] = type.type.groupVersion().toStdString();
     return object;
+}
+
+void Cluster::setCommittedObject(WriteResult &result,
+                                 const TypeEntry &type,
+                                 const RecordPtr &record,
+                                 const WriteOptions &options) const
+{
+    result.objectJson = renderRecord(type, record);
+    if (options.returnObject)
+        result.object = objectjson::parseStored(result.objectJson);
 }
 
 int Cluster::subscribe(std::function<void(const ClusterEvent &)> callback)
@@ -1085,8 +1136,7 @@ std::optional<ApiError> Cluster::validateObject(const TypeEntry &type,
     if (isCrdType(type.type)) {
         errors.append(validateCrd(object));
         if (old) {
-            const json previous
-                = json::parse(old->json.constBegin(), old->json.constEnd(), nullptr, false);
+            const json previous = objectjson::parseStored(old->json);
             const auto member = [](const json &crd, const char *key) {
                 return objectjson::string(objectjson::member(crd, "spec"), key);
             };
@@ -1214,7 +1264,7 @@ ApiResult<WriteResult> Cluster::doCreate(const TypePtr &typePtr,
     if (isCrdType(type.type))
         establishCrd(record);
     // The response is the created object (for a CRD: before the establishing controller's status).
-    result.object = parseRecord(type, record);
+    setCommittedObject(result, type, record, options);
     runControllers();
     return result;
 }
@@ -1228,7 +1278,8 @@ ApiResult<WriteResult> Cluster::doUpdate(const TypePtr &typePtr,
                                          json object,
                                          bool status,
                                          const WriteOptions &options,
-                                         const RecordPtr &patchedFrom)
+                                         const RecordPtr &patchedFrom,
+                                         json *patchedFromObject)
 {
     const TypeEntry &type = *typePtr;
     if (!object.is_object())
@@ -1276,12 +1327,14 @@ ApiResult<WriteResult> Cluster::doUpdate(const TypePtr &typePtr,
             u"Precondition failed: UID in precondition: %1, UID in object meta: %2"_s.arg(
                 uid, existing->uid));
 
-    const json stored = parseRecord(type, existing);
+    // The stored object in the request's version (doPatch has parsed it already).
+    const json stored
+        = patchedFromObject ? std::move(*patchedFromObject) : parseRecord(type, existing);
     json updated;
     if (status) {
         updated = stored;
         if (object.contains("status"))
-            updated["status"] = object["status"];
+            updated["status"] = std::move(object["status"]);
         else
             updated.erase("status");
     } else {
@@ -1309,25 +1362,25 @@ ApiResult<WriteResult> Cluster::doUpdate(const TypePtr &typePtr,
         if (isNamespaceType(type.type) && stored.contains("spec"))
             updated["spec"] = stored["spec"]; // spec.finalizers are changed only through /finalize
         // Generation: +1 when anything but metadata changed.
-        if (tracksGeneration(type.type)) {
-            json a = stored;
-            json b = updated;
-            a.erase("metadata");
-            b.erase("metadata");
-            if (a != b)
-                m["generation"] = old.value("generation", 0) + 1;
-        }
+        if (tracksGeneration(type.type) && !equalApartFromMetadata(stored, updated))
+            m["generation"] = old.value("generation", 0) + 1;
     }
     if (!type.type.schema.is_null())
         type.schema.applyDefaults(updated);
-    updated["metadata"]["resourceVersion"] = std::to_string(existing->resourceVersion);
+    json &resourceVersion = updated["metadata"]["resourceVersion"];
+    resourceVersion = std::to_string(existing->resourceVersion);
 
     if (auto error = validateObject(type, updated, false, status ? RecordPtr() : existing, &stored))
         return *error;
 
     WriteResult result;
     result.warnings = warnings;
-    const QByteArray bytes = objectjson::dump(updated);
+    Serialized serialized;
+    serialized.bytes = objectjson::dump(updated,
+                                        &resourceVersion,
+                                        &serialized.resourceVersionAt,
+                                        &serialized.resourceVersionLength);
+    const QByteArray &bytes = serialized.bytes;
     if (bytes == renderRecord(type, existing)) { // no-op: nothing written, no event
         result.object = std::move(updated);
         return result;
@@ -1345,8 +1398,8 @@ ApiResult<WriteResult> Cluster::doUpdate(const TypePtr &typePtr,
         updated["metadata"]["resourceVersion"] = std::to_string(deleted->resourceVersion);
         result.object = std::move(updated);
     } else {
-        RecordPtr record = commitPut(type, std::move(updated), existing);
-        result.object = parseRecord(type, record);
+        RecordPtr record = commitPut(type, std::move(updated), existing, &serialized);
+        setCommittedObject(result, type, record, options);
         if (isCrdType(type.type))
             establishCrd(record);
     }
@@ -1430,7 +1483,7 @@ ApiResult<WriteResult> Cluster::doPatch(const TypePtr &typePtr,
     const json &rv = objectjson::member(metadata, "resourceVersion");
     if (rv.is_null() || (rv.is_string() && rv.get<std::string>().empty()))
         metadata["resourceVersion"] = std::to_string(existing->resourceVersion);
-    return doUpdate(typePtr, ns, name, std::move(patched), status, options, existing);
+    return doUpdate(typePtr, ns, name, std::move(patched), status, options, existing, &current);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -75,6 +75,9 @@ struct WriteOptions
     bool dryRun = false;
     QString fieldManager;
     FieldValidation fieldValidation = FieldValidation::Warn;
+    // false: a write that sets WriteResult::objectJson may leave WriteResult::object null, for
+    // callers that only need the bytes or the outcome (the HTTP API, the churn mutator).
+    bool returnObject = true;
 };
 
 struct DeleteOptions
@@ -114,6 +117,9 @@ struct WriteResult
     nlohmann::json object; // the stored (or dry-run) object; for immediate deletes the Status
     QStringList warnings; // e.g. `unknown field "spec.foo"`
     int httpStatus = 200; // 201 for create
+    // The committed object as compact JSON in the request's version, set when a create, update
+    // or patch stored a new version: `object` serialized, without serializing it again.
+    QByteArray objectJson;
 };
 
 // A page of a list in storage form; ApiServer renders it without re-parsing the items.
@@ -270,9 +276,24 @@ private:
     const Bucket *findBucket(const QString &storageKey) const;
     static std::string objectKey(const QString &ns, const QString &name);
     RecordPtr find(const TypeEntry &type, const QString &ns, const QString &name) const;
-    RecordPtr makeRecord(const Bucket &bucket, const nlohmann::json &object, qint64 rv) const;
+    RecordPtr makeRecord(const Bucket &bucket,
+                         const nlohmann::json &object,
+                         qint64 rv,
+                         QByteArray bytes = {}) const;
+    // An object already serialized by a write (to compare it with the stored one), with where its
+    // metadata.resourceVersion value sits, so that committing it need not serialize it again.
+    struct Serialized
+    {
+        QByteArray bytes;
+        qsizetype resourceVersionAt = -1;
+        qsizetype resourceVersionLength = 0;
+    };
     // Writes `object` (metadata.resourceVersion is set here) and emits ADDED/MODIFIED.
-    RecordPtr commitPut(const TypeEntry &type, nlohmann::json object, const RecordPtr &previous);
+    // `serialized`, when given, is `object` as dump() wrote it before the resourceVersion was set.
+    RecordPtr commitPut(const TypeEntry &type,
+                        nlohmann::json object,
+                        const RecordPtr &previous,
+                        const Serialized *serialized = nullptr);
     // Removes the object and emits DELETED carrying `last` with the deletion's RV.
     RecordPtr commitDelete(const TypeEntry &type, const RecordPtr &last);
     void appendEvent(ClusterEvent event);
@@ -283,6 +304,11 @@ private:
                    const std::string &startKey,
                    const std::function<bool(const RecordPtr &)> &visit) const;
     QByteArray renderRecord(const TypeEntry &type, const RecordPtr &record) const;
+    // result.objectJson and (unless options.returnObject is false) result.object from a record.
+    void setCommittedObject(WriteResult &result,
+                            const TypeEntry &type,
+                            const RecordPtr &record,
+                            const WriteOptions &options) const;
     nlohmann::json parseRecord(const TypeEntry &type, const RecordPtr &record) const;
 
     // verbs (type already resolved)
@@ -300,7 +326,8 @@ private:
                                     nlohmann::json object,
                                     bool status,
                                     const WriteOptions &options,
-                                    const RecordPtr &patchedFrom = {});
+                                    const RecordPtr &patchedFrom = {},
+                                    nlohmann::json *patchedFromObject = nullptr);
     ApiResult<WriteResult> doPatch(const TypePtr &type,
                                    const QString &ns,
                                    const QString &name,

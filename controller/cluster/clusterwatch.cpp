@@ -41,7 +41,7 @@ QByteArray ClusterWatch::render(const RecordPtr &record, qint64 rv) const
     if (rv == record->resourceVersion
         && objectjson::hasApiVersion(record->json, m_type->type.groupVersion()))
         return record->json;
-    json object = json::parse(record->json.constBegin(), record->json.constEnd(), nullptr, false);
+    json object = objectjson::parseStored(record->json);
     object["metadata"]["resourceVersion"] = std::to_string(rv);
     object["apiVersion"] = m_type->type.groupVersion().toStdString();
     return objectjson::dump(object);
@@ -49,7 +49,7 @@ QByteArray ClusterWatch::render(const RecordPtr &record, qint64 rv) const
 
 QByteArray ClusterWatch::asTable(const QByteArray &object)
 {
-    const json parsed = json::parse(object.constBegin(), object.constEnd(), nullptr, false);
+    const json parsed = objectjson::parseStored(object);
     json table = renderTable(
         m_type->type,
         { &parsed },

@@ -1,8 +1,392 @@
 #include "controller/cluster/objectjson.h"
 
+#include <charconv>
+#include <cstring>
+
 using namespace Qt::StringLiterals;
 
 namespace reconscope::controller::cluster::objectjson {
+
+namespace {
+
+using json = nlohmann::json;
+
+// Well-formed UTF-8 as Unicode's table 3-7 defines it (no overlong forms, no surrogates, nothing
+// above U+10FFFF): what nlohmann's lexer accepts in a string and its serializer copies as is.
+bool isWellFormedUtf8(const unsigned char *p, const unsigned char *end)
+{
+    while (p < end) {
+        const unsigned char c = *p;
+        if (c < 0x80) {
+            ++p;
+            continue;
+        }
+        int length = 0;
+        unsigned char low = 0x80;
+        unsigned char high = 0xBF;
+        if (c >= 0xC2 && c <= 0xDF) {
+            length = 2;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            length = 3;
+            if (c == 0xE0)
+                low = 0xA0;
+            else if (c == 0xED)
+                high = 0x9F;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            length = 4;
+            if (c == 0xF0)
+                low = 0x90;
+            else if (c == 0xF4)
+                high = 0x8F;
+        } else {
+            return false;
+        }
+        if (end - p < length || p[1] < low || p[1] > high)
+            return false;
+        for (int i = 2; i < length; ++i) {
+            if (p[i] < 0x80 || p[i] > 0xBF)
+                return false;
+        }
+        p += length;
+    }
+    return true;
+}
+
+// A string nlohmann's serializer writes unchanged between its quotes (ensure_ascii off): no
+// control character, quote or backslash, well-formed UTF-8.
+bool isPlainString(const std::string &text)
+{
+    const auto *p = reinterpret_cast<const unsigned char *>(text.data());
+    const auto *end = p + text.size();
+    bool ascii = true;
+    for (const auto *q = p; q < end; ++q) {
+        const unsigned char c = *q;
+        if (c < 0x20 || c == '"' || c == '\\')
+            return false;
+        if (c >= 0x80)
+            ascii = false;
+    }
+    return ascii || isWellFormedUtf8(p, end);
+}
+
+void appendString(QByteArray &out, const std::string &text)
+{
+    if (isPlainString(text)) {
+        out.append('"');
+        out.append(text.data(), qsizetype(text.size()));
+        out.append('"');
+        return;
+    }
+    out.append(json(text).dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+struct Marker
+{
+    const json *node = nullptr;
+    qsizetype at = -1;
+    qsizetype length = 0;
+};
+
+void appendValue(QByteArray &out, const json &value, Marker *marker);
+
+void appendMarked(QByteArray &out, const json &value, Marker *marker)
+{
+    if (marker && &value == marker->node) {
+        marker->at = out.size();
+        appendValue(out, value, nullptr);
+        marker->length = out.size() - marker->at;
+        return;
+    }
+    appendValue(out, value, marker);
+}
+
+void appendValue(QByteArray &out, const json &value, Marker *marker)
+{
+    switch (value.type()) {
+    case json::value_t::object: {
+        const auto &object = value.get_ref<const json::object_t &>();
+        out.append('{');
+        bool first = true;
+        for (const auto &[key, member] : object) {
+            if (!first)
+                out.append(',');
+            first = false;
+            appendString(out, key);
+            out.append(':');
+            appendMarked(out, member, marker);
+        }
+        out.append('}');
+        return;
+    }
+    case json::value_t::array: {
+        const auto &array = value.get_ref<const json::array_t &>();
+        out.append('[');
+        bool first = true;
+        for (const json &item : array) {
+            if (!first)
+                out.append(',');
+            first = false;
+            appendMarked(out, item, marker);
+        }
+        out.append(']');
+        return;
+    }
+    case json::value_t::string:
+        appendString(out, value.get_ref<const std::string &>());
+        return;
+    case json::value_t::boolean:
+        out.append(value.get<bool>() ? "true" : "false");
+        return;
+    case json::value_t::null:
+        out.append("null");
+        return;
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned: {
+        char digits[24];
+        const auto written = value.is_number_unsigned()
+            ? std::to_chars(digits, digits + sizeof digits, value.get<std::uint64_t>())
+            : std::to_chars(digits, digits + sizeof digits, value.get<std::int64_t>());
+        out.append(digits, qsizetype(written.ptr - digits));
+        return;
+    }
+    default: // floats (nlohmann's own shortest form), binary, discarded
+        out.append(value.dump(-1, ' ', false, json::error_handler_t::replace));
+        return;
+    }
+}
+
+// A recursive-descent parser for the compact, key-sorted JSON dump() writes. It gives up (false)
+// on anything else, and the caller then asks nlohmann's parser, so it never has to reproduce
+// nlohmann's handling of unusual text, only of the usual.
+class StoredParser
+{
+public:
+    StoredParser(const char *begin, const char *end)
+        : m_p(reinterpret_cast<const unsigned char *>(begin))
+        , m_end(reinterpret_cast<const unsigned char *>(end))
+    { }
+
+    bool parseDocument(json &out) { return parseValue(out, 0) && m_p == m_end; }
+
+private:
+    static constexpr int maxDepth = 256; // deeper documents go to nlohmann's iterative parser
+
+    bool parseValue(json &out, int depth)
+    {
+        if (m_p >= m_end)
+            return false;
+        switch (*m_p) {
+        case '{':
+            return parseObject(out, depth + 1);
+        case '[':
+            return parseArray(out, depth + 1);
+        case '"': {
+            std::string text;
+            if (!parseString(text))
+                return false;
+            out = json(std::move(text));
+            return true;
+        }
+        case 't':
+            return literal("true", 4) && (out = true, true);
+        case 'f':
+            return literal("false", 5) && (out = false, true);
+        case 'n':
+            return literal("null", 4) && (out = nullptr, true);
+        default:
+            return parseInteger(out);
+        }
+    }
+
+    bool literal(const char *text, std::size_t length)
+    {
+        if (std::size_t(m_end - m_p) < length || std::memcmp(m_p, text, length) != 0)
+            return false;
+        m_p += length;
+        return true;
+    }
+
+    bool parseObject(json &out, int depth)
+    {
+        if (depth > maxDepth)
+            return false;
+        ++m_p; // {
+        out = json::object();
+        auto &object = out.get_ref<json::object_t &>();
+        if (m_p < m_end && *m_p == '}') {
+            ++m_p;
+            return true;
+        }
+        for (;;) {
+            std::string key;
+            if (m_p >= m_end || *m_p != '"' || !parseString(key))
+                return false;
+            // Sorted, unique keys only: nlohmann's parser keeps the last of duplicates.
+            if (!object.empty() && !(object.rbegin()->first < key))
+                return false;
+            if (m_p >= m_end || *m_p != ':')
+                return false;
+            ++m_p;
+            auto member = object.emplace_hint(object.end(), std::move(key), json());
+            if (!parseValue(member->second, depth))
+                return false;
+            if (m_p >= m_end)
+                return false;
+            if (*m_p == ',') {
+                ++m_p;
+                continue;
+            }
+            if (*m_p != '}')
+                return false;
+            ++m_p;
+            return true;
+        }
+    }
+
+    bool parseArray(json &out, int depth)
+    {
+        if (depth > maxDepth)
+            return false;
+        ++m_p; // [
+        out = json::array();
+        auto &array = out.get_ref<json::array_t &>();
+        if (m_p < m_end && *m_p == ']') {
+            ++m_p;
+            return true;
+        }
+        for (;;) {
+            array.emplace_back();
+            if (!parseValue(array.back(), depth))
+                return false;
+            if (m_p >= m_end)
+                return false;
+            if (*m_p == ',') {
+                ++m_p;
+                continue;
+            }
+            if (*m_p != ']')
+                return false;
+            ++m_p;
+            return true;
+        }
+    }
+
+    bool parseString(std::string &out)
+    {
+        ++m_p; // opening quote
+        const unsigned char *run = m_p;
+        bool ascii = true;
+        for (;;) {
+            if (m_p >= m_end)
+                return false;
+            const unsigned char c = *m_p;
+            if (c == '"') {
+                if (!ascii && !isWellFormedUtf8(run, m_p))
+                    return false;
+                out.append(reinterpret_cast<const char *>(run), std::size_t(m_p - run));
+                ++m_p;
+                return true;
+            }
+            if (c < 0x20)
+                return false;
+            if (c >= 0x80) {
+                ascii = false;
+                ++m_p;
+                continue;
+            }
+            if (c != '\\') {
+                ++m_p;
+                continue;
+            }
+            if (!ascii && !isWellFormedUtf8(run, m_p))
+                return false;
+            out.append(reinterpret_cast<const char *>(run), std::size_t(m_p - run));
+            ascii = true;
+            if (m_end - m_p < 2)
+                return false;
+            const unsigned char escaped = m_p[1];
+            m_p += 2;
+            switch (escaped) {
+            case '"':
+            case '\\':
+            case '/':
+                out += char(escaped);
+                break;
+            case 'b':
+                out += '\b';
+                break;
+            case 'f':
+                out += '\f';
+                break;
+            case 'n':
+                out += '\n';
+                break;
+            case 'r':
+                out += '\r';
+                break;
+            case 't':
+                out += '\t';
+                break;
+            case 'u': {
+                // Only what dump() writes: \u00XX for control characters.
+                if (m_end - m_p < 4 || m_p[0] != '0' || m_p[1] != '0')
+                    return false;
+                int code = 0;
+                for (int i = 2; i < 4; ++i) {
+                    const unsigned char h = m_p[i];
+                    code <<= 4;
+                    if (h >= '0' && h <= '9')
+                        code |= h - '0';
+                    else if (h >= 'a' && h <= 'f')
+                        code |= h - 'a' + 10;
+                    else if (h >= 'A' && h <= 'F')
+                        code |= h - 'A' + 10;
+                    else
+                        return false;
+                }
+                if (code >= 0x80)
+                    return false;
+                out += char(code);
+                m_p += 4;
+                break;
+            }
+            default:
+                return false;
+            }
+            run = m_p;
+        }
+    }
+
+    bool parseInteger(json &out)
+    {
+        const bool negative = *m_p == '-';
+        if (negative)
+            ++m_p;
+        const unsigned char *digits = m_p;
+        while (m_p < m_end && *m_p >= '0' && *m_p <= '9')
+            ++m_p;
+        const auto count = m_p - digits;
+        // Up to 18 digits always fit; a leading zero must stand alone; fractions, exponents and
+        // longer numbers are nlohmann's.
+        if (count == 0 || count > 18 || (count > 1 && *digits == '0'))
+            return false;
+        if (m_p < m_end && (*m_p == '.' || *m_p == 'e' || *m_p == 'E'))
+            return false;
+        std::uint64_t value = 0;
+        for (const unsigned char *d = digits; d < m_p; ++d)
+            value = value * 10 + std::uint64_t(*d - '0');
+        if (negative)
+            out = -std::int64_t(value); // nlohmann: number_integer, "-0" included
+        else
+            out = value; // nlohmann: number_unsigned
+        return true;
+    }
+
+    const unsigned char *m_p;
+    const unsigned char *m_end;
+};
+
+} // namespace
 
 const nlohmann::json &member(const nlohmann::json &object, const char *key)
 {
@@ -52,8 +436,33 @@ bool hasApiVersion(const QByteArray &compactJson, const QString &apiVersion)
 
 QByteArray dump(const nlohmann::json &value)
 {
-    return QByteArray::fromStdString(
-        value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    QByteArray out;
+    out.reserve(1024);
+    appendValue(out, value, nullptr);
+    return out;
+}
+
+QByteArray dump(const nlohmann::json &value,
+                const nlohmann::json *marked,
+                qsizetype *markedAt,
+                qsizetype *markedLength)
+{
+    Marker marker{ marked };
+    QByteArray out;
+    out.reserve(1024);
+    appendMarked(out, value, &marker);
+    *markedAt = marker.at;
+    *markedLength = marker.length;
+    return out;
+}
+
+nlohmann::json parseStored(QByteArrayView text)
+{
+    json value;
+    StoredParser parser(text.data(), text.data() + text.size());
+    if (parser.parseDocument(value))
+        return value;
+    return json::parse(text.begin(), text.end(), nullptr, false);
 }
 
 QByteArray dumpPretty(const nlohmann::json &value)

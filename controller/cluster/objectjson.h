@@ -21,8 +21,21 @@ QStringList strings(const nlohmann::json &array);
 nlohmann::json array(const QStringList &strings);
 // Whether compact, key-sorted object JSON starts with {"apiVersion":"<apiVersion>".
 bool hasApiVersion(const QByteArray &compactJson, const QString &apiVersion);
-// Compact serialization (invalid UTF-8 replaced, never throws).
+// Compact serialization (invalid UTF-8 replaced, never throws): byte for byte what
+// value.dump(-1, ' ', false, replace) writes, without its per-character escaping pass for the
+// plain strings that make up most of an object.
 QByteArray dump(const nlohmann::json &value);
+// dump(), also telling where the serialization of `marked` (a node inside `value`, by address)
+// starts and how many bytes it takes; *markedAt stays -1 when it is not reached.
+QByteArray dump(const nlohmann::json &value,
+                const nlohmann::json *marked,
+                qsizetype *markedAt,
+                qsizetype *markedLength);
+// Parses stored object JSON, i.e. what dump() wrote: the same value json::parse(text, nullptr,
+// false) gives (discarded when the text is not JSON), several times faster for compact,
+// key-sorted text of strings, integers, booleans and nulls; any other text (whitespace, floats,
+// long integers, \u escapes beyond ASCII, unsorted or duplicate keys) goes to nlohmann's parser.
+nlohmann::json parseStored(QByteArrayView text);
 // Pretty serialization with two-space indentation, as Go's json.MarshalIndent.
 QByteArray dumpPretty(const nlohmann::json &value);
 // The value of a simple field path such as ".spec.color" rendered as a field-selector value
