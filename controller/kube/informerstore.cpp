@@ -81,8 +81,9 @@ void InformerWorker::start()
     m_reflector = new Reflector(m_client, m_resource, m_namespace, this);
     m_summarizer = std::make_shared<const ObjectSummarizer>(m_mapping);
     m_dictionary = std::make_shared<DictionarySlot>();
+    m_strings = std::make_shared<StringPool>();
     m_reflector->setPreparer(
-        [summarizer = m_summarizer, dictionary = m_dictionary](
+        [summarizer = m_summarizer, dictionary = m_dictionary, strings = m_strings](
             QByteArrayView object, ObjectMeta *meta) -> std::shared_ptr<PreparedObject> {
             auto summary = summarizer->summarize(object);
             if (!summary)
@@ -90,6 +91,7 @@ void InformerWorker::start()
             auto prepared = std::make_shared<PreparedEntry>();
             models::ObjectSummary &read = prepared->entry.summary;
             read = std::move(summary.value());
+            strings->intern(read);
             prepared->entry.raw = CompactJson::compress(object, dictionary->get(object));
             // The metadata the reflector needs, sharing the summary's strings.
             meta->name = read.name;
@@ -118,49 +120,6 @@ void InformerWorker::stop()
         m_reflector->stop();
     if (m_timer)
         m_timer->stop();
-}
-
-void InformerWorker::intern(QString &text)
-{
-    if (text.isEmpty())
-        return;
-    const auto it = m_strings.constFind(text);
-    if (it != m_strings.cend()) {
-        text = *it;
-        return;
-    }
-    // A bound, so that strings no object uses any more do not pile up over a long watch.
-    if (m_strings.size() >= 200'000)
-        m_strings.clear();
-    m_strings.insert(text);
-}
-
-void InformerWorker::intern(models::ObjectSummary &summary)
-{
-    intern(summary.apiVersion);
-    intern(summary.kind);
-    intern(summary.namespaceName);
-    for (QString &finalizer : summary.finalizers)
-        intern(finalizer);
-    if (!summary.labels.isEmpty()) {
-        QMap<QString, QString> labels;
-        for (auto it = summary.labels.cbegin(); it != summary.labels.cend(); ++it) {
-            QString key = it.key();
-            QString value = it.value();
-            intern(key);
-            intern(value);
-            labels.insert(key, value);
-        }
-        summary.labels = std::move(labels);
-    }
-    for (models::Condition &condition : summary.conditions) {
-        intern(condition.type);
-        intern(condition.status);
-        intern(condition.reason);
-        intern(condition.message);
-    }
-    for (auto it = summary.fields.begin(); it != summary.fields.end(); ++it)
-        intern(it.value());
 }
 
 void InformerWorker::handleDeltas(const QList<Delta> &deltas)
@@ -200,6 +159,7 @@ void InformerWorker::handleDeltas(const QList<Delta> &deltas)
         }
         InformerEntry entry;
         if (delta.prepared) {
+            // Summarised, compressed and interned on the pool.
             entry = std::move(static_cast<PreparedEntry &>(*delta.prepared).entry);
         } else {
             auto summary = m_summarizer->summarize(delta.object);
@@ -207,10 +167,10 @@ void InformerWorker::handleDeltas(const QList<Delta> &deltas)
                 continue; // no metadata.name: nothing a table could show
             entry.summary = std::move(summary.value());
             entry.raw = CompactJson::compress(delta.object, m_dictionary->get(delta.object));
+            m_strings->intern(entry.summary);
         }
         if (entry.summary.key.isEmpty())
             continue; // the preparer could not summarise it
-        intern(entry.summary);
         // The summary's key (equal to the delta's) so that the hashes share one string.
         const QString stored = entry.summary.key == key ? entry.summary.key : key;
         m_pendingRemovals.remove(stored);
@@ -231,6 +191,10 @@ void InformerWorker::handleSynced(const QString &resourceVersion)
     if (!m_synced) {
         m_synced = true;
         m_syncedPending = true;
+        // The cache is complete: hand it over now rather than at the next tick.
+        m_timer->stop();
+        flush();
+        return;
     }
     if (!m_timer->isActive())
         m_timer->start();

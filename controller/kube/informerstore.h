@@ -5,6 +5,7 @@
 #include "controller/kube/objectsummarizer.h"
 #include "controller/kube/reflector.h"
 #include "controller/kube/restclient.h"
+#include "controller/kube/stringpool.h"
 #include "models/lifecyclemapping.h"
 #include "models/objectsummary.h"
 
@@ -87,10 +88,6 @@ private:
     void handleDeltas(const QList<Delta> &deltas);
     void handleSynced(const QString &resourceVersion);
     void flush();
-    // Shares equal strings between objects (apiVersion, kind, namespace, labels, conditions...):
-    // at 50k objects most of them repeat.
-    void intern(QString &text);
-    void intern(models::ObjectSummary &summary);
 
     ClientConfig m_config;
     ResourceRef m_resource;
@@ -112,7 +109,8 @@ private:
     };
     std::shared_ptr<DictionarySlot> m_dictionary;
 
-    QSet<QString> m_strings; // intern()'s pool
+    // Equal strings of the summaries shared (interned on the pool while a list streams in).
+    std::shared_ptr<StringPool> m_strings;
     QHash<QString, QString> m_sent; // key -> resourceVersion the store has
     QHash<QString, InformerEntry> m_pendingUpserts;
     QStringList m_pendingOrder;

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <charconv>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
@@ -37,8 +39,101 @@ std::string memberName(QByteArrayView raw)
     return parsed.is_string() ? parsed.get<std::string>() : std::string();
 }
 
+bool isAscii(QByteArrayView text)
+{
+    for (const char c : text) {
+        if (static_cast<unsigned char>(c) >= 0x80)
+            return false;
+    }
+    return true;
+}
+
+// The tree of a value jsonscan has validated, built without nlohmann's lexer for what is plain:
+// strings without escapes and ASCII only, integers, literals, and objects and arrays of them
+// (nlohmann's parser costs a lexer, a locale lookup and a string built byte by byte per value).
+// The same values and types as nlohmann's parser (a non-negative integer is unsigned); false for
+// anything else (escapes, non-ASCII text, fractions, exponents, very deep values), which is then
+// left to nlohmann.
+bool plainValue(QByteArrayView value, Json &out, int depth)
+{
+    if (value.isEmpty() || depth > 32)
+        return false;
+    switch (value.front()) {
+    case '"': {
+        const QByteArrayView inner = value.sliced(1, value.size() - 2);
+        if (inner.contains('\\') || !isAscii(inner))
+            return false;
+        out = std::string(inner.data(), size_t(inner.size()));
+        return true;
+    }
+    case 't':
+        out = true;
+        return true;
+    case 'f':
+        out = false;
+        return true;
+    case 'n':
+        out = nullptr;
+        return true;
+    case '{': {
+        out = Json::object();
+        bool plain = true;
+        const bool valid
+            = jsonscan::forEachMember(value, [&](QByteArrayView key, QByteArrayView v) {
+                  Json member;
+                  if (key.contains('\\') || !isAscii(key) || !plainValue(v, member, depth + 1)) {
+                      plain = false;
+                      return false;
+                  }
+                  out[std::string(key.data(), size_t(key.size()))] = std::move(member);
+                  return true;
+              });
+        return valid && plain;
+    }
+    case '[': {
+        out = Json::array();
+        bool plain = true;
+        const bool valid = jsonscan::forEachElement(value, [&](QByteArrayView v) {
+            Json element;
+            if (!plainValue(v, element, depth + 1)) {
+                plain = false;
+                return false;
+            }
+            out.push_back(std::move(element));
+            return true;
+        });
+        return valid && plain;
+    }
+    default:
+        break;
+    }
+    // A number: integers only (nlohmann reads the others as doubles).
+    for (const char c : value) {
+        if (c == '.' || c == 'e' || c == 'E')
+            return false;
+    }
+    const char *end = value.data() + value.size();
+    if (value.front() == '-') {
+        std::int64_t number = 0;
+        const auto [at, error] = std::from_chars(value.data(), end, number);
+        if (error != std::errc() || at != end)
+            return false;
+        out = number;
+        return true;
+    }
+    std::uint64_t number = 0;
+    const auto [at, error] = std::from_chars(value.data(), end, number);
+    if (error != std::errc() || at != end)
+        return false;
+    out = number;
+    return true;
+}
+
 Json parseValue(QByteArrayView value)
 {
+    Json plain;
+    if (plainValue(value, plain, 0))
+        return plain;
     return Json::parse(value.begin(), value.end(), nullptr, false);
 }
 

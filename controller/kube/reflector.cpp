@@ -41,18 +41,21 @@ Reflector::Reflector(RestClient *client, ResourceRef resource, QString namespace
 }
 
 // One streaming list with a preparer: items are copied into batches of about 1 MB as they
-// arrive, each batch is prepared on the pool, and the results are taken in list order once the
-// list is complete and every batch is done.
+// arrive, each batch is prepared on the pool, and the results are taken in list order as the
+// batches are done (so that little is left to do once the last byte is in).
+struct Reflector::ListBatch
+{
+    QByteArray bytes; // the items back to back, freed once prepared
+    QList<qsizetype> ends; // where each item ends in bytes
+    QList<ObjectMeta> metas;
+    QList<bool> valid; // ObjectMeta::peek accepted the item
+    QList<std::shared_ptr<PreparedObject>> results;
+    bool done = false; // prepared (set on the reflector's thread)
+};
+
 struct Reflector::ListRun
 {
-    struct Batch
-    {
-        QByteArray bytes; // the items back to back, freed once prepared
-        QList<qsizetype> ends; // where each item ends in bytes
-        QList<ObjectMeta> metas;
-        QList<bool> valid; // ObjectMeta::peek accepted the item
-        QList<std::shared_ptr<PreparedObject>> results;
-    };
+    using Batch = ListBatch;
     static constexpr qsizetype BatchBytes = 1 << 20;
     static constexpr qsizetype BatchItems = 256;
 
@@ -60,7 +63,37 @@ struct Reflector::ListRun
     std::vector<std::shared_ptr<Batch>> batches;
     std::shared_ptr<Batch> filling;
     int pending = 0; // batches submitted and not done yet
+    size_t taken = 0; // batches[0, taken) are in deltas
+    QList<Delta> deltas; // the prepared items so far, in list order
+    QHash<QString, QString> known; // their keys and resourceVersions
     std::optional<ListPage> page; // the list's answer, once every page has arrived
+
+    void restart()
+    {
+        batches.clear();
+        filling.reset();
+        taken = 0;
+        deltas.clear();
+        known.clear();
+    }
+    // Moves the results of the batches done, in order, into deltas.
+    void take()
+    {
+        while (taken < batches.size() && batches[taken]->done) {
+            Batch &batch = *batches[taken];
+            for (qsizetype i = 0; i < batch.metas.size(); ++i) {
+                if (!batch.valid[i])
+                    continue;
+                Delta delta;
+                delta.meta = std::move(batch.metas[i]);
+                delta.prepared = std::move(batch.results[i]);
+                known.insert(delta.meta.key(), delta.meta.resourceVersion);
+                deltas.append(std::move(delta));
+            }
+            batches[taken].reset();
+            ++taken;
+        }
+    }
 };
 
 Reflector::~Reflector()
@@ -151,8 +184,7 @@ void Reflector::list()
             }
         };
         options.onRestart = [run] {
-            run->batches.clear();
-            run->filling.reset();
+            run->restart();
         };
     }
     m_client->list(m_resource,
@@ -193,16 +225,19 @@ void Reflector::submitBatch(const std::shared_ptr<ListRun> &run)
         freeSlots->release();
         // ~Reflector waits for the pool, so `this` outlives the task.
         QMetaObject::invokeMethod(
-            this, [this, run] { handleBatchPrepared(run); }, Qt::QueuedConnection);
+            this, [this, run, batch] { handleBatchPrepared(run, batch); }, Qt::QueuedConnection);
     });
 }
 
-void Reflector::handleBatchPrepared(const std::shared_ptr<ListRun> &run)
+void Reflector::handleBatchPrepared(const std::shared_ptr<ListRun> &run,
+                                    const std::shared_ptr<ListBatch> &batch)
 {
     --run->pending;
-    if (run->pending > 0 || !run->page)
-        return;
+    batch->done = true;
     if (!m_running || m_generation != run->generation)
+        return;
+    run->take();
+    if (run->pending > 0 || !run->page)
         return;
     ListPage page = std::move(*run->page);
     run->page.reset();
@@ -236,23 +271,11 @@ void Reflector::completeList(ListPage &page, const std::shared_ptr<ListRun> &run
     QList<Delta> deltas;
     QHash<QString, QString> known;
     if (run) {
-        qsizetype count = 0;
-        for (const auto &batch : run->batches)
-            count += batch->metas.size();
-        deltas.reserve(count);
-        known.reserve(count);
-        for (const auto &batch : run->batches) {
-            for (qsizetype i = 0; i < batch->metas.size(); ++i) {
-                if (!batch->valid[i])
-                    continue;
-                Delta delta;
-                delta.meta = std::move(batch->metas[i]);
-                delta.prepared = std::move(batch->results[i]);
-                known.insert(delta.meta.key(), delta.meta.resourceVersion);
-                deltas.append(std::move(delta));
-            }
-        }
-        run->batches.clear();
+        run->take();
+        Q_ASSERT(run->taken == run->batches.size());
+        deltas = std::move(run->deltas);
+        known = std::move(run->known);
+        run->restart();
     }
     deltas.reserve(deltas.size() + page.items.size());
     known.reserve(known.size() + page.items.size());

@@ -108,10 +108,12 @@ private:
     void list();
     void watch();
     struct ListRun;
+    struct ListBatch;
     void handleList(models::Result<ListPage, ApiError> result,
                     const std::shared_ptr<ListRun> &run = {});
     void submitBatch(const std::shared_ptr<ListRun> &run);
-    void handleBatchPrepared(const std::shared_ptr<ListRun> &run);
+    void handleBatchPrepared(const std::shared_ptr<ListRun> &run,
+                             const std::shared_ptr<ListBatch> &batch);
     void completeList(ListPage &page, const std::shared_ptr<ListRun> &run);
     void handleEvents(const QList<WatchEvent> &events);
     void handleWatchFinished(const std::optional<ApiError> &error);

@@ -200,6 +200,19 @@ void tst_ListPipeline::summarizerMatchesFromBytes_data()
         << QByteArray(R"({"metadata":{"name":"a"},"status":"fine"})") << false;
     QTest::newRow("array on the way")
         << QByteArray(R"({"metadata":{"name":"a"},"status":[{"phase":"Ready"}]})") << true;
+    // Values the summarizer builds without nlohmann's lexer, and those it leaves to it.
+    QTest::newRow("plain and not plain values") << QByteArray(
+        R"({"metadata":{"name":"caf\u00e9","namespace":"ns-Ã©","generation":9223372036854775807,)"
+        R"("labels":{"a":"b","\u0063":"d","e":"â¬","f":"g\"h"},"finalizers":["x","y\n"]},)"
+        R"("status":{"observedGeneration":-0,"phase":"Ready","sync":{"n":[1,-2,3.5,1e3,true,null,)"
+        R"({"k":"v"}],"big":18446744073709551616,"neg":-9223372036854775808},)"
+        R"("history":[[[]],{},[{"a":{"b":[false]}}]],"health":{"status":"ð"},)"
+        R"("conditions":[{"type":"Ready","status":"True","reason":"R\u00e9","message":"m\/x",)"
+        R"("observedGeneration":3,"lastTransitionTime":"2026-11-30T07:00:00Z"}]}})")
+                                                << true;
+    QTest::newRow("too large generation") << QByteArray(
+        R"({"metadata":{"name":"a","generation":18446744073709551615},"status":{"observedGeneration":1.0}})")
+                                          << false;
     QTest::newRow("no name") << QByteArray(R"({"metadata":{"namespace":"a"}})") << false;
     QTest::newRow("not an object") << QByteArray(R"([1,2])") << false;
     QTest::newRow("invalid") << QByteArray(R"({"metadata":{"name":"a"},"spec":{]})") << false;

@@ -1,0 +1,39 @@
+#pragma once
+
+#include "models/objectsummary.h"
+
+#include <QMutex>
+#include <QSet>
+#include <QString>
+
+#include <array>
+
+namespace reconscope::controller::kube {
+
+// Shares equal strings between objects (apiVersion, kind, namespace, label keys and values,
+// conditions...): at 50k objects most of them repeat, and one shared QString costs nothing per
+// object. Safe on any thread (the pool's threads intern listed objects while the informer's
+// thread interns watch events): the strings are spread over shards, each with its own lock.
+class StringPool
+{
+public:
+    // Replaces `text` with the pool's equal string, or adds it.
+    void intern(QString &text);
+    // Every string of a summary that other objects are likely to share.
+    void intern(models::ObjectSummary &summary);
+
+    qsizetype size() const;
+
+private:
+    static constexpr int Shards = 16;
+    // A bound per shard, so that strings no object uses any more do not pile up over a long watch.
+    static constexpr qsizetype ShardLimit = 200'000 / Shards;
+    struct Shard
+    {
+        mutable QMutex mutex;
+        QSet<QString> strings;
+    };
+    std::array<Shard, Shards> m_shards;
+};
+
+} // namespace reconscope::controller::kube
