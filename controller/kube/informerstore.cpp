@@ -129,7 +129,11 @@ void InformerWorker::handleDeltas(const QList<Delta> &deltas)
     if (m_pendingUpserts.capacity() < m_pendingUpserts.size() + deltas.size())
         m_pendingUpserts.reserve(m_pendingUpserts.size() + deltas.size());
     for (const Delta &delta : deltas) {
-        const QString key = delta.meta.key();
+        // A prepared entry's summary has the key already (the preparer filled meta from it).
+        const QString key = delta.prepared
+                && !static_cast<const PreparedEntry &>(*delta.prepared).entry.summary.key.isEmpty()
+            ? static_cast<const PreparedEntry &>(*delta.prepared).entry.summary.key
+            : delta.meta.key();
         if (delta.type == Delta::Type::Delete) {
             const bool sent = m_sent.contains(key);
             if (const auto pending = m_pendingUpserts.constFind(key);
@@ -157,29 +161,30 @@ void InformerWorker::handleDeltas(const QList<Delta> &deltas)
             && !m_pendingUpserts.contains(key)) {
             continue;
         }
-        InformerEntry entry;
-        if (delta.prepared) {
-            // Summarised, compressed and interned on the pool.
-            entry = std::move(static_cast<PreparedEntry &>(*delta.prepared).entry);
-        } else {
+        // A prepared entry (summarised, compressed and interned on the pool) is moved once, into
+        // the pending hash.
+        InformerEntry built;
+        InformerEntry *entry
+            = delta.prepared ? &static_cast<PreparedEntry &>(*delta.prepared).entry : &built;
+        if (!delta.prepared) {
             auto summary = m_summarizer->summarize(delta.object);
             if (!summary)
                 continue; // no metadata.name: nothing a table could show
-            entry.summary = std::move(summary.value());
-            entry.raw = CompactJson::compress(delta.object, m_dictionary->get(delta.object));
-            m_strings->intern(entry.summary);
+            built.summary = std::move(summary.value());
+            built.raw = CompactJson::compress(delta.object, m_dictionary->get(delta.object));
+            m_strings->intern(built.summary);
         }
-        if (entry.summary.key.isEmpty())
+        if (entry->summary.key.isEmpty())
             continue; // the preparer could not summarise it
         // The summary's key (equal to the delta's) so that the hashes share one string.
-        const QString stored = entry.summary.key == key ? entry.summary.key : key;
+        const QString stored = entry->summary.key == key ? entry->summary.key : key;
         m_pendingRemovals.remove(stored);
         if (const auto pending = m_pendingUpserts.constFind(stored);
             pending == m_pendingUpserts.cend())
             m_pendingOrder << stored;
         else
             m_pendingSuperseded.append(pending->summary);
-        m_pendingUpserts.insert(stored, std::move(entry));
+        m_pendingUpserts.insert(stored, std::move(*entry));
     }
     if (!m_timer->isActive())
         m_timer->start();
@@ -208,9 +213,6 @@ void InformerWorker::flush()
     if (batch.replaces) {
         batch.replacement = std::move(m_pendingUpserts);
         batch.upsertedKeys = m_pendingOrder;
-        m_sent.reserve(batch.replacement.size());
-        for (auto it = batch.replacement.cbegin(); it != batch.replacement.cend(); ++it)
-            m_sent.insert(it.key(), it->summary.resourceVersion);
     } else {
         batch.upserts.reserve(m_pendingOrder.size());
     }
@@ -234,6 +236,14 @@ void InformerWorker::flush()
     if (batch.upserts.isEmpty() && batch.removals.isEmpty() && !batch.replaces && !announceSync)
         return;
     emit batchReady(batch);
+    if (batch.replaces) {
+        // What the store now has, noted after the batch is on its way (the UI thread only reads
+        // the hash meanwhile; it is changed again only by a later batch of this thread).
+        const QHash<QString, InformerEntry> &replacement = batch.replacement;
+        m_sent.reserve(replacement.size());
+        for (auto it = replacement.cbegin(); it != replacement.cend(); ++it)
+            m_sent.insert(it.key(), it->summary.resourceVersion);
+    }
 #ifdef RECONSCOPE_TRIM_HEAP
     // The first list's buffers (the response, its split items) are freed by now but stay in
     // the heap's free lists; give them back, here on the worker's thread rather than the UI's.
