@@ -18,6 +18,7 @@
 #include <QDockWidget>
 #include <QLayout>
 #include <QMenuBar>
+#include <QResizeEvent>
 #include <QScreen>
 #include <QScrollArea>
 #include <QSplitter>
@@ -60,6 +61,7 @@ MainWindow::MainWindow(ConsoleSession *session, QWidget *parent)
     resize(size);
     setStatusBar(m_statusBar);
     setDockNestingEnabled(true);
+    installEventFilter(this); // the side columns follow the window's width (eventFilter)
 
     auto *fileMenu = menuBar()->addMenu(tr("&File"));
     auto *quit = fileMenu->addAction(tr("&Quit"), qApp, &QApplication::quit);
@@ -152,11 +154,76 @@ void MainWindow::showEvent(QShowEvent *event)
     // tabs) for the details.
     if (!m_sized) {
         m_sized = true;
+        m_settledWidth = width();
+        // Docks already at their width get no resize event: their shares are taken once the
+        // layout has settled.
+        QMetaObject::invokeMethod(
+            this,
+            [this] {
+                for (const QDockWidget *dock : std::as_const(m_docks)) {
+                    if (dock->isVisible() && !dock->isFloating() && width() > 0)
+                        m_columnShares.insert(dock, double(dock->width()) / width());
+                }
+            },
+            Qt::QueuedConnection);
         resizeDocks({ dockOf(m_browser), m_detailDock },
                     { std::clamp(width() / 5, 250, 330), std::clamp(width() * 3 / 8, 470, 560) },
                     Qt::Horizontal);
     }
     QMainWindow::showEvent(event);
+}
+
+bool MainWindow::eventFilter(QObject *watched, QEvent *event)
+{
+    // QMainWindow gives all of a new width to the centre and takes a lost one from the docks as
+    // well: keep each side column's share of the window instead, whatever the user made it by
+    // dragging, so that a maximised window has wider details too, and a narrowed one a table.
+    // A dock's share is what it had at the last width the window settled at; the columns are set
+    // once the layout has taken in the window's new size.
+    if (event->type() != QEvent::Resize || !m_sized)
+        return QMainWindow::eventFilter(watched, event);
+    if (watched != this) {
+        auto *dock = qobject_cast<QDockWidget *>(watched);
+        if (dock && !m_windowResizing && width() == m_settledWidth && width() > 0)
+            m_columnShares.insert(dock, double(dock->width()) / width());
+        return QMainWindow::eventFilter(watched, event);
+    }
+    if (width() == m_settledWidth || m_windowResizing)
+        return QMainWindow::eventFilter(watched, event);
+    m_windowResizing = true;
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+            m_windowResizing = false;
+            m_settledWidth = width();
+            QList<QDockWidget *> docks;
+            QList<int> widths;
+            for (QDockWidget *dock : sideColumnDocks()) {
+                const auto share = m_columnShares.constFind(dock);
+                if (share == m_columnShares.cend())
+                    continue;
+                docks << dock;
+                widths << int(*share * width());
+            }
+            if (!docks.isEmpty())
+                resizeDocks(docks, widths, Qt::Horizontal);
+        },
+        Qt::QueuedConnection);
+    return QMainWindow::eventFilter(watched, event);
+}
+
+QList<QDockWidget *> MainWindow::sideColumnDocks() const
+{
+    QList<QDockWidget *> docks;
+    for (const Qt::DockWidgetArea area : { Qt::LeftDockWidgetArea, Qt::RightDockWidgetArea }) {
+        for (QDockWidget *dock : m_docks) {
+            if (dock->isVisible() && !dock->isFloating() && dockWidgetArea(dock) == area) {
+                docks << dock;
+                break; // the rest of the column follows it
+            }
+        }
+    }
+    return docks;
 }
 
 QDockWidget *MainWindow::dockOf(const QWidget *panel) const
@@ -305,6 +372,7 @@ QDockWidget *MainWindow::addDock(QWidget *panel, Qt::DockWidgetArea area)
                       | QDockWidget::DockWidgetClosable);
     addDockWidget(area, dock);
     m_docks.append(dock);
+    dock->installEventFilter(this); // its share of the window's width (eventFilter)
     return dock;
 }
 

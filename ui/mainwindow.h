@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QByteArray>
+#include <QHash>
 #include <QMainWindow>
 
 class QActionGroup;
@@ -76,11 +77,14 @@ public:
 
 protected:
     void showEvent(QShowEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     QDockWidget *addDock(QWidget *panel, Qt::DockWidgetArea area);
     void handleObjectSelected(const QString &key);
     void buildViewMenu(QMenu *viewMenu);
+    // The first visible docked dock of the left and of the right column.
+    QList<QDockWidget *> sideColumnDocks() const;
 
     ConsoleSession *m_session;
     ContextPicker *m_contextPicker;
@@ -102,6 +106,11 @@ private:
     QActionGroup *m_workspaceGroup;
     Workspace m_workspace = Workspace::Operator;
     bool m_sized = false;
+    // The side columns follow the window's width (eventFilter): each dock's share of it, at the
+    // width the window last settled at.
+    QHash<const QDockWidget *, double> m_columnShares;
+    int m_settledWidth = 0;
+    bool m_windowResizing = false;
     QByteArray m_savedLayout[2]; // each workspace's dock layout while the other is shown
     QAction *m_newObject;
     QAction *m_editYaml;

@@ -86,6 +86,7 @@ private slots:
     void showPanelByName();
     void roomAtDefaultSizes_data();
     void roomAtDefaultSizes();
+    void docksFollowTheWindowWidth();
 
 private:
     QWidget *visibleDockWidget(QWidget *panel) const;
@@ -303,6 +304,53 @@ void tst_MainWindowLayout::roomAtDefaultSizes()
     m_window->showPanel(u"patch"_s);
     maybeSave(m_window.get(), u"labs-%1x%2"_s.arg(size.width()).arg(size.height()));
     m_window->showWorkspace(MainWindow::Workspace::Operator);
+}
+
+void tst_MainWindowLayout::docksFollowTheWindowWidth()
+{
+    m_window.reset();
+    m_window = std::make_unique<MainWindow>(m_session.get());
+    m_window->resize(1280, 800);
+    m_window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+    QTRY_COMPARE(m_window->width(), 1280);
+    QCoreApplication::processEvents();
+    const int left = m_window->dockOf(m_window->resourceBrowser())->width();
+    const int details = m_window->dockOf(m_window->detailPane())->width();
+
+    const auto leftWidth = [this] {
+        return m_window->dockOf(m_window->resourceBrowser())->width();
+    };
+    const auto detailsWidth = [this] {
+        return m_window->dockOf(m_window->detailPane())->width();
+    };
+    const auto near = [](int actual, double expected) {
+        return std::abs(actual - expected) <= 0.05 * expected;
+    };
+
+    // Wider: each column keeps its share (QMainWindow alone would give it all to the table).
+    m_window->resize(2000, 1000);
+    QTRY_COMPARE(m_window->width(), 2000);
+    QTRY_VERIFY2(near(leftWidth(), left * 2000.0 / 1280),
+                 qPrintable(u"%1 -> %2"_s.arg(left).arg(leftWidth())));
+    QTRY_VERIFY2(near(detailsWidth(), details * 2000.0 / 1280),
+                 qPrintable(u"%1 -> %2"_s.arg(details).arg(detailsWidth())));
+    QVERIFY(m_window->tablePanel()->width() >= 0.35 * 2000);
+
+    // And back.
+    m_window->resize(1280, 800);
+    QTRY_COMPARE(m_window->width(), 1280);
+    QTRY_VERIFY2(near(leftWidth(), left), qPrintable(QString::number(leftWidth())));
+    QTRY_VERIFY2(near(detailsWidth(), details), qPrintable(QString::number(detailsWidth())));
+
+    // A column the user widened keeps that share.
+    m_window->resizeDocks({ m_window->dockOf(m_window->detailPane()) }, { 640 }, Qt::Horizontal);
+    QTRY_VERIFY(detailsWidth() >= 560); // as far as the table's minimum lets it
+    const int dragged = detailsWidth();
+    m_window->resize(1600, 800);
+    QTRY_COMPARE(m_window->width(), 1600);
+    QTRY_VERIFY2(near(detailsWidth(), dragged * 1600.0 / 1280),
+                 qPrintable(u"%1 -> %2"_s.arg(dragged).arg(detailsWidth())));
 }
 
 QTEST_MAIN(tst_MainWindowLayout)
