@@ -30,7 +30,13 @@ std::optional<Transition> LifecycleTracker::remove(const QString &key, const QDa
 void LifecycleTracker::clear()
 {
     m_log.clear();
-    m_verdicts.clear();
+    m_verdicts = {};
+}
+
+void LifecycleTracker::reserve(qsizetype objects)
+{
+    m_log.reserve(objects);
+    m_verdicts.reserve(objects);
 }
 
 LifecycleVerdict LifecycleTracker::verdict(const QString &key) const

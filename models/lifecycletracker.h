@@ -20,6 +20,8 @@ public:
     // The object was deleted.
     std::optional<Transition> remove(const QString &key, const QDateTime &now);
     void clear();
+    // Room for this many objects (a large first list).
+    void reserve(qsizetype objects);
 
     // The last verdict for the object (Unknown state for an unknown key).
     LifecycleVerdict verdict(const QString &key) const;

@@ -10,10 +10,25 @@ using namespace Qt::StringLiterals;
 
 namespace reconscope::models {
 
+ResourceRow ResourceRow::fromSummary(const ObjectSummary &summary, const LifecycleVerdict &verdict)
+{
+    ResourceRow row;
+    row.key = summary.key;
+    row.namespaceName = summary.namespaceName;
+    row.name = summary.name;
+    row.resourceVersion = summary.resourceVersion;
+    row.generation = summary.generation;
+    row.observedGeneration = summary.observedGeneration;
+    row.creationTimestamp = summary.creationTimestamp;
+    row.state = verdict.state;
+    row.reason = verdict.reason;
+    row.message = verdict.message;
+    return row;
+}
+
 bool ResourceRow::statusStale() const
 {
-    return summary.generation && summary.observedGeneration
-        && *summary.observedGeneration < *summary.generation;
+    return generation && observedGeneration && *observedGeneration < *generation;
 }
 
 ResourceTableModel::ResourceTableModel(QObject *parent)
@@ -25,13 +40,13 @@ ResourceTableModel::~ResourceTableModel() = default;
 
 void ResourceTableModel::count(const ResourceRow &row, int delta)
 {
-    m_counts[std::size_t(row.verdict.state)] += delta;
+    m_counts[std::size_t(row.state)] += delta;
 }
 
 void ResourceTableModel::rebuildIndex(int from)
 {
     for (int i = from; i < m_rows.size(); ++i)
-        m_index.insert(m_rows[i].summary.key, i);
+        m_index.insert(m_rows[i].key, i);
 }
 
 void ResourceTableModel::applyBatch(const QList<ResourceRow> &upserts, const QStringList &removals)
@@ -57,7 +72,7 @@ void ResourceTableModel::applyBatch(const QList<ResourceRow> &upserts, const QSt
         beginRemoveRows({}, first, last);
         for (int row = first; row <= last; ++row) {
             count(m_rows[row], -1);
-            m_index.remove(m_rows[row].summary.key);
+            m_index.remove(m_rows[row].key);
         }
         m_rows.remove(first, last - first + 1);
         endRemoveRows();
@@ -72,7 +87,7 @@ void ResourceTableModel::applyBatch(const QList<ResourceRow> &upserts, const QSt
     QList<ResourceRow> added;
     QHash<QString, qsizetype> addedIndex;
     for (const ResourceRow &row : upserts) {
-        const QString &key = row.summary.key;
+        const QString &key = row.key;
         if (removed.contains(key))
             continue;
         const int existing = m_index.value(key, -1);
@@ -127,13 +142,19 @@ void ResourceTableModel::applyBatch(const QList<ResourceRow> &upserts, const QSt
     }
 }
 
+void ResourceTableModel::reserve(qsizetype rows)
+{
+    m_rows.reserve(rows);
+    m_index.reserve(rows);
+}
+
 void ResourceTableModel::clear()
 {
     if (m_rows.isEmpty())
         return;
     beginResetModel();
-    m_rows.clear();
-    m_index.clear();
+    m_rows = {};
+    m_index = {};
     m_counts.fill(0);
     endResetModel();
 }
@@ -195,9 +216,7 @@ int compareValues(const T &a, const T &b)
 qint64 ageKey(const ResourceRow &row)
 {
     // Oldest first when ascending, as SortRole gives it.
-    return row.summary.creationTimestamp.isValid()
-        ? -row.summary.creationTimestamp.toMSecsSinceEpoch()
-        : qint64(0);
+    return row.creationTimestamp.isValid() ? -row.creationTimestamp.toMSecsSinceEpoch() : qint64(0);
 }
 
 qint64 movedKey(const ResourceRow &row)
@@ -211,15 +230,15 @@ int ResourceTableModel::compareRows(const ResourceRow &a, const ResourceRow &b, 
 {
     switch (column) {
     case NameColumn:
-        return a.summary.name.compare(b.summary.name);
+        return a.name.compare(b.name);
     case NamespaceColumn:
-        return a.summary.namespaceName.compare(b.summary.namespaceName);
+        return a.namespaceName.compare(b.namespaceName);
     case StateColumn:
-        return compareValues(int(a.verdict.state), int(b.verdict.state));
+        return compareValues(int(a.state), int(b.state));
     case ReasonColumn:
-        return a.verdict.reason.compare(b.verdict.reason);
+        return a.reason.compare(b.reason);
     case GenerationColumn:
-        return compareValues(a.summary.generation.value_or(-1), b.summary.generation.value_or(-1));
+        return compareValues(a.generation.value_or(-1), b.generation.value_or(-1));
     case AgeColumn:
         return compareValues(ageKey(a), ageKey(b));
     case LastTransitionColumn:
@@ -247,20 +266,19 @@ QVariant ResourceTableModel::data(const QModelIndex &index, int role) const
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const ResourceRow &row = m_rows[index.row()];
-    const ObjectSummary &summary = row.summary;
     switch (role) {
     case KeyRole:
-        return summary.key;
+        return row.key;
     case StateRole:
-        return int(row.verdict.state);
+        return int(row.state);
     case StaleRole:
         return row.statusStale();
     case SortRole:
         switch (index.column()) {
         case StateColumn:
-            return int(row.verdict.state);
+            return int(row.state);
         case GenerationColumn:
-            return summary.generation.value_or(-1);
+            return row.generation.value_or(-1);
         case AgeColumn:
             // Oldest first when ascending, like the age it shows.
             return ageKey(row);
@@ -272,25 +290,22 @@ QVariant ResourceTableModel::data(const QModelIndex &index, int role) const
     case Qt::DisplayRole:
         switch (index.column()) {
         case NameColumn:
-            return summary.name;
+            return row.name;
         case NamespaceColumn:
-            return summary.namespaceName;
+            return row.namespaceName;
         case StateColumn:
-            return lifecycleStateName(row.verdict.state);
+            return lifecycleStateName(row.state);
         case ReasonColumn:
-            return row.verdict.reason;
+            return row.reason;
         case GenerationColumn: {
-            const QString generation
-                = summary.generation ? QString::number(*summary.generation) : u"–"_s;
-            const QString observed = summary.observedGeneration
-                ? QString::number(*summary.observedGeneration)
-                : u"–"_s;
+            const QString generation = row.generation ? QString::number(*row.generation) : u"–"_s;
+            const QString observed
+                = row.observedGeneration ? QString::number(*row.observedGeneration) : u"–"_s;
             return u"%1 / %2"_s.arg(generation, observed);
         }
         case AgeColumn:
-            return summary.creationTimestamp.isValid()
-                ? formatAge(summary.creationTimestamp.msecsTo(m_now))
-                : QString();
+            return row.creationTimestamp.isValid() ? formatAge(row.creationTimestamp.msecsTo(m_now))
+                                                   : QString();
         case LastTransitionColumn:
             return row.lastTransition.isValid()
                 ? formatAge(row.lastTransition.msecsTo(m_now)) + u" ago"_s
@@ -301,16 +316,14 @@ QVariant ResourceTableModel::data(const QModelIndex &index, int role) const
         switch (index.column()) {
         case StateColumn:
         case ReasonColumn:
-            return row.verdict.message.isEmpty()
-                ? row.verdict.reason
-                : row.verdict.reason + u"\n"_s + row.verdict.message;
+            return row.message.isEmpty() ? row.reason : row.reason + u"\n"_s + row.message;
         case GenerationColumn:
             return row.statusStale()
                 ? tr("Stale status: the controller has not observed generation %1 yet")
-                      .arg(summary.generation.value_or(0))
+                      .arg(row.generation.value_or(0))
                 : tr("metadata.generation / status.observedGeneration");
         case AgeColumn:
-            return formatRfc3339(summary.creationTimestamp);
+            return formatRfc3339(row.creationTimestamp);
         case LastTransitionColumn:
             return formatRfc3339(row.lastTransition);
         }

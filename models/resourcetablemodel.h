@@ -10,18 +10,29 @@
 #include <QStringList>
 
 #include <array>
+#include <optional>
 
 namespace reconscope::models {
 
-// One row of the resource table: what the informer knows of an object and what the lifecycle
-// rules and the transition log say about it.
+// One row of the resource table: what the table shows of an object, taken from its summary (the
+// informer keeps the whole summary; a row holds only these, its strings shared with it) and from
+// what the lifecycle rules and the transition log say about it.
 struct ResourceRow
 {
-    ObjectSummary summary;
-    LifecycleVerdict verdict;
+    QString key; // "namespace/name"
+    QString namespaceName;
+    QString name;
+    QString resourceVersion; // of the summary the row was made from
+    std::optional<qint64> generation; // metadata.generation
+    std::optional<qint64> observedGeneration; // status.observedGeneration
+    QDateTime creationTimestamp;
+    LifecycleState state = LifecycleState::Unknown;
+    QString reason; // the verdict's reason and message
+    QString message;
     QDateTime stateSince; // when it entered its current state (invalid when unknown)
     QDateTime lastTransition; // the time of its last observed transition
 
+    static ResourceRow fromSummary(const ObjectSummary &summary, const LifecycleVerdict &verdict);
     // generation > observedGeneration: the status describes an older spec.
     bool statusStale() const;
 };
@@ -62,6 +73,8 @@ public:
     // One tick's changes: rows to insert or replace (by summary.key) and keys to remove. A key in
     // both lists is removed.
     void applyBatch(const QList<ResourceRow> &upserts, const QStringList &removals);
+    // Room for this many rows in all (a large first list inserted in slices grows no further).
+    void reserve(qsizetype rows);
     void clear();
     // The reference time of the Age column (the model does not read the clock itself).
     void setNow(const QDateTime &now);

@@ -53,11 +53,49 @@ TransitionLog::TransitionLog(int historyLimit)
     : m_historyLimit(std::max(1, historyLimit))
 { }
 
-void TransitionLog::append(Track &track, Transition transition)
+TransitionLog::Step TransitionLog::makeStep(StateNode from,
+                                            StateNode to,
+                                            const QString &reason,
+                                            std::optional<qint64> generation,
+                                            std::optional<qint64> observedGeneration,
+                                            const QDateTime &time)
 {
-    track.history.push_back(std::move(transition));
-    while (track.history.size() > qsizetype(m_historyLimit))
-        track.history.removeFirst();
+    Step step;
+    step.validTime = time.isValid();
+    step.timeMs = step.validTime ? time.toMSecsSinceEpoch() : 0;
+    step.reason = reason;
+    step.generation = generation.value_or(0);
+    step.observedGeneration = observedGeneration.value_or(0);
+    step.hasGeneration = generation.has_value();
+    step.hasObservedGeneration = observedGeneration.has_value();
+    step.from = from ? qint8(*from) : qint8(-1);
+    step.to = to ? qint8(*to) : qint8(-1);
+    return step;
+}
+
+StateNode TransitionLog::node(qint8 value)
+{
+    return value < 0 ? StateNode() : StateNode(LifecycleState(value));
+}
+
+QDateTime TransitionLog::timeOf(const Step &step)
+{
+    return step.validTime ? QDateTime::fromMSecsSinceEpoch(step.timeMs, Qt::UTC) : QDateTime();
+}
+
+Transition TransitionLog::transition(const QString &key, const Step &step)
+{
+    const StateNode from = node(step.from);
+    const StateNode to = node(step.to);
+    return Transition{ key,
+                       timeOf(step),
+                       from,
+                       to,
+                       step.reason,
+                       step.hasGeneration ? std::optional<qint64>(step.generation) : std::nullopt,
+                       step.hasObservedGeneration ? std::optional<qint64>(step.observedGeneration)
+                                                  : std::nullopt,
+                       isDesignedTransition(from, to) };
 }
 
 std::optional<Transition> TransitionLog::observe(const QString &key,
@@ -68,29 +106,25 @@ std::optional<Transition> TransitionLog::observe(const QString &key,
                                                  const QDateTime &time)
 {
     auto it = m_objects.find(key);
-    StateNode from;
-    QDateTime since;
-    if (it != m_objects.end()) {
-        if (it->state == newState)
-            return std::nullopt;
-        from = it->state;
-        since = it->since;
-    } else {
-        it = m_objects.insert(key, Track{ newState, time, {} });
+    if (it == m_objects.end()) {
+        Step step = makeStep(std::nullopt, newState, reason, generation, observedGeneration, time);
+        m_stats.recordTransition(std::nullopt, newState, QDateTime(), time);
+        it = m_objects.insert(key, Track{ std::move(step), {} });
+        return transition(it.key(), it->latest);
     }
-    Transition transition{ key,
-                           time,
-                           from,
-                           newState,
-                           reason,
-                           generation,
-                           observedGeneration,
-                           isDesignedTransition(from, newState) };
-    m_stats.recordTransition(from, newState, since, time);
-    it->state = newState;
-    it->since = time;
-    append(*it, transition);
-    return transition;
+    const StateNode from = node(it->latest.to);
+    if (from == newState)
+        return std::nullopt;
+    m_stats.recordTransition(from, newState, timeOf(it->latest), time);
+    Step step = makeStep(from, newState, reason, generation, observedGeneration, time);
+    // The newest historyLimit steps: the latest and historyLimit - 1 older ones.
+    if (m_historyLimit > 1) {
+        it->older.push_back(std::move(it->latest));
+        if (it->older.size() > qsizetype(m_historyLimit - 1))
+            it->older.removeFirst();
+    }
+    it->latest = std::move(step);
+    return transition(it.key(), it->latest);
 }
 
 std::optional<Transition>
@@ -99,22 +133,27 @@ TransitionLog::remove(const QString &key, const QDateTime &time, const QString &
     const auto it = m_objects.find(key);
     if (it == m_objects.end())
         return std::nullopt;
-    Transition transition{ key,          time,
-                           it->state,    std::nullopt,
-                           reason,       std::nullopt,
-                           std::nullopt, isDesignedTransition(it->state, std::nullopt) };
-    if (!it->history.isEmpty()) {
-        transition.generation = it->history.back().generation;
-        transition.observedGeneration = it->history.back().observedGeneration;
-    }
-    m_stats.recordTransition(it->state, std::nullopt, it->since, time);
+    const Step &latest = it->latest;
+    const StateNode from = node(latest.to);
+    Transition transition{ key,
+                           time,
+                           from,
+                           std::nullopt,
+                           reason,
+                           latest.hasGeneration ? std::optional<qint64>(latest.generation)
+                                                : std::nullopt,
+                           latest.hasObservedGeneration
+                               ? std::optional<qint64>(latest.observedGeneration)
+                               : std::nullopt,
+                           isDesignedTransition(from, std::nullopt) };
+    m_stats.recordTransition(from, std::nullopt, timeOf(latest), time);
     m_objects.erase(it);
     return transition;
 }
 
 void TransitionLog::clear()
 {
-    m_objects.clear();
+    m_objects = {};
     m_stats.clear();
 }
 
@@ -123,7 +162,26 @@ QList<Transition> TransitionLog::history(const QString &key) const
     const auto it = m_objects.constFind(key);
     if (it == m_objects.cend())
         return {};
-    return it->history;
+    QList<Transition> transitions;
+    transitions.reserve(it->older.size() + 1);
+    for (const Step &step : it->older)
+        transitions.append(transition(it.key(), step));
+    transitions.append(transition(it.key(), it->latest));
+    return transitions;
+}
+
+std::optional<Transition> TransitionLog::lastTransition(const QString &key) const
+{
+    const auto it = m_objects.constFind(key);
+    if (it == m_objects.cend())
+        return std::nullopt;
+    return transition(it.key(), it->latest);
+}
+
+qsizetype TransitionLog::historySize(const QString &key) const
+{
+    const auto it = m_objects.constFind(key);
+    return it == m_objects.cend() ? 0 : it->older.size() + 1;
 }
 
 std::optional<LifecycleState> TransitionLog::state(const QString &key) const
@@ -131,19 +189,18 @@ std::optional<LifecycleState> TransitionLog::state(const QString &key) const
     const auto it = m_objects.constFind(key);
     if (it == m_objects.cend())
         return std::nullopt;
-    return it->state;
+    return node(it->latest.to);
 }
 
 QDateTime TransitionLog::stateSince(const QString &key) const
 {
     const auto it = m_objects.constFind(key);
-    return it == m_objects.cend() ? QDateTime() : it->since;
+    return it == m_objects.cend() ? QDateTime() : timeOf(it->latest);
 }
 
 QDateTime TransitionLog::lastTransitionTime(const QString &key) const
 {
-    const auto it = m_objects.constFind(key);
-    return it == m_objects.cend() || it->history.isEmpty() ? QDateTime() : it->history.back().time;
+    return stateSince(key);
 }
 
 } // namespace reconscope::models

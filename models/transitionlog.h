@@ -40,7 +40,10 @@ struct Transition
 bool isDesignedTransition(StateNode from, StateNode to);
 
 // Per object, the transitions observed between derived lifecycle states, with bounded history,
-// feeding StateGraphStats.
+// feeding StateGraphStats. Kept compact, since it holds an entry for every object of a 50k-object
+// list: a step is a small fixed struct (milliseconds, state numbers, generations; its reason
+// shares the verdict's string), the latest one inline, older ones in a list only once an object
+// has moved more than once; transitions are made from them on request.
 class TransitionLog
 {
 public:
@@ -59,10 +62,17 @@ public:
     std::optional<Transition>
     remove(const QString &key, const QDateTime &time, const QString &reason = QString());
     void clear();
+    // Room for this many objects.
+    void reserve(qsizetype objects) { m_objects.reserve(objects); }
 
     // The retained transitions of the object, oldest first (the [*] -> first-state edge is among
-    // them until the history limit drops it). Empty for an unknown key.
+    // them until the history limit drops it; the newest `historyLimit` are kept). Empty for an
+    // unknown key. Times are in UTC, to the millisecond.
     QList<Transition> history(const QString &key) const;
+    // The newest of them (the one that brought the object into its current state).
+    std::optional<Transition> lastTransition(const QString &key) const;
+    // The number of retained transitions of the object.
+    qsizetype historySize(const QString &key) const;
     std::optional<LifecycleState> state(const QString &key) const;
     // When the object entered its current state; invalid for an unknown key.
     QDateTime stateSince(const QString &key) const;
@@ -74,15 +84,35 @@ public:
     const StateGraphStats &stats() const { return m_stats; }
 
 private:
+    // One retained transition, without its key (the hash's) and with its time in ms since the
+    // epoch (QDateTime keeps no more).
+    struct Step
+    {
+        qint64 timeMs = 0;
+        QString reason;
+        qint64 generation = 0;
+        qint64 observedGeneration = 0;
+        qint8 from = -1; // -1 = [*]
+        qint8 to = -1;
+        bool hasGeneration = false;
+        bool hasObservedGeneration = false;
+        bool validTime = false;
+    };
+    // The latest step inline (most objects move a few times at most), older ones oldest first.
     struct Track
     {
-        LifecycleState state;
-        QDateTime since;
-        // A QList, not a std::deque: a deque allocates a 512-byte block (plus its map) for the
-        // first element, per object, and most objects keep a handful of transitions.
-        QList<Transition> history;
+        Step latest;
+        QList<Step> older;
     };
-    void append(Track &track, Transition transition);
+    static Step makeStep(StateNode from,
+                         StateNode to,
+                         const QString &reason,
+                         std::optional<qint64> generation,
+                         std::optional<qint64> observedGeneration,
+                         const QDateTime &time);
+    static Transition transition(const QString &key, const Step &step);
+    static QDateTime timeOf(const Step &step);
+    static StateNode node(qint8 value);
 
     int m_historyLimit;
     QHash<QString, Track> m_objects;

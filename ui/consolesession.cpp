@@ -243,9 +243,8 @@ models::ResourceRow ConsoleSession::buildRow(const InformerEntry &entry,
 {
     const QString &key = entry.summary.key;
     *transition = m_tracker.upsert(entry.summary, m_mapping, now);
-    models::ResourceRow row;
-    row.summary = entry.summary;
-    row.verdict = m_tracker.verdict(key);
+    models::ResourceRow row
+        = models::ResourceRow::fromSummary(entry.summary, m_tracker.verdict(key));
     row.stateSince = m_tracker.log().stateSince(key);
     row.lastTransition = m_tracker.log().lastTransitionTime(key);
     return row;
@@ -347,6 +346,8 @@ void ConsoleSession::processPending()
         }
         if (batch.prepared < batch.upserted.size()) {
             const QDateTime now = QDateTime::currentDateTimeUtc();
+            if (batch.prepared == 0)
+                m_tracker.reserve(m_tracker.log().objectCount() + batch.upserted.size());
             batch.rows.reserve(std::size_t(batch.upserted.size()));
             batch.order.reserve(std::size_t(batch.upserted.size()));
             while (batch.prepared < batch.upserted.size()) {
@@ -355,8 +356,9 @@ void ConsoleSession::processPending()
                     const InformerEntry *entry = m_informer->entry(batch.upserted[batch.prepared]);
                     if (!entry)
                         continue;
-                    PreparedRow prepared;
-                    prepared.row = buildRow(*entry, now, &prepared.transition);
+                    std::optional<models::Transition> transition;
+                    PreparedRow prepared{ buildRow(*entry, now, &transition), false };
+                    prepared.moved = transition.has_value();
                     batch.order.push_back(std::uint32_t(batch.rows.size()));
                     batch.rows.push_back(std::move(prepared));
                 }
@@ -383,6 +385,8 @@ void ConsoleSession::processPending()
                 return;
         }
         // 3. Inserted a slice at a time; each slice is one tick for the table's listeners.
+        if (batch.inserted == 0)
+            m_table->reserve(m_table->rowCount() + qsizetype(batch.rows.size()));
         while (batch.inserted < batch.rows.size()) {
             const std::size_t end
                 = std::min(batch.rows.size(), batch.inserted + std::size_t(SliceRows));
@@ -393,9 +397,11 @@ void ConsoleSession::processPending()
             keys.reserve(qsizetype(end - batch.inserted));
             for (; batch.inserted < end; ++batch.inserted) {
                 PreparedRow &prepared = batch.rows[batch.order[batch.inserted]];
-                keys.append(prepared.row.summary.key);
-                if (prepared.transition)
-                    transitions.append(std::move(*prepared.transition));
+                keys.append(prepared.row.key);
+                if (prepared.moved) {
+                    if (auto transition = m_tracker.log().lastTransition(prepared.row.key))
+                        transitions.append(std::move(*transition));
+                }
                 rows.append(std::move(prepared.row));
             }
             m_table->applyBatch(rows, {});

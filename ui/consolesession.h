@@ -156,7 +156,9 @@ private:
     struct PreparedRow
     {
         models::ResourceRow row;
-        std::optional<models::Transition> transition;
+        // Its upsert moved it (the transition is the last of its history in the tracker's log:
+        // nothing else reaches the tracker until the batch is inserted).
+        bool moved = false;
     };
     struct PendingBatch
     {

@@ -230,6 +230,15 @@ int runConsoleChild(const QString &kubeconfigPath, int expectedObjects)
         std::fprintf(stderr, "console child: %s\n", qPrintable(opened.error().message));
         return 1;
     }
+    // When the informer's store is complete (its own figure, in the same run), and the memory then.
+    double syncedAt = 0;
+    qint64 rssAtSynced = 0;
+    if (const kube::InformerStore *store = session.informer()) {
+        QObject::connect(store, &kube::InformerStore::synced, &session, [&] {
+            syncedAt = double(timer.nsecsElapsed()) / 1e9;
+            rssAtSynced = rssBytes("VmRSS");
+        });
+    }
     // Connect -> every row in the model and in the sorted proxy -> the next paint of the view.
     bool complete = false;
     double rowsAt = 0;
@@ -273,6 +282,8 @@ int runConsoleChild(const QString &kubeconfigPath, int expectedObjects)
         QCoreApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents, 50);
     printLine({ { "painted_seconds", paintedSeconds },
                 { "rows_seconds", rowsAt },
+                { "synced_seconds", syncedAt },
+                { "synced_rss_bytes", rssAtSynced },
                 { "rows", session.tableModel()->rowCount() },
                 { "sorted", sorted },
                 { "baseline_rss_bytes", baseline },

@@ -5,7 +5,10 @@
 #include <nlohmann/json.hpp>
 
 #include <QElapsedTimer>
+#include <QRandomGenerator>
 #include <QTest>
+
+#include <array>
 
 using namespace Qt::StringLiterals;
 using namespace reconscope::models;
@@ -37,6 +40,7 @@ private slots:
     void timeInStateAccumulates();
     void objectsPerState();
     void historyIsBounded();
+    void compactHistoryMatchesAReferenceLog();
     void removeUnknownKey();
     void trackerDerivesAndLogs();
     void trackerThroughput();
@@ -230,6 +234,83 @@ void tst_TransitionLog::historyIsBounded()
     // Statistics are not bounded by the history.
     QCOMPARE(log.stats().totalTransitions(), 10);
     QCOMPARE(TransitionLog().historyLimit(), 200);
+}
+
+void tst_TransitionLog::compactHistoryMatchesAReferenceLog()
+{
+    // Random moves, deletions and re-creations of a few objects against a plain record of every
+    // transition the log returned: each history is the newest `limit` of that object's
+    // transitions (since its last creation), field for field; the latest, the state and its time
+    // agree; the edge counters and the objects per state equal what the returned transitions add
+    // up to.
+    constexpr int Limit = 4;
+    TransitionLog log(Limit);
+    QHash<QString, QList<Transition>> reference;
+    std::array<std::array<qint64, LifecycleStateCount + 1>, LifecycleStateCount + 1> edges{};
+    const auto index = [](StateNode node) {
+        return node ? int(*node) + 1 : 0;
+    };
+    QRandomGenerator random(20261130);
+    const QList<std::optional<qint64>> generations{ std::nullopt, -1, 0, 7, qint64(1) << 60 };
+    for (int i = 0; i < 3000; ++i) {
+        const QString key = u"ns/app-%1"_s.arg(random.bounded(12));
+        // Milliseconds count: times keep them (a QDateTime holds no more).
+        const QDateTime time = T0.addMSecs(qint64(i) * 1237 + random.bounded(1000));
+        std::optional<Transition> transition;
+        if (random.bounded(10) == 0) {
+            transition = log.remove(key, time, u"deleted"_s);
+            QCOMPARE(transition.has_value(), reference.contains(key));
+            if (transition) {
+                QCOMPARE(transition->generation, reference[key].back().generation);
+                reference.remove(key);
+            }
+        } else {
+            const auto state = LifecycleState(random.bounded(LifecycleStateCount));
+            transition = log.observe(key,
+                                     state,
+                                     u"reason %1"_s.arg(random.bounded(5)),
+                                     generations[random.bounded(generations.size())],
+                                     generations[random.bounded(generations.size())],
+                                     time);
+            const bool moved = !reference.contains(key) || reference[key].back().to != state;
+            QCOMPARE(transition.has_value(), moved);
+            if (transition)
+                reference[key].append(*transition);
+        }
+        if (transition) {
+            QCOMPARE(transition->key, key);
+            QCOMPARE(transition->time, time);
+            QCOMPARE(transition->onDesign, isDesignedTransition(transition->from, transition->to));
+            edges[index(transition->from)][index(transition->to)] += 1;
+        }
+    }
+    QCOMPARE(log.objectCount(), reference.size());
+    std::array<int, LifecycleStateCount> objects{};
+    for (auto it = reference.cbegin(); it != reference.cend(); ++it) {
+        const QList<Transition> &all = it.value();
+        const QList<Transition> expected = all.mid(std::max<qsizetype>(0, all.size() - Limit));
+        QCOMPARE(log.history(it.key()), expected);
+        QCOMPARE(log.historySize(it.key()), expected.size());
+        QCOMPARE(log.lastTransition(it.key()), std::optional<Transition>(all.back()));
+        QCOMPARE(log.state(it.key()), all.back().to);
+        QCOMPARE(log.stateSince(it.key()), all.back().time);
+        QCOMPARE(log.lastTransitionTime(it.key()), all.back().time);
+        objects[std::size_t(*all.back().to)] += 1;
+    }
+    for (int from = 0; from <= LifecycleStateCount; ++from) {
+        for (int to = 0; to <= LifecycleStateCount; ++to) {
+            const StateNode a = from ? StateNode(LifecycleState(from - 1)) : std::nullopt;
+            const StateNode b = to ? StateNode(LifecycleState(to - 1)) : std::nullopt;
+            QCOMPARE(log.stats().edgeCount(a, b), edges[from][to]);
+        }
+    }
+    for (int state = 0; state < LifecycleStateCount; ++state)
+        QCOMPARE(log.stats().objectsIn(LifecycleState(state)), objects[std::size_t(state)]);
+    QVERIFY(!log.lastTransition(u"ns/none"_s));
+    QCOMPARE(log.historySize(u"ns/none"_s), 0);
+    log.clear();
+    QCOMPARE(log.objectCount(), 0);
+    QCOMPARE(log.stats().totalTransitions(), 0);
 }
 
 void tst_TransitionLog::removeUnknownKey()

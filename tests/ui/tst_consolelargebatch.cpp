@@ -111,6 +111,11 @@ void tst_ConsoleLargeBatch::firstListInSortedSlices()
                                          QAbstractItemModelTester::FailureReportingMode::QtTest);
     QSignalSpy changed(&session, &ConsoleSession::objectsChanged);
     QSignalSpy proxyInserts(panel.proxy(), &QAbstractItemModel::rowsInserted);
+    QList<models::Transition> transitions;
+    connect(&session,
+            &ConsoleSession::transitionsObserved,
+            this,
+            [&](const QList<models::Transition> &observed) { transitions += observed; });
     panel.show();
 
     QVERIFY(session.openKubeconfig(background.kubeconfigPath()).ok());
@@ -142,6 +147,27 @@ void tst_ConsoleLargeBatch::firstListInSortedSlices()
         const QModelIndex source = panel.proxy()->mapToSource(panel.proxy()->index(row, 0));
         QCOMPARE(source.row(), row);
     }
+    // Each object's first transition ([*] -> Pending: no status yet) was announced once, with its
+    // slice, as the tracker's log holds it; the tracker's counts are the table's.
+    const models::LifecycleTracker &tracker = session.tracker();
+    QCOMPARE(transitions.size(), Objects);
+    QSet<QString> moved;
+    for (const models::Transition &transition : std::as_const(transitions)) {
+        QVERIFY(!transition.from);
+        QCOMPARE(transition.to, models::StateNode(models::LifecycleState::Pending));
+        QCOMPARE(tracker.log().history(transition.key), QList<models::Transition>{ transition });
+        const models::ResourceRow *row = model->find(transition.key);
+        QVERIFY(row);
+        QCOMPARE(row->stateSince, transition.time);
+        QCOMPARE(row->lastTransition, transition.time);
+        moved.insert(transition.key);
+    }
+    QCOMPARE(moved.size(), Objects);
+    for (int state = 0; state < models::LifecycleStateCount; ++state) {
+        const auto s = models::LifecycleState(state);
+        QCOMPARE(tracker.stats().objectsIn(s), model->countIn(s));
+    }
+    QCOMPARE(tracker.stats().edgeCount(std::nullopt, models::LifecycleState::Pending), Objects);
 }
 
 void tst_ConsoleLargeBatch::watchEventsDuringTheFillWin()
@@ -185,9 +211,8 @@ void tst_ConsoleLargeBatch::watchEventsDuringTheFillWin()
     const auto caughtUp = [&] {
         const ResourceTableModel *model = session.tableModel();
         for (int row = 0; row < model->rowCount(); ++row) {
-            const auto *entry = session.informer()->entry(model->rowAt(row)->summary.key);
-            if (!entry
-                || entry->summary.resourceVersion != model->rowAt(row)->summary.resourceVersion)
+            const auto *entry = session.informer()->entry(model->rowAt(row)->key);
+            if (!entry || entry->summary.resourceVersion != model->rowAt(row)->resourceVersion)
                 return false;
         }
         return model->rowCount() == Objects;
@@ -195,7 +220,8 @@ void tst_ConsoleLargeBatch::watchEventsDuringTheFillWin()
     QTRY_VERIFY_WITH_TIMEOUT(caughtUp(), Timeout);
     int churned = 0;
     for (int row = 0; row < Objects; ++row) {
-        for (const auto &condition : session.tableModel()->rowAt(row)->summary.conditions)
+        const auto *entry = session.informer()->entry(session.tableModel()->rowAt(row)->key);
+        for (const auto &condition : entry->summary.conditions)
             churned += condition.type == u"Churn";
     }
     QVERIFY(churned > 0);

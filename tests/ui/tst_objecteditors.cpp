@@ -48,7 +48,7 @@ private:
     {
         const int row = m_session->tableModel()->rowOf(key);
         const auto *entry = row >= 0 ? m_session->tableModel()->rowAt(row) : nullptr;
-        return entry && entry->summary.generation ? *entry->summary.generation : -1;
+        return entry && entry->generation ? *entry->generation : -1;
     }
 
     std::unique_ptr<ConsoleSession> m_session;

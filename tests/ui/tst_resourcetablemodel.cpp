@@ -18,14 +18,14 @@ ResourceRow row(const QString &name,
                 std::optional<qint64> observed = 1)
 {
     ResourceRow row;
-    row.summary.name = name;
-    row.summary.namespaceName = u"demo"_s;
-    row.summary.key = objectKey(u"demo"_s, name);
-    row.summary.generation = generation;
-    row.summary.observedGeneration = observed;
-    row.summary.creationTimestamp = QDateTime::fromSecsSinceEpoch(1'700'000'000, Qt::UTC);
-    row.verdict.state = state;
-    row.verdict.reason = u"reason of "_s + name;
+    row.name = name;
+    row.namespaceName = u"demo"_s;
+    row.key = objectKey(u"demo"_s, name);
+    row.generation = generation;
+    row.observedGeneration = observed;
+    row.creationTimestamp = QDateTime::fromSecsSinceEpoch(1'700'000'000, Qt::UTC);
+    row.state = state;
+    row.reason = u"reason of "_s + name;
     return row;
 }
 
@@ -130,9 +130,9 @@ void tst_ResourceTableModel::upsertReplacesInPlace()
     QCOMPARE(changed.size(), 1);
     QCOMPARE(changed.first().at(0).toModelIndex().row(), 1);
     QCOMPARE(m_model->rowCount(), 3);
-    QCOMPARE(m_model->find(u"demo/b"_s)->verdict.state, LifecycleState::Ready);
+    QCOMPARE(m_model->find(u"demo/b"_s)->state, LifecycleState::Ready);
     // The later entry of a key in one batch wins.
-    QCOMPARE(m_model->find(u"demo/c"_s)->verdict.state, LifecycleState::Reconciling);
+    QCOMPARE(m_model->find(u"demo/c"_s)->state, LifecycleState::Reconciling);
 }
 
 void tst_ResourceTableModel::keyInBothListsIsRemoved()
@@ -274,7 +274,7 @@ void tst_ResourceTableModel::fiftyThousandObjectsPerTick()
         for (int i = 0; i < 5; ++i)
             removals << u"demo/o%1"_s.arg(tick * 5 + i);
         for (const ResourceRow &change : std::as_const(changes))
-            expected.insert(change.summary.key);
+            expected.insert(change.key);
         for (const QString &key : std::as_const(removals))
             expected.remove(key);
         timer.restart();

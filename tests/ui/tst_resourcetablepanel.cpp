@@ -20,13 +20,13 @@ namespace {
 ResourceRow row(const QString &name, LifecycleState state, qint64 observed = 1)
 {
     ResourceRow row;
-    row.summary.name = name;
-    row.summary.namespaceName = u"demo"_s;
-    row.summary.key = objectKey(u"demo"_s, name);
-    row.summary.generation = 1;
-    row.summary.observedGeneration = observed;
-    row.verdict.state = state;
-    row.verdict.reason = state == LifecycleState::Degraded ? u"ImagePullBackOff"_s : u"ok"_s;
+    row.name = name;
+    row.namespaceName = u"demo"_s;
+    row.key = objectKey(u"demo"_s, name);
+    row.generation = 1;
+    row.observedGeneration = observed;
+    row.state = state;
+    row.reason = state == LifecycleState::Degraded ? u"ImagePullBackOff"_s : u"ok"_s;
     return row;
 }
 

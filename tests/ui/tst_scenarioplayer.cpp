@@ -142,8 +142,7 @@ void tst_ScenarioPlayer::playPauseSpeedAndStep()
     QCOMPARE(timeline->state(4), Step::Done);
     QVERIFY(!player->isPlaying()); // not a looping scenario: it stops at the end
     QTRY_VERIFY_WITH_TIMEOUT(
-        session.tableModel()->rowAt(session.tableModel()->rowOf(u"mech/a"_s))->summary.generation
-            == 2,
+        session.tableModel()->rowAt(session.tableModel()->rowOf(u"mech/a"_s))->generation == 2,
         Timeout);
 
     // Play again from the end: a new round from the first step.
