@@ -3,6 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include <charconv>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <cstdint>
 #include <cstring>
 
@@ -29,6 +32,26 @@ bool Scanner::string(QByteArrayView *out)
         return false;
     ++m_p;
     while (m_p != m_end) {
+#if defined(__SSE2__)
+        // Sixteen bytes at a time, straight to the first quote, backslash or control character.
+        {
+            const __m128i quote = _mm_set1_epi8('"');
+            const __m128i backslash = _mm_set1_epi8('\\');
+            const __m128i control = _mm_set1_epi8(0x1f);
+            while (m_end - m_p >= 16) {
+                const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(m_p));
+                const __m128i special = _mm_or_si128(
+                    _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                    _mm_cmpeq_epi8(_mm_max_epu8(v, control), control));
+                const int mask = _mm_movemask_epi8(special);
+                if (mask != 0) {
+                    m_p += __builtin_ctz(unsigned(mask));
+                    break;
+                }
+                m_p += 16;
+            }
+        }
+#endif
         // Eight bytes at a time while none of them is a quote, a backslash or a control
         // character (the test may also stop at a byte after such a byte, never skip one).
         while (m_end - m_p >= 8) {

@@ -2,6 +2,10 @@
 
 #include "controller/kube/jsonscan.h"
 
+#include <QIODevice>
+
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 namespace reconscope::controller::kube {
@@ -37,6 +41,30 @@ void ListStreamDecoder::feed(QByteArrayView chunk)
         m_pos = 0;
     }
     m_buffer.append(chunk.data(), chunk.size());
+    if (m_buffer.size() < m_retryAt)
+        return;
+    m_retryAt = 0;
+    while (step(false)) { }
+}
+
+void ListStreamDecoder::feed(QIODevice *device)
+{
+    const qint64 available = device->bytesAvailable();
+    if (available <= 0)
+        return;
+    if (hasError() || m_state == State::Done) {
+        feed(device->readAll());
+        return;
+    }
+    if (m_pos > 0) {
+        m_buffer.remove(0, m_pos);
+        m_retryAt -= m_pos;
+        m_pos = 0;
+    }
+    const qsizetype old = m_buffer.size();
+    m_buffer.resize(old + qsizetype(available));
+    const qint64 read = device->read(m_buffer.data() + old, available);
+    m_buffer.resize(old + qsizetype(std::max<qint64>(read, 0)));
     if (m_buffer.size() < m_retryAt)
         return;
     m_retryAt = 0;

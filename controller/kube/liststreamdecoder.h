@@ -4,6 +4,8 @@
 #include <QByteArrayView>
 #include <QString>
 
+class QIODevice;
+
 #include <functional>
 
 namespace reconscope::controller::kube {
@@ -20,6 +22,8 @@ public:
     explicit ListStreamDecoder(ItemCallback onItem);
 
     void feed(QByteArrayView chunk);
+    // Reads what `device` has into the decoder's buffer (no intermediate copy) and decodes it.
+    void feed(QIODevice *device);
     // The body is complete: false (and errorString()) when it was not a whole, valid list.
     bool finish();
 

@@ -454,7 +454,7 @@ void RestClient::send(Call call, ReplyHandler onReply, std::function<void(ApiErr
                     reply, &QNetworkReply::readyRead, this, [reply, decoder = call.listDecoder] {
                         if (reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt()
                             == 200) {
-                            decoder->feed(reply->readAll());
+                            decoder->feed(reply);
                         } else {
                             drainBody(reply);
                         }
@@ -743,7 +743,7 @@ void RestClient::listPageStreaming(const ResourceRef &resource,
                 return;
             }
             ListStreamDecoder &decoder = *call.listDecoder;
-            decoder.feed(reply->readAll());
+            decoder.feed(reply);
             if (!decoder.finish()) {
                 callback(ApiError::make(ApiError::Category::Decode, decoder.errorString()));
                 return;

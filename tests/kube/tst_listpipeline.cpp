@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <QBuffer>
 #include <QDir>
 #include <QRandomGenerator>
 #include <QtTest>
@@ -257,15 +258,27 @@ void tst_ListPipeline::streamDecoderAnySplit()
     QVERIFY2(decodeListPage(body, &reference, &error), qPrintable(error));
     QCOMPARE(reference.items.size(), items.size());
 
-    const auto decodeSplit = [&](const QList<qsizetype> &cuts) {
+    // Fed as views, or read from a device (what the REST client does) chunk by chunk.
+    const auto decodeSplit = [&](const QList<qsizetype> &cuts, bool fromDevice = false) {
         QList<QByteArray> got;
         ListStreamDecoder decoder([&got](QByteArrayView item) { got << item.toByteArray(); });
+        const auto feed = [&](QByteArrayView chunk) {
+            if (!fromDevice) {
+                decoder.feed(chunk);
+                return;
+            }
+            QBuffer device;
+            device.setData(chunk.toByteArray());
+            device.open(QIODevice::ReadOnly);
+            decoder.feed(&device);
+            QVERIFY(device.atEnd());
+        };
         qsizetype at = 0;
         for (const qsizetype cut : cuts) {
-            decoder.feed(QByteArrayView(body).sliced(at, cut - at));
+            feed(QByteArrayView(body).sliced(at, cut - at));
             at = cut;
         }
-        decoder.feed(QByteArrayView(body).sliced(at));
+        feed(QByteArrayView(body).sliced(at));
         if (!decoder.finish())
             return QString(u"error: "_s + decoder.errorString());
         if (got != reference.items)
@@ -278,12 +291,15 @@ void tst_ListPipeline::streamDecoderAnySplit()
         return QString();
     };
     // One cut at every byte boundary, and the whole body one byte at a time.
-    for (qsizetype cut = 0; cut <= body.size(); ++cut)
+    for (qsizetype cut = 0; cut <= body.size(); ++cut) {
         QCOMPARE(decodeSplit({ cut }), QString());
+        QCOMPARE(decodeSplit({ cut }, true), QString());
+    }
     QList<qsizetype> everyByte;
     for (qsizetype cut = 1; cut < body.size(); ++cut)
         everyByte << cut;
     QCOMPARE(decodeSplit(everyByte), QString());
+    QCOMPARE(decodeSplit(everyByte, true), QString());
     QCOMPARE(reference.continueToken, u"tok\"en"_s);
 }
 
