@@ -1116,7 +1116,19 @@ std::optional<ApiError> Cluster::validateObject(const TypeEntry &type,
                                                 const RecordPtr &old,
                                                 const json *previous) const
 {
-    QList<FieldError> errors = validateMetadata(type, object, create);
+    // What validateMetadata checks (name, labels) passed it when the stored object was written:
+    // unchanged, it passes again.
+    const auto sameNameAndLabels = [&] {
+        const json &now = objectjson::member(object, "metadata");
+        const json &before = objectjson::member(*previous, "metadata");
+        return objectjson::identical(objectjson::member(now, "name"),
+                                     objectjson::member(before, "name"))
+            && objectjson::identical(objectjson::member(now, "labels"),
+                                     objectjson::member(before, "labels"));
+    };
+    QList<FieldError> errors;
+    if (create || !previous || !sameNameAndLabels())
+        errors = validateMetadata(type, object, create);
     if (old && old->deleting) {
         QStringList added;
         const QStringList finalizers = objectjson::strings(
@@ -1332,11 +1344,25 @@ ApiResult<WriteResult> Cluster::doUpdate(const TypePtr &typePtr,
         = patchedFromObject ? std::move(*patchedFromObject) : parseRecord(type, existing);
     json updated;
     if (status) {
-        updated = stored;
-        if (object.contains("status"))
-            updated["status"] = std::move(object["status"]);
-        else
-            updated.erase("status");
+        // The stored object with the request's status. Built from the request's object, which
+        // mostly holds the stored members already (a patch's result does): only those that
+        // differ are copied over from the stored object.
+        updated = std::move(object);
+        for (auto it = updated.begin(); it != updated.end();) {
+            if (it.key() != "status" && !stored.contains(it.key()))
+                it = updated.erase(it);
+            else
+                ++it;
+        }
+        for (auto it = stored.begin(); it != stored.end(); ++it) {
+            if (it.key() == "status")
+                continue;
+            auto member = updated.find(it.key());
+            if (member == updated.end())
+                updated[it.key()] = *it;
+            else if (!objectjson::identical(*member, *it))
+                *member = *it;
+        }
     } else {
         updated = std::move(object);
         json &m = updated["metadata"];

@@ -434,6 +434,43 @@ bool hasApiVersion(const QByteArray &compactJson, const QString &apiVersion)
         && compactJson[end] == '"';
 }
 
+bool identical(const nlohmann::json &a, const nlohmann::json &b)
+{
+    if (a.type() != b.type())
+        return false;
+    switch (a.type()) {
+    case json::value_t::object: {
+        const auto &x = a.get_ref<const json::object_t &>();
+        const auto &y = b.get_ref<const json::object_t &>();
+        if (x.size() != y.size())
+            return false;
+        for (auto ix = x.begin(), iy = y.begin(); ix != x.end(); ++ix, ++iy) {
+            if (ix->first != iy->first || !identical(ix->second, iy->second))
+                return false;
+        }
+        return true;
+    }
+    case json::value_t::array: {
+        const auto &x = a.get_ref<const json::array_t &>();
+        const auto &y = b.get_ref<const json::array_t &>();
+        if (x.size() != y.size())
+            return false;
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            if (!identical(x[i], y[i]))
+                return false;
+        }
+        return true;
+    }
+    case json::value_t::number_float: {
+        const double x = a.get<double>();
+        const double y = b.get<double>();
+        return std::memcmp(&x, &y, sizeof x) == 0;
+    }
+    default:
+        return a == b;
+    }
+}
+
 QByteArray dump(const nlohmann::json &value)
 {
     QByteArray out;

@@ -21,6 +21,9 @@ QStringList strings(const nlohmann::json &array);
 nlohmann::json array(const QStringList &strings);
 // Whether compact, key-sorted object JSON starts with {"apiVersion":"<apiVersion>".
 bool hasApiVersion(const QByteArray &compactJson, const QString &apiVersion);
+// Whether two values are the same JSON down to the number types and bits (1, 1u and 1.0 are
+// equal to json's operator== but serialize differently; so do 0.0 and -0.0).
+bool identical(const nlohmann::json &a, const nlohmann::json &b);
 // Compact serialization (invalid UTF-8 replaced, never throws): byte for byte what
 // value.dump(-1, ' ', false, replace) writes, without its per-character escaping pass for the
 // plain strings that make up most of an object.

@@ -1,0 +1,281 @@
+// The write path's shortcuts keep what clients see unchanged: a write serializes the object once
+// and commits those bytes with the new resourceVersion spliced in, a patch parses the stored
+// object once, a status write builds the stored object from the request's, metadata validation is
+// skipped for unchanged names and labels, and HTTP answers carry the committed bytes. Every kind of
+// write is checked against a full re-serialization, the GET, the write's own answer and the watch
+// events (plain, label- and field-selected, Table).
+#include "apitestsupport.h"
+
+#include "controller/cluster/objectjson.h"
+
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+using namespace reconscope::controller::cluster;
+using namespace reconscope::controller::cluster::testsupport;
+
+// QCOMPARE for json values (QTest has no printer for them).
+#define JSON_COMPARE(actual, expected) \
+    QVERIFY2(json(actual) == json(expected), \
+             (json(actual).dump() + " != " + json(expected).dump()).c_str())
+
+namespace {
+
+QByteArray withoutNewline(QByteArray body)
+{
+    if (body.endsWith('\n'))
+        body.chop(1);
+    return body;
+}
+
+// The object's bytes as nlohmann writes them after reading them: stored text is canonical.
+QByteArray canonical(const QByteArray &text)
+{
+    return QByteArray::fromStdString(
+        parse(text).dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+} // namespace
+
+class tst_WritePath final : public ApiTestCase
+{
+    Q_OBJECT
+
+private slots:
+    void init() { setUp(); }
+    void cleanup() { tearDown(); }
+
+    void everyKindOfWriteCommitsWhatGetAndWatchersSee();
+    void statusWriteKeepsTheStoredObjectExactly();
+    void metadataValidationStillRefusesChangedLabels();
+    void inProcessResultWithAndWithoutObject();
+};
+
+void tst_WritePath::everyKindOfWriteCommitsWhatGetAndWatchersSee()
+{
+    const QString item = customApps + u"/web"_s;
+    json created = createApp(
+        "web", { { "labels", { { "tier", "front" } } }, { "finalizers", { "example.com/hold" } } });
+    QVERIFY(created.is_object());
+    const QString from = QString::fromStdString(created["metadata"]["resourceVersion"]);
+
+    auto all = startWatch(call("GET", customApps + u"?watch=1&resourceVersion="_s + from));
+    auto front = startWatch(
+        call("GET", customApps + u"?watch=1&labelSelector=tier%3Dfront&resourceVersion="_s + from));
+    auto byName = startWatch(
+        call("GET",
+             customApps + u"?watch=1&fieldSelector=metadata.name%3Dweb&resourceVersion="_s + from));
+    ApiRequest tableRequest = request("GET", customApps + u"?watch=1&resourceVersion="_s + from);
+    tableRequest.headers.append(qMakePair(
+        QByteArray("accept"), QByteArray("application/json;as=Table;v=v1;g=meta.k8s.io")));
+    auto table = startWatch(m_server->handle(tableRequest));
+
+    struct Write
+    {
+        QByteArray method;
+        QString path;
+        QByteArray body;
+        QByteArray contentType;
+        bool labelled; // tier=front after the write
+    };
+    const auto rv = [&] {
+        return std::to_string(m_cluster->currentResourceVersion());
+    };
+    const QList<Write> writes = {
+        { "PUT",
+          item,
+          dump({ { "apiVersion", "infrastructure.internal.net/v1" },
+                 { "kind", "CustomApp" },
+                 { "metadata",
+                   { { "name", "web" },
+                     { "resourceVersion", rv() },
+                     { "labels", { { "tier", "front" } } },
+                     { "finalizers", { "example.com/hold" } } } },
+                 { "spec", { { "image", "nginx:1.28" }, { "replicas", 3 } } } }),
+          "application/json",
+          true },
+        { "PATCH",
+          item + u"/status"_s,
+          R"({"status":{"observedGeneration":2,"conditions":[{"type":"Ready","status":"True","reason":"Up","message":"é \"quoted\"\n","lastTransitionTime":"2026-11-30T07:00:00Z"}]}})",
+          "application/merge-patch+json",
+          true },
+        { "PATCH",
+          item + u"/status"_s,
+          R"([{"op":"replace","path":"/status/conditions/0/message","value":"second"}])",
+          "application/json-patch+json",
+          true },
+        { "PATCH",
+          item,
+          R"({"metadata":{"labels":{"tier":"back"}},"spec":{"replicas":4}})",
+          "application/merge-patch+json",
+          false },
+        { "PATCH",
+          item,
+          R"([{"op":"replace","path":"/metadata/labels/tier","value":"front"}])",
+          "application/json-patch+json",
+          true },
+    };
+    int expectedEvents = 0;
+    int expectedFront = 0;
+    bool wasFront = true;
+    for (const Write &write : writes) {
+        const ApiResponse answer = call(write.method, write.path, write.body, write.contentType);
+        QVERIFY2(answer.status == 200, answer.body.constData());
+        const ApiResponse get = call("GET", item);
+        const QByteArray stored = withoutNewline(get.body);
+        QCOMPARE(withoutNewline(answer.body), stored);
+        QCOMPARE(stored, canonical(stored));
+        JSON_COMPARE(parse(stored)["metadata"]["resourceVersion"], json(rv()));
+        ++expectedEvents;
+        if (write.labelled || wasFront)
+            ++expectedFront;
+        const char *frontType = write.labelled ? (wasFront ? "MODIFIED" : "ADDED") : "DELETED";
+        wasFront = write.labelled;
+        QCOMPARE(int(all->events.size()), expectedEvents);
+        const json &event = all->events.back();
+        JSON_COMPARE(event["type"], json("MODIFIED"));
+        QCOMPARE(dump(event["object"]), stored);
+        QCOMPARE(int(byName->events.size()), expectedEvents);
+        QCOMPARE(dump(byName->events.back()["object"]), stored);
+        QCOMPARE(int(front->events.size()), expectedFront);
+        JSON_COMPARE(front->events.back()["type"], json(frontType));
+        JSON_COMPARE(front->events.back()["object"]["metadata"]["resourceVersion"], json(rv()));
+        QCOMPARE(int(table->events.size()), expectedEvents);
+        JSON_COMPARE(
+            table->events.back()["object"]["rows"][0]["object"]["metadata"]["resourceVersion"],
+            json(rv()));
+    }
+    QCOMPARE(
+        front->types(),
+        QStringList({ u"MODIFIED"_s, u"MODIFIED"_s, u"MODIFIED"_s, u"DELETED"_s, u"ADDED"_s }));
+
+    // Delete: the finalizer holds it (MODIFIED with deletionTimestamp), removing it deletes it
+    // (DELETED with the last stored state at the deletion's resourceVersion).
+    const ApiResponse marked = call("DELETE", item);
+    QCOMPARE(marked.status, 200);
+    const QByteArray held = withoutNewline(call("GET", item).body);
+    QCOMPARE(withoutNewline(marked.body), held);
+    QCOMPARE(held, canonical(held));
+    QCOMPARE(dump(all->events.back()["object"]), held);
+    const ApiResponse released = call(
+        "PATCH", item, R"({"metadata":{"finalizers":null}})", "application/merge-patch+json");
+    QCOMPARE(released.status, 200);
+    QCOMPARE(call("GET", item).status, 404);
+    const json &deleted = all->events.back();
+    JSON_COMPARE(deleted["type"], json("DELETED"));
+    JSON_COMPARE(deleted["object"]["metadata"]["resourceVersion"], json(rv()));
+    JSON_COMPARE(deleted["object"]["metadata"]["finalizers"], json({ "example.com/hold" }));
+    json last = parse(held);
+    last["metadata"]["resourceVersion"] = rv();
+    QCOMPARE(dump(deleted["object"]), dump(last));
+    JSON_COMPARE(byName->events.back()["type"], json("DELETED"));
+    JSON_COMPARE(front->events.back()["type"], json("DELETED"));
+}
+
+void tst_WritePath::statusWriteKeepsTheStoredObjectExactly()
+{
+    const QString item = customApps + u"/api"_s;
+    json stored = createApp("api");
+    // A status write whose body differs from the stored object outside the status: in number
+    // types (2.0 for 2), an unknown top-level member, a missing spec. Only the status counts.
+    json body = stored;
+    body["spec"]["replicas"] = 2.0;
+    body["extra"] = 1;
+    body["status"] = { { "observedGeneration", 1 } };
+    ApiResponse answer = call("PUT", item + u"/status"_s, dump(body));
+    QVERIFY2(answer.status == 200, answer.body.constData());
+    const QByteArray afterStatus = withoutNewline(call("GET", item).body);
+    QCOMPARE(withoutNewline(answer.body), afterStatus);
+    QVERIFY2(afterStatus.contains("\"replicas\":2}"), afterStatus.constData());
+    QVERIFY(!afterStatus.contains("extra"));
+    JSON_COMPARE(parse(afterStatus)["metadata"]["generation"], json(1));
+    JSON_COMPARE(parse(afterStatus)["status"], json({ { "observedGeneration", 1 } }));
+
+    // The same status again with a float in the spec and no spec at all: a no-op both times.
+    const qint64 revision = m_cluster->currentResourceVersion();
+    auto watcher = startWatch(
+        call("GET", customApps + u"?watch=1&resourceVersion="_s + QString::number(revision)));
+    body = parse(afterStatus);
+    body["spec"]["replicas"] = 2.0;
+    answer = call("PUT", item + u"/status"_s, dump(body));
+    QCOMPARE(answer.status, 200);
+    body.erase("spec");
+    answer = call("PUT", item + u"/status"_s, dump(body));
+    QCOMPARE(answer.status, 200);
+    QCOMPARE(m_cluster->currentResourceVersion(), revision);
+    QCOMPARE(withoutNewline(call("GET", item).body), afterStatus);
+    QVERIFY(watcher->events.empty());
+}
+
+void tst_WritePath::metadataValidationStillRefusesChangedLabels()
+{
+    const QString item = customApps + u"/labelled"_s;
+    json stored = createApp("labelled", { { "labels", { { "team", "a" } } } });
+    json body = stored;
+    body["metadata"]["labels"]["team"] = "not valid!";
+    ApiResponse answer = call("PUT", item, dump(body));
+    QCOMPARE(answer.status, 422);
+    QVERIFY(answer.body.contains("metadata.labels"));
+    answer
+        = call("PATCH",
+               item + u"/status"_s,
+               R"({"metadata":{"labels":{"team":"not valid!"}},"status":{"observedGeneration":1}})",
+               "application/merge-patch+json");
+    // A status write ignores the labels it carries: the stored ones are kept, nothing to refuse.
+    QVERIFY2(answer.status == 200, answer.body.constData());
+    JSON_COMPARE(parse(answer.body)["metadata"]["labels"]["team"], json("a"));
+    body = parse(answer.body);
+    body["spec"]["replicas"] = 5;
+    answer = call("PUT", item, dump(body));
+    QVERIFY2(answer.status == 200, answer.body.constData());
+    JSON_COMPARE(parse(answer.body)["metadata"]["generation"], json(2));
+    body = parse(answer.body);
+    body["metadata"]["name"] = "other";
+    QCOMPARE(call("PUT", item, dump(body)).status, 400);
+}
+
+void tst_WritePath::inProcessResultWithAndWithoutObject()
+{
+    const ResourceRef apps{ u"infrastructure.internal.net"_s, u"v1"_s, u"customapps"_s };
+    createApp("inproc");
+    auto full = m_cluster->patch(apps,
+                                 u"default"_s,
+                                 u"inproc"_s,
+                                 PatchType::Merge,
+                                 R"({"status":{"observedGeneration":1}})",
+                                 true);
+    QVERIFY(full.ok());
+    const QByteArray stored = withoutNewline(call("GET", customApps + u"/inproc"_s).body);
+    QCOMPARE(full->objectJson, stored);
+    QCOMPARE(objectjson::dump(full->object), stored);
+
+    WriteOptions outcomeOnly;
+    outcomeOnly.returnObject = false;
+    auto bare
+        = m_cluster->patch(apps,
+                           u"default"_s,
+                           u"inproc"_s,
+                           PatchType::Json,
+                           R"([{"op":"replace","path":"/status/observedGeneration","value":2}])",
+                           true,
+                           outcomeOnly);
+    QVERIFY(bare.ok());
+    QVERIFY(bare->object.is_null());
+    QCOMPARE(bare->objectJson, withoutNewline(call("GET", customApps + u"/inproc"_s).body));
+    QVERIFY(bare->objectJson.contains("\"observedGeneration\":2"));
+
+    // A no-op has nothing committed: the object is there, the bytes are not.
+    auto noop = m_cluster->patch(apps,
+                                 u"default"_s,
+                                 u"inproc"_s,
+                                 PatchType::Merge,
+                                 R"({"status":{"observedGeneration":2}})",
+                                 true,
+                                 outcomeOnly);
+    QVERIFY(noop.ok());
+    QVERIFY(noop->objectJson.isEmpty());
+    QCOMPARE(objectjson::dump(noop->object), bare->objectJson);
+}
+
+QTEST_GUILESS_MAIN(tst_WritePath)
+#include "tst_writepath.moc"
