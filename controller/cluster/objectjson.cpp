@@ -52,32 +52,71 @@ bool isWellFormedUtf8(const unsigned char *p, const unsigned char *end)
     return true;
 }
 
-// A string nlohmann's serializer writes unchanged between its quotes (ensure_ascii off): no
-// control character, quote or backslash, well-formed UTF-8.
-bool isPlainString(const std::string &text)
-{
-    const auto *p = reinterpret_cast<const unsigned char *>(text.data());
-    const auto *end = p + text.size();
-    bool ascii = true;
-    for (const auto *q = p; q < end; ++q) {
-        const unsigned char c = *q;
-        if (c < 0x20 || c == '"' || c == '\\')
-            return false;
-        if (c >= 0x80)
-            ascii = false;
-    }
-    return ascii || isWellFormedUtf8(p, end);
-}
-
+// What nlohmann's serializer writes for a string (ensure_ascii off, invalid UTF-8 replaced):
+// well-formed UTF-8 as is, with quote, backslash and control characters escaped (\b \t \n \f
+// \r, else \u00xx in lower-case hex). Ill-formed UTF-8 is left to nlohmann's replacement rules.
 void appendString(QByteArray &out, const std::string &text)
 {
-    if (isPlainString(text)) {
-        out.append('"');
+    const auto *begin = reinterpret_cast<const unsigned char *>(text.data());
+    const auto *end = begin + text.size();
+    bool ascii = true;
+    bool plain = true;
+    for (const auto *q = begin; q < end; ++q) {
+        const unsigned char c = *q;
+        if (c < 0x20 || c == '"' || c == '\\')
+            plain = false;
+        else if (c >= 0x80)
+            ascii = false;
+    }
+    if (!ascii && !isWellFormedUtf8(begin, end)) {
+        out.append(json(text).dump(-1, ' ', false, json::error_handler_t::replace));
+        return;
+    }
+    out.append('"');
+    if (plain) {
         out.append(text.data(), qsizetype(text.size()));
         out.append('"');
         return;
     }
-    out.append(json(text).dump(-1, ' ', false, json::error_handler_t::replace));
+    const auto *run = begin;
+    for (const auto *q = begin; q < end; ++q) {
+        const unsigned char c = *q;
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        out.append(reinterpret_cast<const char *>(run), qsizetype(q - run));
+        run = q + 1;
+        switch (c) {
+        case '"':
+            out.append("\\\"");
+            break;
+        case '\\':
+            out.append("\\\\");
+            break;
+        case '\b':
+            out.append("\\b");
+            break;
+        case '\t':
+            out.append("\\t");
+            break;
+        case '\n':
+            out.append("\\n");
+            break;
+        case '\f':
+            out.append("\\f");
+            break;
+        case '\r':
+            out.append("\\r");
+            break;
+        default: {
+            static const char hex[] = "0123456789abcdef";
+            const char escaped[] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xF] };
+            out.append(escaped, 6);
+            break;
+        }
+        }
+    }
+    out.append(reinterpret_cast<const char *>(run), qsizetype(end - run));
+    out.append('"');
 }
 
 struct Marker
@@ -486,7 +525,7 @@ QByteArray dump(const nlohmann::json &value,
 {
     Marker marker{ marked };
     QByteArray out;
-    out.reserve(1024);
+    out.reserve(4096); // a whole object, typically a few KB
     appendMarked(out, value, &marker);
     *markedAt = marker.at;
     *markedLength = marker.length;
