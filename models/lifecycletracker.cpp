@@ -10,14 +10,26 @@ std::optional<Transition> LifecycleTracker::upsert(const ObjectSummary &summary,
                                                    const LifecycleMapping &mapping,
                                                    const QDateTime &now)
 {
-    LifecycleVerdict verdict = deriveLifecycle(summary, mapping);
+    return upsert(summary, mapping, now, nullptr, nullptr);
+}
+
+std::optional<Transition> LifecycleTracker::upsert(const ObjectSummary &summary,
+                                                   const LifecycleMapping &mapping,
+                                                   const QDateTime &now,
+                                                   LifecycleVerdict *verdict,
+                                                   QDateTime *since)
+{
+    LifecycleVerdict derived = deriveLifecycle(summary, mapping);
     auto transition = m_log.observe(summary.key,
-                                    verdict.state,
-                                    verdict.reason,
+                                    derived.state,
+                                    derived.reason,
                                     summary.generation,
                                     summary.observedGeneration,
-                                    now);
-    m_verdicts.insert(summary.key, std::move(verdict));
+                                    now,
+                                    since);
+    if (verdict)
+        *verdict = derived;
+    m_verdicts.insert(summary.key, std::move(derived));
     return transition;
 }
 

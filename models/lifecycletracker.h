@@ -17,6 +17,13 @@ public:
     // Derives the object's state with the mapping and records a transition when it changed.
     std::optional<Transition>
     upsert(const ObjectSummary &summary, const LifecycleMapping &mapping, const QDateTime &now);
+    // The same, also giving the verdict it stored and when the object entered its state (what a
+    // table row shows) without looking the object up again.
+    std::optional<Transition> upsert(const ObjectSummary &summary,
+                                     const LifecycleMapping &mapping,
+                                     const QDateTime &now,
+                                     LifecycleVerdict *verdict,
+                                     QDateTime *since);
     // The object was deleted.
     std::optional<Transition> remove(const QString &key, const QDateTime &now);
     void clear();

@@ -49,7 +49,7 @@ void ResourceTableModel::rebuildIndex(int from)
         m_index.insert(m_rows[i].key, i);
 }
 
-void ResourceTableModel::applyBatch(const QList<ResourceRow> &upserts, const QStringList &removals)
+void ResourceTableModel::applyBatch(QList<ResourceRow> upserts, const QStringList &removals)
 {
     const QSet<QString> removed(removals.cbegin(), removals.cend());
 
@@ -82,25 +82,27 @@ void ResourceTableModel::applyBatch(const QList<ResourceRow> &upserts, const QSt
     if (!doomed.isEmpty())
         rebuildIndex(lowestRemoved);
 
-    // Changes in place, then the new rows in one insertion at the end.
+    // Changes in place, then the new rows in one insertion at the end. A new key is indexed at
+    // the row it will have (a row number past the end until the insertion) so that it is looked
+    // up once, also when it comes twice in the batch.
     QList<int> changed;
     QList<ResourceRow> added;
-    QHash<QString, qsizetype> addedIndex;
-    for (const ResourceRow &row : upserts) {
-        const QString &key = row.key;
-        if (removed.contains(key))
+    const int first = int(m_rows.size());
+    for (ResourceRow &row : upserts) {
+        if (!removed.isEmpty() && removed.contains(row.key))
             continue;
-        const int existing = m_index.value(key, -1);
-        if (existing >= 0) {
+        const auto it = m_index.constFind(row.key);
+        const int existing = it == m_index.cend() ? -1 : *it;
+        if (existing >= first) {
+            added[existing - first] = std::move(row);
+        } else if (existing >= 0) {
             count(m_rows[existing], -1);
-            m_rows[existing] = row;
             count(row, +1);
+            m_rows[existing] = std::move(row);
             changed.append(existing);
-        } else if (const auto it = addedIndex.constFind(key); it != addedIndex.cend()) {
-            added[*it] = row;
         } else {
-            addedIndex.insert(key, added.size());
-            added.append(row);
+            m_index.insert(row.key, first + int(added.size()));
+            added.append(std::move(row));
         }
     }
     // One dataChanged per contiguous run of changed rows. (A single signal spanning scattered
@@ -127,17 +129,13 @@ void ResourceTableModel::applyBatch(const QList<ResourceRow> &upserts, const QSt
         m_rows = std::move(added);
         for (const ResourceRow &row : std::as_const(m_rows))
             count(row, +1);
-        m_index.reserve(m_rows.size());
-        rebuildIndex(0);
         endResetModel();
     } else if (!added.isEmpty()) {
-        const int first = int(m_rows.size());
         beginInsertRows({}, first, first + int(added.size()) - 1);
         for (ResourceRow &row : added) {
             count(row, +1);
             m_rows.append(std::move(row));
         }
-        rebuildIndex(first);
         endInsertRows();
     }
 }

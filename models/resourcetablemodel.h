@@ -72,7 +72,7 @@ public:
 
     // One tick's changes: rows to insert or replace (by summary.key) and keys to remove. A key in
     // both lists is removed.
-    void applyBatch(const QList<ResourceRow> &upserts, const QStringList &removals);
+    void applyBatch(QList<ResourceRow> upserts, const QStringList &removals);
     // Room for this many rows in all (a large first list inserted in slices grows no further).
     void reserve(qsizetype rows);
     void clear();

@@ -103,18 +103,24 @@ std::optional<Transition> TransitionLog::observe(const QString &key,
                                                  const QString &reason,
                                                  std::optional<qint64> generation,
                                                  std::optional<qint64> observedGeneration,
-                                                 const QDateTime &time)
+                                                 const QDateTime &time,
+                                                 QDateTime *since)
 {
     auto it = m_objects.find(key);
     if (it == m_objects.end()) {
         Step step = makeStep(std::nullopt, newState, reason, generation, observedGeneration, time);
         m_stats.recordTransition(std::nullopt, newState, QDateTime(), time);
         it = m_objects.insert(key, Track{ std::move(step), {} });
+        if (since)
+            *since = timeOf(it->latest);
         return transition(it.key(), it->latest);
     }
     const StateNode from = node(it->latest.to);
-    if (from == newState)
+    if (from == newState) {
+        if (since)
+            *since = timeOf(it->latest);
         return std::nullopt;
+    }
     m_stats.recordTransition(from, newState, timeOf(it->latest), time);
     Step step = makeStep(from, newState, reason, generation, observedGeneration, time);
     // The newest historyLimit steps: the latest and historyLimit - 1 older ones.
@@ -124,6 +130,8 @@ std::optional<Transition> TransitionLog::observe(const QString &key,
             it->older.removeFirst();
     }
     it->latest = std::move(step);
+    if (since)
+        *since = timeOf(it->latest);
     return transition(it.key(), it->latest);
 }
 

@@ -51,13 +51,15 @@ public:
     explicit TransitionLog(int historyLimit = DefaultHistoryLimit);
 
     // The object now is in newState. Returns the transition when its state changed (or it is new:
-    // [*] -> newState); nothing when the state is unchanged.
+    // [*] -> newState); nothing when the state is unchanged. `since`, when given, receives when
+    // the object entered the state it is in now.
     std::optional<Transition> observe(const QString &key,
                                       LifecycleState newState,
                                       const QString &reason,
                                       std::optional<qint64> generation,
                                       std::optional<qint64> observedGeneration,
-                                      const QDateTime &time);
+                                      const QDateTime &time,
+                                      QDateTime *since = nullptr);
     // The object is gone: its state -> [*]. Nothing for an unknown key.
     std::optional<Transition>
     remove(const QString &key, const QDateTime &time, const QString &reason = QString());

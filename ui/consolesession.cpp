@@ -241,13 +241,28 @@ models::ResourceRow ConsoleSession::buildRow(const InformerEntry &entry,
                                              const QDateTime &now,
                                              std::optional<models::Transition> *transition)
 {
-    const QString &key = entry.summary.key;
-    *transition = m_tracker.upsert(entry.summary, m_mapping, now);
-    models::ResourceRow row
-        = models::ResourceRow::fromSummary(entry.summary, m_tracker.verdict(key));
-    row.stateSince = m_tracker.log().stateSince(key);
-    row.lastTransition = m_tracker.log().lastTransitionTime(key);
+    models::LifecycleVerdict verdict;
+    QDateTime since;
+    *transition = m_tracker.upsert(entry.summary, m_mapping, now, &verdict, &since);
+    models::ResourceRow row = models::ResourceRow::fromSummary(entry.summary, verdict);
+    // The log's latest transition is the one that brought the object into its state.
+    row.stateSince = since;
+    row.lastTransition = since;
     return row;
+}
+
+models::Transition ConsoleSession::PreparedRow::transition() const
+{
+    const models::StateNode fromNode
+        = from < 0 ? models::StateNode() : models::StateNode(models::LifecycleState(from));
+    return models::Transition{ row.key,
+                               row.stateSince,
+                               fromNode,
+                               row.state,
+                               row.reason,
+                               row.generation,
+                               row.observedGeneration,
+                               models::isDesignedTransition(fromNode, row.state) };
 }
 
 void ConsoleSession::handleObjectsChanged(const QStringList &upserted, const QStringList &removed)
@@ -296,7 +311,7 @@ void ConsoleSession::applyNow(const QStringList &upserted,
     }
     // Ages move on once a second (handleRateTick), not per batch: a dataChanged over every row
     // would make a sorted proxy look at all of them each tick.
-    m_table->applyBatch(rows, removed);
+    m_table->applyBatch(std::move(rows), removed);
     m_eventsThisSecond += upserted.size() + removed.size();
     emit objectsChanged(upserted, removed);
     if (!transitions.isEmpty())
@@ -357,8 +372,11 @@ void ConsoleSession::processPending()
                     if (!entry)
                         continue;
                     std::optional<models::Transition> transition;
-                    PreparedRow prepared{ buildRow(*entry, now, &transition), false };
-                    prepared.moved = transition.has_value();
+                    PreparedRow prepared{ buildRow(*entry, now, &transition) };
+                    if (transition) {
+                        prepared.moved = true;
+                        prepared.from = transition->from ? qint8(*transition->from) : qint8(-1);
+                    }
                     batch.order.push_back(std::uint32_t(batch.rows.size()));
                     batch.rows.push_back(std::move(prepared));
                 }
@@ -398,13 +416,11 @@ void ConsoleSession::processPending()
             for (; batch.inserted < end; ++batch.inserted) {
                 PreparedRow &prepared = batch.rows[batch.order[batch.inserted]];
                 keys.append(prepared.row.key);
-                if (prepared.moved) {
-                    if (auto transition = m_tracker.log().lastTransition(prepared.row.key))
-                        transitions.append(std::move(*transition));
-                }
+                if (prepared.moved)
+                    transitions.append(prepared.transition());
                 rows.append(std::move(prepared.row));
             }
-            m_table->applyBatch(rows, {});
+            m_table->applyBatch(std::move(rows), {});
             m_eventsThisSecond += keys.size();
             const quint64 generation = m_informerGeneration;
             emit objectsChanged(keys, {});

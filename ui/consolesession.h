@@ -156,9 +156,12 @@ private:
     struct PreparedRow
     {
         models::ResourceRow row;
-        // Its upsert moved it (the transition is the last of its history in the tracker's log:
-        // nothing else reaches the tracker until the batch is inserted).
+        // Its upsert moved it, from `from` (-1: [*]) to the row's state at its stateSince: the
+        // transition the tracker's log recorded, made again from the row when its slice is
+        // inserted.
         bool moved = false;
+        qint8 from = -1;
+        models::Transition transition() const;
     };
     struct PendingBatch
     {
