@@ -6,6 +6,8 @@
 #include <QSemaphore>
 #include <QTimer>
 
+#include <atomic>
+
 using namespace Qt::StringLiterals;
 
 namespace reconscope::controller::kube {
@@ -162,11 +164,7 @@ void Reflector::list()
     QPointer<Reflector> self(this);
     std::shared_ptr<ListRun> run;
     if (m_preparer) {
-        if (!m_pool) {
-            m_pool = std::make_unique<QThreadPool>();
-            m_pool->setObjectName(u"reflector-prepare"_s);
-            m_slots = std::make_shared<QSemaphore>(2 * std::max(1, m_pool->maxThreadCount()) + 2);
-        }
+        ensurePool();
         run = std::make_shared<ListRun>();
         run->generation = generation;
         options.onItem = [self, run](QByteArrayView item) {
@@ -194,6 +192,15 @@ void Reflector::list()
                        if (self && self->m_running && self->m_generation == generation)
                            self->handleList(std::move(result), run);
                    });
+}
+
+void Reflector::ensurePool()
+{
+    if (m_pool)
+        return;
+    m_pool = std::make_unique<QThreadPool>();
+    m_pool->setObjectName(u"reflector-prepare"_s);
+    m_slots = std::make_shared<QSemaphore>(2 * std::max(1, m_pool->maxThreadCount()) + 2);
 }
 
 void Reflector::submitBatch(const std::shared_ptr<ListRun> &run)
@@ -333,11 +340,64 @@ void Reflector::watch()
     setPhase(ReflectorState::Phase::Watching);
 }
 
+void Reflector::prepareEvents(const QList<WatchEvent> &events,
+                              QList<std::shared_ptr<PreparedObject>> &prepared,
+                              QList<ObjectMeta> &metas)
+{
+    const auto eligible = [&events](qsizetype i) {
+        return events[i].type == WatchEvent::Type::Added
+            || events[i].type == WatchEvent::Type::Modified;
+    };
+    qsizetype count = 0;
+    for (qsizetype i = 0; i < events.size(); ++i)
+        count += eligible(i) ? 1 : 0;
+    if (count < MinParallelEvents)
+        return;
+    ensurePool();
+    prepared.resize(events.size());
+    metas.resize(events.size());
+    // This thread and the pool's take the events one by one; this thread waits for its helpers
+    // before returning, so the deltas keep the stream's order.
+    std::atomic<qsizetype> next{ 0 };
+    const auto work = [&] {
+        for (;;) {
+            const qsizetype i = next.fetch_add(1, std::memory_order_relaxed);
+            if (i >= events.size())
+                return;
+            if (eligible(i))
+                prepared[i] = m_preparer(events[i].object, &metas[i]);
+        }
+    };
+    const int helpers
+        = int(std::min<qsizetype>(std::max(1, m_pool->maxThreadCount() - 1), count / 8));
+    QSemaphore done;
+    for (int h = 0; h < helpers; ++h) {
+        m_pool->start([&work, &done] {
+            work();
+            done.release();
+        });
+    }
+    work();
+    done.acquire(helpers);
+}
+
 void Reflector::handleEvents(const QList<WatchEvent> &events)
 {
+    // Many events at once (a burst of changes): prepared on the pool as well as here.
+    QList<std::shared_ptr<PreparedObject>> prepared;
+    QList<ObjectMeta> metas;
+    if (m_preparer) {
+        qsizetype errorAt = events.size();
+        for (qsizetype i = 0; i < events.size() && errorAt == events.size(); ++i) {
+            if (events[i].type == WatchEvent::Type::Error)
+                errorAt = i;
+        }
+        prepareEvents(errorAt == events.size() ? events : events.first(errorAt), prepared, metas);
+    }
     QList<Delta> deltas;
     deltas.reserve(events.size());
-    for (const WatchEvent &event : events) {
+    for (qsizetype i = 0; i < events.size(); ++i) {
+        const WatchEvent &event = events[i];
         if (event.type == WatchEvent::Type::Error) {
             if (!deltas.isEmpty())
                 emit deltasReceived(deltas);
@@ -354,15 +414,17 @@ void Reflector::handleEvents(const QList<WatchEvent> &events)
             }
             return;
         }
-        ObjectMeta meta;
-        if (!ObjectMeta::peek(event.object, &meta))
+        Delta delta;
+        if (i < prepared.size() && prepared[i]) {
+            delta.meta = std::move(metas[i]);
+            delta.prepared = std::move(prepared[i]);
+        } else if (!ObjectMeta::peek(event.object, &delta.meta)) {
             continue;
-        if (!meta.resourceVersion.isEmpty())
-            m_resourceVersion = meta.resourceVersion;
+        }
+        if (!delta.meta.resourceVersion.isEmpty())
+            m_resourceVersion = delta.meta.resourceVersion;
         if (event.type == WatchEvent::Type::Bookmark)
             continue;
-        Delta delta;
-        delta.meta = std::move(meta);
         delta.object = event.object;
         if (event.type == WatchEvent::Type::Deleted) {
             delta.type = Delta::Type::Delete;

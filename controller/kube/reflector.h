@@ -86,7 +86,8 @@ public:
     void setBackoff(const Backoff::Parameters &parameters) { m_backoff = Backoff(parameters); }
     // Lists then stream: items are decoded as the body arrives and handed in batches to a pool
     // of threads that run the preparer while the next bytes are received; list deltas carry its
-    // result instead of the bytes. Before start().
+    // result instead of the bytes. Bursts of watch events are prepared on the same pool (their
+    // deltas carry the result and the bytes). Before start().
     void setPreparer(Preparer preparer) { m_preparer = std::move(preparer); }
 
     void start();
@@ -116,6 +117,13 @@ private:
                              const std::shared_ptr<ListBatch> &batch);
     void completeList(ListPage &page, const std::shared_ptr<ListRun> &run);
     void handleEvents(const QList<WatchEvent> &events);
+    // Runs the preparer over the Added/Modified events (the pool's threads and this one) when
+    // there are at least MinParallelEvents of them; else leaves `prepared` empty.
+    void prepareEvents(const QList<WatchEvent> &events,
+                       QList<std::shared_ptr<PreparedObject>> &prepared,
+                       QList<ObjectMeta> &metas);
+    void ensurePool();
+    static constexpr qsizetype MinParallelEvents = 16;
     void handleWatchFinished(const std::optional<ApiError> &error);
     void relistAfterExpiry(const QString &message);
     // After the backoff's next delay, or the server's Retry-After when that is longer.

@@ -24,6 +24,7 @@ private slots:
     void changesCoalescePerKey();
     void supersededStatesReachTransitionFollowers();
     void fixtureObjectsSurviveTheStore();
+    void watchBurstKeepsStreamOrder();
 
 private:
     std::unique_ptr<TestServer> m_server;
@@ -316,6 +317,61 @@ void tst_InformerStore::fixtureObjectsSurviveTheStore()
     QVERIFY(!changed.isEmpty());
     QCOMPARE(changed.first().at(0).toStringList(), keys);
     QVERIFY(changed.first().at(1).toStringList().isEmpty());
+    store.stop();
+}
+
+// A burst of events in one read is prepared on several threads: the store must still apply them
+// in stream order (the last change of each key wins, byte for byte) and report the states a
+// later change replaced oldest first.
+void tst_InformerStore::watchBurstKeepsStreamOrder()
+{
+    constexpr int Changes = 400;
+    QByteArray lastOf[4];
+    m_server->handler = [&](const TestRequest &request, QTcpSocket *socket) {
+        if (!request.query.hasQueryItem(u"watch"_s)) {
+            TestServer::respond(
+                socket,
+                200,
+                "application/json",
+                listBody({ object("k0", 5), object("k1", 6), object("k2", 7), object("k3", 8) },
+                         10));
+            return;
+        }
+        TestServer::startStream(socket);
+        QByteArray chunk;
+        for (int i = 0; i < Changes; ++i) {
+            const QByteArray changed
+                = object("k" + QByteArray::number(i % 4), 100 + i, i % 2 ? "False" : "True");
+            lastOf[i % 4] = changed;
+            chunk += line("MODIFIED", changed);
+        }
+        chunk += line("DELETED", object("k3", 100 + Changes));
+        lastOf[3] = object("k3", 101 + Changes, "Unknown");
+        chunk += line("ADDED", lastOf[3]);
+        TestServer::writeChunk(socket, chunk);
+    };
+    InformerStore store(m_config, CustomApps, u"default"_s);
+    QHash<QString, QList<qint64>> seen; // key -> resourceVersions superseded, in signal order
+    connect(&store,
+            &InformerStore::statesSuperseded,
+            this,
+            [&](const QList<reconscope::models::ObjectSummary> &states) {
+                for (const auto &state : states)
+                    seen[state.key] << state.resourceVersion.toLongLong();
+            });
+    store.start();
+    QTRY_COMPARE_WITH_TIMEOUT(store.resourceVersion(), QString::number(101 + Changes), 20000);
+    QCOMPARE(store.size(), 4);
+    for (int k = 0; k < 4; ++k) {
+        const InformerEntry *entry = store.entry(u"default/k"_s + QString::number(k));
+        QVERIFY(entry);
+        QCOMPARE(entry->rawJson(), lastOf[k]);
+    }
+    QCOMPARE(store.entry(u"default/k3"_s)->summary.conditions.first().status, u"Unknown"_s);
+    for (auto it = seen.cbegin(); it != seen.cend(); ++it) {
+        for (qsizetype i = 1; i < it->size(); ++i)
+            QVERIFY2(it->at(i - 1) < it->at(i), qPrintable(it.key()));
+    }
     store.stop();
 }
 
