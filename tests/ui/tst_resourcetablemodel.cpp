@@ -1,10 +1,12 @@
 #include "models/resourcetablemodel.h"
 
 #include <QAbstractItemModelTester>
+#include <QRandomGenerator>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QtTest>
 
+#include <array>
 #include <memory>
 
 using namespace Qt::StringLiterals;
@@ -42,6 +44,7 @@ private slots:
     void removalsInRanges();
     void upsertReplacesInPlace();
     void keyInBothListsIsRemoved();
+    void randomBatchesKeepIndexAndCounts();
     void countsPerState();
     void staleFlag_data();
     void staleFlag();
@@ -143,6 +146,46 @@ void tst_ResourceTableModel::keyInBothListsIsRemoved()
     QCOMPARE(m_model->rowCount(), 1);
     QCOMPARE(m_model->rowOf(u"demo/a"_s), -1);
     QCOMPARE(m_model->rowOf(u"demo/b"_s), 0);
+}
+
+void tst_ResourceTableModel::randomBatchesKeepIndexAndCounts()
+{
+    // Batches of new, changed, repeated and removed keys (the tester watches every signal): each
+    // key is found at its row with the last state given, and the counts add up.
+    QRandomGenerator random(20261130);
+    QHash<QString, LifecycleState> expected;
+    for (int round = 0; round < 200; ++round) {
+        QList<ResourceRow> upserts;
+        QStringList removals;
+        QHash<QString, LifecycleState> next = expected;
+        const int size = int(random.bounded(1, 40));
+        for (int i = 0; i < size; ++i) {
+            const QString name = u"app-%1"_s.arg(random.bounded(60));
+            const QString key = objectKey(u"demo"_s, name);
+            if (random.bounded(4) == 0) {
+                removals << key;
+            } else {
+                const auto state = LifecycleState(random.bounded(LifecycleStateCount));
+                upserts << row(name, state);
+                next.insert(key, state);
+            }
+        }
+        for (const QString &key : std::as_const(removals))
+            next.remove(key);
+        m_model->applyBatch(upserts, removals);
+        expected = next;
+        QCOMPARE(m_model->rowCount(), int(expected.size()));
+        std::array<int, LifecycleStateCount> counts{};
+        for (auto it = expected.cbegin(); it != expected.cend(); ++it) {
+            const int at = m_model->rowOf(it.key());
+            QVERIFY2(at >= 0, qPrintable(it.key()));
+            QCOMPARE(m_model->rowAt(at)->key, it.key());
+            QCOMPARE(m_model->rowAt(at)->state, it.value());
+            counts[std::size_t(it.value())] += 1;
+        }
+        for (int state = 0; state < LifecycleStateCount; ++state)
+            QCOMPARE(m_model->countIn(LifecycleState(state)), counts[std::size_t(state)]);
+    }
 }
 
 void tst_ResourceTableModel::countsPerState()
