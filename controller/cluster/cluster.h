@@ -57,6 +57,10 @@ struct ClusterEvent
     QString storageKey; // "<group>/<plural>", e.g. "apps/deployments", "/pods"
     RecordPtr object;
     RecordPtr previous; // null for ADDED
+    // The watch line ({"type":...,"object":...}\n) of `object` as stored, rendered by the first
+    // watcher that sends it and shared by the others (same type, no Table, no re-rendering).
+    mutable QByteArray sharedLine;
+    mutable const char *sharedLineType = nullptr;
 };
 
 // Which resource an in-process call addresses.

@@ -63,7 +63,16 @@ QByteArray ClusterWatch::asTable(const QByteArray &object)
     return objectjson::dump(table);
 }
 
-void ClusterWatch::send(const char *type, const QByteArray &object)
+void ClusterWatch::sendEvent(const char *type, const ClusterEvent &event, const RecordPtr &record)
+{
+    const QByteArray object = render(record, event.resourceVersion);
+    // Shared only when the bytes are the record's own (not re-rendered for another version or
+    // resourceVersion), so every watcher that may share the line would write the same one.
+    const bool stored = record == event.object && object.constData() == record->json.constData();
+    send(type, object, stored ? &event : nullptr);
+}
+
+void ClusterWatch::send(const char *type, const QByteArray &object, const ClusterEvent *event)
 {
     if (!m_active || !m_sink)
         return;
@@ -80,9 +89,17 @@ void ClusterWatch::send(const char *type, const QByteArray &object)
         m_sink->send(line);
         return;
     }
+    if (event && event->sharedLineType && qstrcmp(event->sharedLineType, type) == 0) {
+        m_sink->send(event->sharedLine);
+        return;
+    }
     QByteArray line;
     line.reserve(object.size() + 32);
     line.append("{\"type\":\"").append(type).append("\",\"object\":").append(object).append("}\n");
+    if (event) {
+        event->sharedLine = line;
+        event->sharedLineType = type;
+    }
     m_sink->send(line);
 }
 
@@ -218,19 +235,19 @@ void ClusterWatch::deliver(const ClusterEvent &event)
     switch (event.type) {
     case EventType::Added:
         if (now)
-            send("ADDED", render(event.object, event.resourceVersion));
+            sendEvent("ADDED", event, event.object);
         break;
     case EventType::Modified:
         if (now && before)
-            send("MODIFIED", render(event.object, event.resourceVersion));
+            sendEvent("MODIFIED", event, event.object);
         else if (now)
-            send("ADDED", render(event.object, event.resourceVersion));
+            sendEvent("ADDED", event, event.object);
         else if (before)
-            send("DELETED", render(event.previous, event.resourceVersion));
+            sendEvent("DELETED", event, event.previous);
         break;
     case EventType::Deleted:
         if (now)
-            send("DELETED", render(event.object, event.resourceVersion));
+            sendEvent("DELETED", event, event.object);
         break;
     }
 }

@@ -36,7 +36,11 @@ public:
     void end(bool notify);
 
 private:
-    void send(const char *type, const QByteArray &object);
+    // `event`, when given, is the change whose stored object `object` is: its rendered line is
+    // shared between the watchers.
+    void send(const char *type, const QByteArray &object, const ClusterEvent *event = nullptr);
+    // send() of an event's object (or, for DELETED after a selector change, previous object).
+    void sendEvent(const char *type, const ClusterEvent &event, const RecordPtr &record);
     QByteArray asTable(const QByteArray &object);
     void sendBookmark(bool initialEventsEnd);
     QByteArray render(const RecordPtr &record, qint64 rv) const;

@@ -49,6 +49,7 @@ private slots:
     void statusWriteKeepsTheStoredObjectExactly();
     void metadataValidationStillRefusesChangedLabels();
     void inProcessResultWithAndWithoutObject();
+    void eventLinesSharedOnlyBetweenLikeWatchers();
 };
 
 void tst_WritePath::everyKindOfWriteCommitsWhatGetAndWatchersSee()
@@ -275,6 +276,73 @@ void tst_WritePath::inProcessResultWithAndWithoutObject()
     QVERIFY(noop.ok());
     QVERIFY(noop->objectJson.isEmpty());
     QCOMPARE(objectjson::dump(noop->object), bare->objectJson);
+}
+
+void tst_WritePath::eventLinesSharedOnlyBetweenLikeWatchers()
+{
+    // A kind served in two versions: watchers of the storage version share one rendered line per
+    // event, a watcher of the other version gets its own apiVersion, a selector that the change
+    // leaves gets DELETED with the previous state, a Table watcher a Table.
+    const QByteArray crd
+        = R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"gadgets.example.com"},
+      "spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"gadgets","kind":"Gadget"},
+      "versions":[{"name":"v1","served":true,"storage":true,"subresources":{"status":{}},"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}},
+                  {"name":"v1beta1","served":true,"storage":false,"subresources":{"status":{}},"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}})";
+    QCOMPARE(call("POST", u"/apis/apiextensions.k8s.io/v1/customresourcedefinitions"_s, crd).status,
+             201);
+    const QString v1 = u"/apis/example.com/v1/namespaces/default/gadgets"_s;
+    const QString beta = u"/apis/example.com/v1beta1/namespaces/default/gadgets"_s;
+    const ApiResponse created = call(
+        "POST",
+        v1,
+        R"({"apiVersion":"example.com/v1","kind":"Gadget","metadata":{"name":"g","labels":{"color":"red"}},"spec":{"size":1}})");
+    QVERIFY2(created.status == 201, created.body.constData());
+    const QString from = QString::fromStdString(parse(created.body)["metadata"]["resourceVersion"]);
+    const QString watch = u"?watch=1&resourceVersion="_s + from;
+    auto first = startWatch(call("GET", v1 + watch));
+    auto second = startWatch(call("GET", v1 + watch));
+    auto older = startWatch(call("GET", beta + watch));
+    auto red = startWatch(call("GET", v1 + watch + u"&labelSelector=color%3Dred"_s));
+    ApiRequest tableRequest = request("GET", v1 + watch);
+    tableRequest.headers.append(qMakePair(
+        QByteArray("accept"), QByteArray("application/json;as=Table;v=v1;g=meta.k8s.io")));
+    auto table = startWatch(m_server->handle(tableRequest));
+
+    QCOMPARE(call("PATCH",
+                  v1 + u"/g/status"_s,
+                  R"({"status":{"phase":"one"}})",
+                  "application/merge-patch+json")
+                 .status,
+             200);
+    const QByteArray redState = withoutNewline(call("GET", v1 + u"/g"_s).body);
+    QCOMPARE(call("PATCH",
+                  v1 + u"/g"_s,
+                  R"({"metadata":{"labels":{"color":"blue"}}})",
+                  "application/merge-patch+json")
+                 .status,
+             200);
+    QCOMPARE(call("DELETE", v1 + u"/g"_s).status, 200);
+
+    const QStringList expected = { u"MODIFIED"_s, u"MODIFIED"_s, u"DELETED"_s };
+    QCOMPARE(first->types(), expected);
+    QCOMPARE(second->lines, first->lines);
+    QCOMPARE(older->types(), expected);
+    QCOMPARE(red->types(), (QStringList{ u"MODIFIED"_s, u"DELETED"_s }));
+    QCOMPARE(table->types(), expected);
+    for (int i = 0; i < 3; ++i) {
+        const json &event = first->events[std::size_t(i)];
+        JSON_COMPARE(event["object"]["apiVersion"], json("example.com/v1"));
+        json beta = event["object"];
+        beta["apiVersion"] = "example.com/v1beta1";
+        QCOMPARE(dump(older->events[std::size_t(i)]["object"]), dump(beta));
+        JSON_COMPARE(table->events[std::size_t(i)]["object"]["kind"], json("Table"));
+    }
+    QCOMPARE(red->lines[0], first->lines[0]);
+    // Leaving the selector: the state before the change, at the change's resourceVersion.
+    json left = parse(redState);
+    left["metadata"]["resourceVersion"] = first->events[1]["object"]["metadata"]["resourceVersion"];
+    QCOMPARE(dump(red->events[1]["object"]), dump(left));
+    JSON_COMPARE(first->events[1]["object"]["metadata"]["labels"]["color"], json("blue"));
 }
 
 QTEST_GUILESS_MAIN(tst_WritePath)

@@ -13,6 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include <atomic>
+#include <charconv>
 #include <exception>
 
 using namespace Qt::StringLiterals;
@@ -596,12 +597,15 @@ void HttpConnection::sendWatchEvent(std::uint64_t watchId, const QByteArray &lin
         dropWatch();
         return;
     }
-    QByteArray chunk = QByteArray::number(line.size(), 16);
-    chunk.reserve(chunk.size() + line.size() + 4);
-    chunk += "\r\n";
-    chunk += line;
-    chunk += "\r\n";
-    m_socket->write(chunk);
+    // The chunk in three writes: the socket copies them into its buffer anyway, and the line
+    // (shared between the watchers of an event) is not copied once more to frame it.
+    char size[20];
+    const auto sized = std::to_chars(size, size + sizeof size - 2, line.size(), 16);
+    *sized.ptr = '\r';
+    *(sized.ptr + 1) = '\n';
+    m_socket->write(size, qint64(sized.ptr + 2 - size));
+    m_socket->write(line);
+    m_socket->write("\r\n", 2);
     ++m_watchEvents;
     if (faults && faults->watchEventLimitReached(m_watchEvents)) {
         faults->countDroppedWatch();
