@@ -611,7 +611,18 @@ ApiResult<json> Cluster::get(const ResourceRef &ref, const QString &ns, const QS
     auto record = getRecord(*type, ns, name);
     if (!record)
         return record.error();
-    return parseRecord(*type, *record);
+    json object = parseRecord(*type, *record);
+    m_lastRead = LastRead{ *record, type, object };
+    return object;
+}
+
+json Cluster::takeParsed(const TypePtr &type, const RecordPtr &record) const
+{
+    if (m_lastRead.record != record || m_lastRead.type != type)
+        return parseRecord(*type, record);
+    json object = std::move(m_lastRead.object);
+    m_lastRead = {};
+    return object;
 }
 
 ApiResult<json>
@@ -1341,7 +1352,7 @@ ApiResult<WriteResult> Cluster::doUpdate(const TypePtr &typePtr,
 
     // The stored object in the request's version (doPatch has parsed it already).
     const json stored
-        = patchedFromObject ? std::move(*patchedFromObject) : parseRecord(type, existing);
+        = patchedFromObject ? std::move(*patchedFromObject) : takeParsed(typePtr, existing);
     json updated;
     if (status) {
         // The stored object with the request's status. Built from the request's object, which

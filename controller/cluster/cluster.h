@@ -399,6 +399,19 @@ private:
     void addWatch(ClusterWatch *watch);
     void removeWatch(ClusterWatch *watch);
 
+    // The object get() parsed last, for the update of it that usually follows (read, modify,
+    // write): doUpdate takes it instead of parsing the same record again. Records are immutable,
+    // so it stays right for as long as the record and the type entry it was parsed for are those.
+    struct LastRead
+    {
+        RecordPtr record;
+        TypePtr type;
+        nlohmann::json object;
+    };
+    mutable LastRead m_lastRead;
+    // The stored object of `record` parsed for `type`, from m_lastRead when it holds it.
+    nlohmann::json takeParsed(const TypePtr &type, const RecordPtr &record) const;
+
     Clock m_clock;
     qint64 m_revision = 0;
     qint64 m_compactedRevision = 0;

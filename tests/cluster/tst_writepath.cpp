@@ -50,6 +50,7 @@ private slots:
     void metadataValidationStillRefusesChangedLabels();
     void inProcessResultWithAndWithoutObject();
     void eventLinesSharedOnlyBetweenLikeWatchers();
+    void readModifyWriteUsesTheStateRead();
 };
 
 void tst_WritePath::everyKindOfWriteCommitsWhatGetAndWatchersSee()
@@ -343,6 +344,62 @@ void tst_WritePath::eventLinesSharedOnlyBetweenLikeWatchers()
     left["metadata"]["resourceVersion"] = first->events[1]["object"]["metadata"]["resourceVersion"];
     QCOMPARE(dump(red->events[1]["object"]), dump(left));
     JSON_COMPARE(first->events[1]["object"]["metadata"]["labels"]["color"], json("blue"));
+}
+
+void tst_WritePath::readModifyWriteUsesTheStateRead()
+{
+    // get() keeps its parse for the update that follows; the caller's changes to what it got
+    // must not leak into it, and another object's or a later version's update must not use it.
+    const ResourceRef apps{ u"infrastructure.internal.net"_s, u"v1"_s, u"customapps"_s };
+    createApp("one");
+    createApp("two");
+    for (const char *image :
+         { R"({"spec":{"image":"nginx:2"}})", R"({"spec":{"image":"nginx:3"}})" })
+        QVERIFY(m_cluster->patch(apps, u"default"_s, u"two"_s, PatchType::Merge, image).ok());
+    auto one = m_cluster->get(apps, u"default"_s, u"one"_s);
+    QVERIFY(one.ok());
+    json changed = *one;
+    changed["spec"]["replicas"] = 7;
+    auto two = m_cluster->get(apps, u"default"_s, u"two"_s);
+    QVERIFY(two.ok());
+    json twoChanged = *two;
+    twoChanged["spec"]["replicas"] = 9;
+    auto written = m_cluster->update(apps, u"default"_s, u"one"_s, changed);
+    QVERIFY(written.ok());
+    JSON_COMPARE(written->object["metadata"]["generation"], json(2));
+    JSON_COMPARE(written->object["spec"]["replicas"], json(7));
+    JSON_COMPARE(written->object["spec"]["image"], json("nginx:1.27"));
+    written = m_cluster->update(apps, u"default"_s, u"two"_s, twoChanged);
+    QVERIFY(written.ok());
+    JSON_COMPARE(written->object["metadata"]["generation"], json(4));
+    JSON_COMPARE(written->object["spec"]["image"], json("nginx:3"));
+
+    // Read, modify the object read in place, write: the stored state is still the one read.
+    auto again = m_cluster->get(apps, u"default"_s, u"one"_s);
+    QVERIFY(again.ok());
+    QVERIFY(m_cluster->get(apps, u"default"_s, u"two"_s).ok());
+    QVERIFY(m_cluster->get(apps, u"default"_s, u"one"_s).ok());
+    json &object = *again;
+    object["spec"]["replicas"] = 8;
+    object["status"] = { { "observedGeneration", 2 } };
+    written = m_cluster->update(apps, u"default"_s, u"one"_s, object);
+    QVERIFY(written.ok());
+    JSON_COMPARE(written->object["metadata"]["generation"], json(3));
+    QVERIFY(!written->object.contains("status")); // the main resource ignores the status
+    written = m_cluster->updateStatus(apps, u"default"_s, u"one"_s, written->object);
+    QVERIFY(written.ok());
+    QVERIFY(!written->object.contains("status")); // nothing to write: a no-op
+    // A stale read: the update is refused, whatever was kept.
+    auto stale = m_cluster->get(apps, u"default"_s, u"two"_s);
+    QVERIFY(stale.ok());
+    QVERIFY(
+        m_cluster
+            ->patch(apps, u"default"_s, u"two"_s, PatchType::Merge, R"({"spec":{"replicas":1}})")
+            .ok());
+    (*stale)["spec"]["replicas"] = 3;
+    QCOMPARE(m_cluster->update(apps, u"default"_s, u"two"_s, *stale).error().code, 409);
+    const QByteArray stored = withoutNewline(call("GET", customApps + u"/two"_s).body);
+    JSON_COMPARE(parse(stored)["spec"]["replicas"], json(1));
 }
 
 QTEST_GUILESS_MAIN(tst_WritePath)
