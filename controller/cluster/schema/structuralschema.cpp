@@ -632,7 +632,10 @@ private:
                              const std::string &path,
                              const json *old)
     {
-        const QString quoted = gofmt::quote(path);
+        // Only a failing combinator names the path (most nodes have none).
+        const auto quoted = [&path] {
+            return gofmt::quote(path);
+        };
         if (!s.anyOf.empty()) {
             std::optional<QList<FieldError>> best;
             bool matched = false;
@@ -646,7 +649,7 @@ private:
                     best = std::move(branchErrors);
             }
             if (!matched) {
-                composite(quoted + u" must validate at least one schema (anyOf)"_s);
+                composite(quoted() + u" must validate at least one schema (anyOf)"_s);
                 errors.append(*best);
             }
         }
@@ -661,7 +664,7 @@ private:
                     best = std::move(branchErrors);
             }
             if (valid != 1) {
-                composite(quoted + u" must validate one and only one schema (oneOf). "_s
+                composite(quoted() + u" must validate one and only one schema (oneOf). "_s
                           + (valid == 0 ? u"Found none valid"_s
                                         : u"Found "_s + QString::number(valid)
                                      + u" valid alternatives"_s));
@@ -678,11 +681,11 @@ private:
                 errors.append(branchErrors);
             }
             if (valid != int(s.allOf.size()))
-                composite(quoted + u" must validate all the schemas (allOf)"_s
+                composite(quoted() + u" must validate all the schemas (allOf)"_s
                           + (valid == 0 ? u". None validated"_s : QString()));
         }
         if (s.notSchema && validateOnly(*s.notSchema, x, path, nullptr).isEmpty())
-            composite(quoted + u" must not validate the schema (not)"_s);
+            composite(quoted() + u" must not validate the schema (not)"_s);
     }
 
     void validateString(const SchemaNode &s, const json &x, const std::string &path)
