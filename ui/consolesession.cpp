@@ -4,6 +4,7 @@
 #include "controller/console/scenarioplayer.h"
 #include "controller/operator/customappoperator.h"
 #include "controller/reconcile/clock.h"
+#include "models/heaptrim.h"
 #include "models/resourcetablemodel.h"
 
 #include <nlohmann/json.hpp>
@@ -13,21 +14,6 @@
 #include <QTimer>
 
 #include <algorithm>
-
-// glibc keeps the pages of freed memory; a large first list leaves its prepared rows behind. Not
-// under AddressSanitizer, whose allocator replaces glibc's (see controller/kube/informerstore.cpp).
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define RECONSCOPE_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define RECONSCOPE_ASAN 1
-#endif
-#if defined(__GLIBC__) && !defined(RECONSCOPE_ASAN)
-#define RECONSCOPE_TRIM_HEAP 1
-#include <malloc.h>
-#endif
 
 using namespace Qt::StringLiterals;
 
@@ -451,11 +437,10 @@ void ConsoleSession::processPending()
         // 4. Its removals, then the next batch.
         const QStringList removed = std::move(batch.removed);
         m_pending.pop_front();
-#ifdef RECONSCOPE_TRIM_HEAP
         // Its rows and their order (~10 MB at 50k objects) are freed: give the pages back, on a
         // pool thread (a trim walks the whole heap).
-        QThreadPool::globalInstance()->start([] { malloc_trim(0); });
-#endif
+        if (models::canTrimHeap())
+            QThreadPool::globalInstance()->start([] { models::trimHeap(); });
         if (!removed.isEmpty())
             applyNow({}, removed);
         if (yield())

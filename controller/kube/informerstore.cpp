@@ -1,26 +1,11 @@
 #include "controller/kube/informerstore.h"
 
+#include "models/heaptrim.h"
+
 #include <QThread>
 #include <QTimer>
 
 #include <utility>
-
-// glibc's heap, given back after the first list. Not under AddressSanitizer: its allocator
-// replaces glibc's, and glibc's malloc_trim called from a thread there corrupts glibc's arena
-// bookkeeping (google/sanitizers#1721; here: "malloc assertion failure in
-// __malloc_arena_thread_freeres" when the informer's thread exited).
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define RECONSCOPE_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define RECONSCOPE_ASAN 1
-#endif
-#if defined(__GLIBC__) && !defined(RECONSCOPE_ASAN)
-#define RECONSCOPE_TRIM_HEAP 1
-#include <malloc.h>
-#endif
 
 using namespace Qt::StringLiterals;
 
@@ -244,14 +229,12 @@ void InformerWorker::flush()
         for (auto it = replacement.cbegin(); it != replacement.cend(); ++it)
             m_sent.insert(it.key(), it->summary.resourceVersion);
     }
-#ifdef RECONSCOPE_TRIM_HEAP
     // The first list's buffers (the response, its split items) are freed by now but stay in
     // the heap's free lists; give them back, here on the worker's thread rather than the UI's.
-    if (announceSync) {
+    if (announceSync && models::canTrimHeap()) {
         batch = {};
-        malloc_trim(0);
+        models::trimHeap();
     }
-#endif
 }
 
 // --- InformerStore -------------------------------------------------------------------------

@@ -1,0 +1,34 @@
+#include "models/heaptrim.h"
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RECONSCOPE_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define RECONSCOPE_ASAN 1
+#endif
+#if defined(__GLIBC__) && !defined(RECONSCOPE_ASAN)
+#define RECONSCOPE_TRIM_HEAP 1
+#include <malloc.h>
+#endif
+
+namespace reconscope::models {
+
+bool canTrimHeap()
+{
+#ifdef RECONSCOPE_TRIM_HEAP
+    return true;
+#else
+    return false;
+#endif
+}
+
+void trimHeap()
+{
+#ifdef RECONSCOPE_TRIM_HEAP
+    malloc_trim(0);
+#endif
+}
+
+} // namespace reconscope::models
