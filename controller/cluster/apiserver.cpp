@@ -758,14 +758,53 @@ ApiResponse ApiServer::handleResource(const ApiRequest &request, const RequestIn
         }
         // The list body, assembled from the stored bytes (keys in sorted order as upstream's
         // unstructured encoder writes them).
-        qsizetype size = 128;
+        QByteArray head;
+        head.append("{\"apiVersion\":\"")
+            .append(rt.groupVersion().toUtf8())
+            .append("\",\"items\":[");
+        QByteArray tail;
+        tail.append("],\"kind\":\"").append(rt.listKind.toUtf8()).append("\",\"metadata\":{");
+        if (!rt.builtin || !page->continueToken.isEmpty())
+            tail.append("\"continue\":\"").append(page->continueToken.toLatin1()).append("\",");
+        if (page->remainingItemCount)
+            tail.append("\"remainingItemCount\":")
+                .append(QByteArray::number(*page->remainingItemCount))
+                .append(',');
+        tail.append("\"resourceVersion\":\"")
+            .append(QByteArray::number(page->resourceVersion))
+            .append("\"}}");
+        if (m_streamLists && !wantsPretty(request)) {
+            // Streamed as the socket drains (as kube-apiserver 1.33 streams a JSON list item by
+            // item): the pieces share the records' bytes, so the snapshot stays consistent and
+            // nothing is concatenated before the first byte.
+            ApiResponse response;
+            response.status = 200;
+            response.body = std::move(head);
+            response.bodyPieces.reserve(qsizetype(page->items.size()) * 2 + 1);
+            static const QByteArray comma = QByteArrayLiteral(",");
+            // What renderRecord() checks, built once: a record stored at the served version is
+            // sent as it is stored (its bytes shared, not copied).
+            const QByteArray served = "{\"apiVersion\":\"" + rt.groupVersion().toUtf8() + '"';
+            bool first = true;
+            for (const RecordPtr &record : page->items) {
+                if (!first)
+                    response.bodyPieces.append(comma);
+                first = false;
+                if (record->json.startsWith(served))
+                    response.bodyPieces.append(record->json);
+                else
+                    response.bodyPieces.append(cluster.renderRecord(*type, record));
+            }
+            tail.append('\n');
+            response.bodyPieces.append(std::move(tail));
+            return response;
+        }
+        qsizetype size = head.size() + tail.size();
         for (const RecordPtr &record : page->items)
             size += record->json.size() + 1;
         QByteArray body;
         body.reserve(size);
-        body.append("{\"apiVersion\":\"")
-            .append(rt.groupVersion().toUtf8())
-            .append("\",\"items\":[");
+        body.append(head);
         bool first = true;
         for (const RecordPtr &record : page->items) {
             if (!first)
@@ -773,16 +812,7 @@ ApiResponse ApiServer::handleResource(const ApiRequest &request, const RequestIn
             first = false;
             body.append(cluster.renderRecord(*type, record));
         }
-        body.append("],\"kind\":\"").append(rt.listKind.toUtf8()).append("\",\"metadata\":{");
-        if (!rt.builtin || !page->continueToken.isEmpty())
-            body.append("\"continue\":\"").append(page->continueToken.toLatin1()).append("\",");
-        if (page->remainingItemCount)
-            body.append("\"remainingItemCount\":")
-                .append(QByteArray::number(*page->remainingItemCount))
-                .append(',');
-        body.append("\"resourceVersion\":\"")
-            .append(QByteArray::number(page->resourceVersion))
-            .append("\"}}");
+        body.append(tail);
         return rawResponse(request, 200, std::move(body));
     }
 

@@ -25,6 +25,9 @@ public:
     ApiResponse handle(const ApiRequest &request);
     // handle() bound to this object, for the transport.
     ApiHandler handler();
+    // A plain JSON list (not pretty, not a Table) is answered in ApiResponse::bodyPieces, for a
+    // transport that streams it; off by default, so that a caller reading `body` gets it whole.
+    void setStreamLists(bool stream) { m_streamLists = stream; }
 
     static constexpr qsizetype maxBodyBytes = 3 * 1024 * 1024;
 
@@ -39,6 +42,7 @@ private:
                             const std::shared_ptr<const Cluster::TypeEntry> &type);
 
     QPointer<Cluster> m_cluster;
+    bool m_streamLists = false;
 };
 
 } // namespace reconscope::controller::cluster

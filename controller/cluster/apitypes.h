@@ -68,8 +68,32 @@ struct ApiResponse
     QByteArray contentType = "application/json";
     QList<QPair<QByteArray, QByteArray>> headers; // extra headers, e.g. Warning, Retry-After
     QByteArray body;
+    // A large body sent as the socket drains instead of concatenated first (a plain JSON list: its
+    // head, the stored bytes of its items, shared with their immutable records, commas and tail).
+    // When not empty the body is `body` followed by these pieces, in order; the sizes are known
+    // upfront, so Content-Length is sent as for `body`. flatBody() joins them.
+    QList<QByteArray> bodyPieces;
     // Set for a watch: the status line and headers are sent, then the stream takes over.
     std::shared_ptr<WatchStream> watch;
+
+    qint64 bodySize() const
+    {
+        qint64 size = body.size();
+        for (const QByteArray &piece : bodyPieces)
+            size += piece.size();
+        return size;
+    }
+    QByteArray flatBody() const
+    {
+        if (bodyPieces.isEmpty())
+            return body;
+        QByteArray flat;
+        flat.reserve(bodySize());
+        flat += body;
+        for (const QByteArray &piece : bodyPieces)
+            flat += piece;
+        return flat;
+    }
 };
 
 // What the transport calls for every authenticated request.

@@ -910,7 +910,8 @@ Cluster::listRecords(const TypeEntry &type, const QString &ns, const ListOptions
     }
     qint64 remaining = 0;
     bool more = false;
-    std::string lastKey;
+    if (limit == 0 && !hasSelector && prefix.empty())
+        page.items.reserve(b->objects.size());
     forEachAt(*b, readRv, startKey, [&](const RecordPtr &record) {
         if (!prefix.empty() && record->key.compare(0, prefix.size(), prefix) != 0)
             return false;
@@ -925,7 +926,6 @@ Cluster::listRecords(const TypeEntry &type, const QString &ns, const ListOptions
             ++remaining;
             return true;
         }
-        lastKey = record->key;
         page.items.push_back(record);
         return true;
     });
@@ -938,7 +938,8 @@ Cluster::listRecords(const TypeEntry &type, const QString &ns, const ListOptions
         remaining = std::max<qint64>(0, total - served);
     }
     if (more) {
-        page.continueToken = encodeContinue(readRv, lastKey + '\0', served);
+        // `more` is only set once an item was taken (limit > 0): the last one is where to go on.
+        page.continueToken = encodeContinue(readRv, page.items.back()->key + '\0', served);
         if (!hasSelector)
             page.remainingItemCount = remaining;
     }

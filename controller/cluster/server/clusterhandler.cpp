@@ -29,6 +29,7 @@ ApiHandlerFactory clusterHandlerFactory(std::function<void(Cluster &cluster)> se
             }
         });
         auto api = std::make_shared<ApiServer>(cluster);
+        api->setStreamLists(true); // the HTTPS transport writes a list as the socket drains
         return [api](const ApiRequest &request) {
             return api->handle(request);
         };

@@ -525,17 +525,25 @@ void HttpConnection::writeResponse(const ApiResponse &response)
         m_keepAlive = false;
     m_responseStatus = response.status;
     const bool headOnly = m_request.method == "HEAD";
-    QByteArray out = responseHead(
-        response.status, response.contentType, response.headers, response.body.size());
-    if (headOnly || response.body.size() <= inlineBodyBytes) {
-        if (!headOnly)
+    const qint64 bodySize = response.bodySize();
+    QByteArray out
+        = responseHead(response.status, response.contentType, response.headers, bodySize);
+    if (headOnly || bodySize <= inlineBodyBytes) {
+        if (!headOnly) {
             out += response.body;
+            for (const QByteArray &piece : response.bodyPieces)
+                out += piece;
+        }
         m_socket->write(out);
         finishResponse();
         return;
     }
     m_socket->write(out);
-    m_pendingBody = response.body;
+    m_pendingPieces.clear();
+    if (!response.body.isEmpty())
+        m_pendingPieces.append(response.body);
+    m_pendingPieces.append(response.bodyPieces);
+    m_pendingIndex = 0;
     m_pendingOffset = 0;
     m_state = State::Writing;
     pumpBody();
@@ -545,18 +553,26 @@ void HttpConnection::pumpBody()
 {
     if (m_state != State::Writing)
         return;
-    const qint64 size = m_pendingBody.size();
-    while (m_pendingOffset < size
+    const qsizetype count = m_pendingPieces.size();
+    while (m_pendingIndex < count
            && m_socket->bytesToWrite() + m_socket->encryptedBytesToWrite() < writeHighWaterBytes) {
-        const qint64 slice = qMin(bodySliceBytes, size - m_pendingOffset);
-        const qint64 written = m_socket->write(m_pendingBody.constData() + m_pendingOffset, slice);
-        if (written <= 0) {
+        // Each piece (a list's object, or a slice of a whole body) straight into the socket's
+        // buffer: it copies what it is given anyway.
+        const QByteArray &piece = m_pendingPieces.at(m_pendingIndex);
+        const qint64 wanted = qMin<qint64>(piece.size() - m_pendingOffset, bodySliceBytes);
+        const char *data = piece.constData() + m_pendingOffset;
+        m_pendingOffset += wanted;
+        if (m_pendingOffset == piece.size()) {
+            ++m_pendingIndex;
+            m_pendingOffset = 0;
+        }
+        const qint64 written = m_socket->write(data, wanted);
+        if (written != wanted) { // a buffered socket takes all of it or fails
             closeConnection(true);
             return;
         }
-        m_pendingOffset += written;
     }
-    if (m_pendingOffset >= size)
+    if (m_pendingIndex >= count)
         finishResponse();
 }
 
@@ -654,8 +670,7 @@ void HttpConnection::finishResponse()
                   m_request.user.name.toStdString());
     emit m_server->requestServed(
         m_request.method, m_request.path, m_responseStatus, m_request.user.name);
-    m_pendingBody = QByteArray();
-    m_pendingOffset = 0;
+    releasePendingBody();
     if (!m_keepAlive) {
         closeConnection(false);
         return;
@@ -691,6 +706,7 @@ void HttpConnection::closeConnection(bool abort)
     if (m_state == State::Closed)
         return;
     m_state = State::Closed;
+    releasePendingBody(); // a list cut short frees its snapshot now
     if (abort)
         m_socket->abort();
     else
@@ -699,8 +715,16 @@ void HttpConnection::closeConnection(bool abort)
         handleDisconnected();
 }
 
+void HttpConnection::releasePendingBody()
+{
+    m_pendingPieces = QList<QByteArray>();
+    m_pendingIndex = 0;
+    m_pendingOffset = 0;
+}
+
 void HttpConnection::handleDisconnected()
 {
+    releasePendingBody();
     cancelWatch();
     if (m_closeReported)
         return;

@@ -72,6 +72,7 @@ private:
     void dropWatch(); // fault injection or a stuck watcher: cut the connection
     void armIdleTimer();
     void closeConnection(bool abort);
+    void releasePendingBody();
     QByteArray responseHead(int status,
                             const QByteArray &contentType,
                             const QList<QPair<QByteArray, QByteArray>> &headers,
@@ -89,8 +90,11 @@ private:
     bool m_keepAlive = true;
     bool m_continueSent = false;
 
-    // A response body being written as the socket drains.
-    QByteArray m_pendingBody;
+    // A response body being written as the socket drains: its pieces (a streamed list's share the
+    // records' bytes, and are freed when the response ends or the connection goes), the piece being
+    // written and the offset in it.
+    QList<QByteArray> m_pendingPieces;
+    qsizetype m_pendingIndex = 0;
     qint64 m_pendingOffset = 0;
     int m_responseStatus = 0;
 
