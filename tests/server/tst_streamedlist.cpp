@@ -2,6 +2,7 @@
 // drains, as kube-apiserver 1.33 streams a JSON list): the bytes on the wire must be those of the
 // list rendered whole, pages on or off; a client that goes away mid-list must not hurt the server.
 
+#include "../cluster/apitestsupport.h"
 #include "controller/cluster/apiserver.h"
 #include "controller/cluster/cluster.h"
 #include "controller/cluster/server/clusterhandler.h"
@@ -26,27 +27,14 @@ constexpr int objectCount = 6000; // ~4 KB each: ~24 MB of list, more than the s
 const QString listPath = u"/apis/infrastructure.internal.net/v1/customapps"_s;
 const QString kubectlPath = u"/usr/bin/kubectl"_s;
 
-UserInfo admin()
-{
-    return UserInfo{ u"kubernetes-admin"_s, { u"system:masters"_s }, true };
-}
-
+// A request as the transport builds it, with the User-Agent that picks compact or pretty JSON.
 ApiRequest makeRequest(const QByteArray &method,
                        const QString &pathAndQuery,
                        const QByteArray &body = {},
                        const QByteArray &userAgent = "tst_streamedlist")
 {
-    ApiRequest request;
-    request.method = method;
-    const qsizetype q = pathAndQuery.indexOf(u'?');
-    request.path = q < 0 ? pathAndQuery : pathAndQuery.left(q);
-    if (q >= 0)
-        request.query = QUrlQuery(pathAndQuery.mid(q + 1));
-    request.body = body;
-    if (!body.isEmpty())
-        request.headers.append({ QByteArray("content-type"), QByteArray("application/json") });
+    ApiRequest request = testsupport::request(method, pathAndQuery, body);
     request.headers.append({ QByteArray("user-agent"), userAgent });
-    request.user = admin();
     return request;
 }
 
