@@ -89,6 +89,7 @@ void InformerWorker::start()
         });
     if (m_backoff)
         m_reflector->setBackoff(*m_backoff);
+    m_reflector->setProgressiveFirstList(m_progressiveFirstList);
     m_timer = new QTimer(this);
     m_timer->setInterval(m_batchIntervalMs);
     m_timer->setSingleShot(true);
@@ -267,6 +268,7 @@ void InformerStore::start()
     m_thread->setObjectName(u"informer:"_s + m_resource.plural);
     m_worker = new InformerWorker(m_config, m_resource, m_namespace, m_mapping, m_batchIntervalMs);
     m_worker->setBackoff(m_backoff);
+    m_worker->setProgressiveFirstList(m_progressiveFirstList);
     m_worker->moveToThread(m_thread);
     connect(m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
     connect(m_worker, &InformerWorker::batchReady, this, &InformerStore::handleBatch);

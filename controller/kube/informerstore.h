@@ -77,6 +77,9 @@ public:
 
     // Before start(): the reflector's retry backoff (client-go's when unset).
     void setBackoff(std::optional<Backoff::Parameters> parameters) { m_backoff = parameters; }
+    // Before start(): the first list reaches the store batch by batch as it streams in
+    // (Reflector::setProgressiveFirstList).
+    void setProgressiveFirstList(bool progressive) { m_progressiveFirstList = progressive; }
     void start();
     void stop();
 
@@ -95,6 +98,7 @@ private:
     models::LifecycleMapping m_mapping;
     int m_batchIntervalMs;
     std::optional<Backoff::Parameters> m_backoff;
+    bool m_progressiveFirstList = false;
     RestClient *m_client = nullptr;
     Reflector *m_reflector = nullptr;
     QTimer *m_timer = nullptr;
@@ -140,6 +144,9 @@ public:
     void setBatchInterval(int milliseconds) { m_batchIntervalMs = milliseconds; }
     // Before start(): the reflector's retry backoff (client-go's when unset).
     void setBackoff(std::optional<Backoff::Parameters> parameters) { m_backoff = parameters; }
+    // Before start(): objects of the first list appear (objectsChanged) as it streams in, before
+    // synced(), instead of all at once with it.
+    void setProgressiveFirstList(bool progressive) { m_progressiveFirstList = progressive; }
     void start();
     void stop();
 
@@ -169,6 +176,7 @@ private:
     models::LifecycleMapping m_mapping;
     int m_batchIntervalMs = 33;
     std::optional<Backoff::Parameters> m_backoff;
+    bool m_progressiveFirstList = false;
     QThread *m_thread = nullptr;
     InformerWorker *m_worker = nullptr;
     QHash<QString, InformerEntry> m_entries;

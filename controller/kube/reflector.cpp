@@ -68,6 +68,9 @@ struct Reflector::ListRun
     size_t taken = 0; // batches[0, taken) are in deltas
     QList<Delta> deltas; // the prepared items so far, in list order
     QHash<QString, QString> known; // their keys and resourceVersions
+    // The first list, delivered as it is taken: `deltas` is emitted after each take(), and
+    // `known` is what this attempt delivered (merged into m_known when the attempt is abandoned).
+    bool progressive = false;
     std::optional<ListPage> page; // the list's answer, once every page has arrived
 
     void restart()
@@ -121,6 +124,13 @@ void Reflector::stop()
         return;
     m_running = false;
     ++m_generation;
+    if (m_listRun) {
+        // What a progressive first list delivered stays known: listed again after start(), the
+        // objects gone meanwhile come as deletes.
+        keepDelivered(*m_listRun);
+        m_listRun->progressive = false;
+        m_listRun.reset();
+    }
     if (m_watch) {
         m_watch->stop();
         m_watch->deleteLater();
@@ -181,7 +191,11 @@ void Reflector::list()
                 self->submitBatch(run);
             }
         };
-        options.onRestart = [run] {
+        run->progressive = m_progressiveFirstList && !m_synced && m_known.isEmpty();
+        m_listRun = run;
+        options.onRestart = [self, run] {
+            if (self && self->m_generation == run->generation)
+                self->keepDelivered(*run);
             run->restart();
         };
     }
@@ -244,6 +258,11 @@ void Reflector::handleBatchPrepared(const std::shared_ptr<ListRun> &run,
     if (!m_running || m_generation != run->generation)
         return;
     run->take();
+    if (run->progressive && !run->deltas.isEmpty()) {
+        emit deltasReceived(std::exchange(run->deltas, {}));
+        if (!m_running || m_generation != run->generation)
+            return; // stopped by a receiver
+    }
     if (run->pending > 0 || !run->page)
         return;
     ListPage page = std::move(*run->page);
@@ -255,6 +274,13 @@ void Reflector::handleList(models::Result<ListPage, ApiError> result,
                            const std::shared_ptr<ListRun> &run)
 {
     if (!result) {
+        if (run) {
+            m_listRun.reset();
+            // The next list is whole (something is known now) or progressive again (nothing
+            // was delivered); batches of this run still on the pool deliver nothing.
+            keepDelivered(*run);
+            run->progressive = false;
+        }
         const ApiError &error = result.error();
         if (error.isExpired())
             m_lastSyncUnavailable = true;
@@ -273,11 +299,23 @@ void Reflector::handleList(models::Result<ListPage, ApiError> result,
     completeList(page, run);
 }
 
+void Reflector::keepDelivered(ListRun &run)
+{
+    if (!run.progressive)
+        return;
+    // Everything taken so far was delivered, so `known` is exactly what this attempt delivered.
+    for (auto it = run.known.cbegin(); it != run.known.cend(); ++it)
+        m_known.insert(it.key(), it.value());
+    run.known.clear();
+}
+
 void Reflector::completeList(ListPage &page, const std::shared_ptr<ListRun> &run)
 {
     QList<Delta> deltas;
     QHash<QString, QString> known;
     if (run) {
+        if (m_listRun == run)
+            m_listRun.reset();
         run->take();
         Q_ASSERT(run->taken == run->batches.size());
         deltas = std::move(run->deltas);

@@ -89,6 +89,12 @@ public:
     // result instead of the bytes. Bursts of watch events are prepared on the same pool (their
     // deltas carry the result and the bytes). Before start().
     void setPreparer(Preparer preparer) { m_preparer = std::move(preparer); }
+    // With a preparer: the first list (nothing synced or known yet) is delivered as it streams
+    // in, each prepared batch's deltas as soon as they are taken in list order, instead of all
+    // at once when it completes. Should the list start over (an expired continue token) or fail,
+    // the objects delivered before that the final list lacks come as deletes before listSynced.
+    // Relists are delivered whole, as without it. Before start().
+    void setProgressiveFirstList(bool progressive) { m_progressiveFirstList = progressive; }
 
     void start();
     void stop();
@@ -116,6 +122,9 @@ private:
     void handleBatchPrepared(const std::shared_ptr<ListRun> &run,
                              const std::shared_ptr<ListBatch> &batch);
     void completeList(ListPage &page, const std::shared_ptr<ListRun> &run);
+    // A progressive run's delivered objects become known for good (its list starts over or
+    // fails): the list that completes later reports those it lacks as deletes.
+    void keepDelivered(ListRun &run);
     void handleEvents(const QList<WatchEvent> &events);
     // Runs the preparer over the Added/Modified events (the pool's threads and this one) when
     // there are at least MinParallelEvents of them; else leaves `prepared` empty.
@@ -150,6 +159,8 @@ private:
     QPointer<WatchConnection> m_watch;
     ReflectorState m_state;
     Preparer m_preparer;
+    bool m_progressiveFirstList = false;
+    std::shared_ptr<ListRun> m_listRun; // the streaming list in progress, if any
     std::unique_ptr<QThreadPool> m_pool;
     std::shared_ptr<QSemaphore> m_slots; // batches the pool may hold at once
 };

@@ -25,6 +25,7 @@ private slots:
     void supersededStatesReachTransitionFollowers();
     void fixtureObjectsSurviveTheStore();
     void watchBurstKeepsStreamOrder();
+    void progressiveFirstListReachesStoreBeforeSync();
 
 private:
     std::unique_ptr<TestServer> m_server;
@@ -371,6 +372,53 @@ void tst_InformerStore::watchBurstKeepsStreamOrder()
     for (auto it = seen.cbegin(); it != seen.cend(); ++it) {
         for (qsizetype i = 1; i < it->size(); ++i)
             QVERIFY2(it->at(i - 1) < it->at(i), qPrintable(it.key()));
+    }
+    store.stop();
+}
+
+// setProgressiveFirstList: the first list's objects reach the store (objectsChanged) while the
+// rest of the list is still on the server, before synced(); the complete store holds every
+// object's bytes exactly as sent.
+void tst_InformerStore::progressiveFirstListReachesStoreBeforeSync()
+{
+    QList<QByteArray> items;
+    for (int i = 0; i < 1000; ++i)
+        items << object("p" + QByteArray::number(i), 100 + i, i % 3 ? "True" : "False");
+    const QByteArray body = listBody(items, 5000);
+    const qsizetype split = body.indexOf(items[600]);
+    QPointer<QTcpSocket> held;
+    m_server->handler = [&](const TestRequest &request, QTcpSocket *socket) {
+        TestServer::startStream(socket);
+        if (request.query.hasQueryItem(u"watch"_s))
+            return;
+        TestServer::writeChunk(socket, body.left(split));
+        held = socket;
+    };
+    InformerStore store(m_config, CustomApps, u"default"_s);
+    store.setBatchInterval(16);
+    store.setProgressiveFirstList(true);
+    QSignalSpy changed(&store, &InformerStore::objectsChanged);
+    QSignalSpy synced(&store, &InformerStore::synced);
+    store.start();
+    QTRY_VERIFY_WITH_TIMEOUT(held, 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(store.size() > 0, 20000);
+    QVERIFY(store.size() <= 600);
+    QVERIFY(!store.hasSynced());
+    QCOMPARE(synced.size(), 0);
+    TestServer::writeChunk(held, body.mid(split));
+    TestServer::endStream(held);
+    QTRY_COMPARE_WITH_TIMEOUT(synced.size(), 1, 20000);
+    QCOMPARE(store.size(), items.size());
+    QVERIFY(changed.size() >= 2);
+    qsizetype announced = 0;
+    for (const auto &signal : std::as_const(changed))
+        announced += signal.at(0).toStringList().size();
+    QCOMPARE(announced, items.size()); // each object announced once
+    for (qsizetype i = 0; i < items.size(); ++i) {
+        const InformerEntry *entry = store.entry(u"default/p"_s + QString::number(i));
+        QVERIFY(entry);
+        QCOMPARE(entry->rawJson(), items[i]);
+        QCOMPARE(entry->summary.resourceVersion, QString::number(100 + i));
     }
     store.stop();
 }

@@ -39,6 +39,8 @@ private slots:
     void streamDecoderErrors();
     void preparedListEqualsPlain_data();
     void preparedListEqualsPlain();
+    void progressiveFirstList_data();
+    void progressiveFirstList();
 };
 
 namespace {
@@ -456,6 +458,190 @@ void tst_ListPipeline::preparedListEqualsPlain()
         return line.startsWith(u"-default/app-10001@11 "_s);
     }));
     QCOMPARE(plain.second, pages ? 4 : 2);
+}
+
+void tst_ListPipeline::progressiveFirstList_data()
+{
+    QTest::addColumn<bool>("restart");
+    QTest::newRow("one answer, sent in two parts") << false;
+    QTest::newRow("pages, continue expired, restarted list lacks objects") << true;
+}
+
+// A first list with setProgressiveFirstList reaches the consumer in several deltasReceived
+// before listSynced (the server holds back the rest of the list until the first ones are in),
+// and the store it builds equals the one the whole-list delivery builds. When the list starts
+// over (an expired continue token, held until objects of the first page were delivered) and the
+// second attempt lacks objects already delivered, they come as deletes before listSynced. The
+// relist after a watch's 410 is delivered whole, in one signal.
+void tst_ListPipeline::progressiveFirstList()
+{
+    QFETCH(bool, restart);
+    QList<QByteArray> first;
+    for (int i = 0; i < 1300; ++i)
+        first << object("app-" + QByteArray::number(10000 + i), 10 + i, (i % 5) * 200);
+    // What the restarted list holds: app-10001 and app-10002 gone, app-10003 changed.
+    QList<QByteArray> restarted = first;
+    restarted.removeAt(1);
+    restarted.removeAt(1);
+    restarted[1] = object("app-10003", 4000);
+    QList<QByteArray> relisted;
+    for (int i = 0; i < 1300; i += 4)
+        relisted << object("app-" + QByteArray::number(10000 + i), i % 8 ? 10 + i : 6000 + i);
+
+    struct Outcome
+    {
+        QList<int> signalsPerSync; // deltasReceived signals before each listSynced
+        QList<QMap<QString, QString>> stores; // the consumer's store at each listSynced
+        QStringList deletedBeforeFirstSync;
+        int lists = 0;
+    };
+    const auto run = [&](bool progressive) {
+        Outcome outcome;
+        TestServer server;
+        int watches = 0;
+        int delivered = 0; // deltasReceived signals so far
+        QPointer<QTcpSocket> held;
+        std::function<void(QTcpSocket *)> release;
+        const auto holdUntilDelivered
+            = [&](QTcpSocket *socket, std::function<void(QTcpSocket *)> r) {
+                  if (!progressive || delivered > 0) {
+                      r(socket);
+                      return;
+                  }
+                  held = socket;
+                  release = std::move(r);
+              };
+        server.handler = [&](const TestRequest &request, QTcpSocket *socket) {
+            if (request.query.hasQueryItem(u"watch"_s)) {
+                ++watches;
+                TestServer::startStream(socket);
+                if (watches == 1) {
+                    TestServer::writeChunk(
+                        socket,
+                        R"j({"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old","reason":"Expired","code":410}})j"
+                        "\n");
+                    TestServer::endStream(socket);
+                }
+                return;
+            }
+            ++outcome.lists;
+            if (watches > 0) {
+                TestServer::respond(socket, 200, "application/json", listBody(relisted, 9000));
+                return;
+            }
+            if (!restart) {
+                // The first 700 items, then the rest once something was delivered.
+                const QByteArray body = listBody(first, 2000);
+                const qsizetype split = body.indexOf(first[700]);
+                TestServer::startStream(socket);
+                TestServer::writeChunk(socket, body.left(split));
+                holdUntilDelivered(socket, [body, split](QTcpSocket *s) {
+                    TestServer::writeChunk(s, body.mid(split));
+                    TestServer::endStream(s);
+                });
+                return;
+            }
+            const QString token = request.queryValue(u"continue"_s);
+            if (token.isEmpty() && request.queryValue(u"limit"_s) == u"500"_s) {
+                TestServer::respond(
+                    socket, 200, "application/json", listBody(first.mid(0, 500), 2000, "p2"));
+                return;
+            }
+            if (token == u"p2"_s) {
+                holdUntilDelivered(socket, [](QTcpSocket *s) {
+                    TestServer::respond(
+                        s,
+                        410,
+                        "application/json",
+                        R"j({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"continue expired","reason":"Expired","code":410})j");
+                });
+                return;
+            }
+            // The list started over, in one go.
+            QVERIFY(!request.query.hasQueryItem(u"limit"_s));
+            TestServer::respond(socket, 200, "application/json", listBody(restarted, 2100));
+        };
+        ClientConfig config;
+        config.server = QUrl(server.url(u"http"_s));
+        RestClient client(config);
+        Reflector reflector(&client, CustomApps, u"default"_s);
+        reflector.setScheduler([&reflector](std::chrono::milliseconds, std::function<void()> a) {
+            QTimer::singleShot(0, &reflector, std::move(a));
+        });
+        reflector.setPreparer([](QByteArrayView bytes, ObjectMeta *meta) {
+            auto kept = std::make_shared<KeptBytes>();
+            kept->bytes = bytes.toByteArray();
+            if (!ObjectMeta::peek(bytes, meta))
+                return std::shared_ptr<PreparedObject>();
+            return std::shared_ptr<PreparedObject>(kept);
+        });
+        reflector.setProgressiveFirstList(progressive);
+        QMap<QString, QString> store;
+        int signalsSinceSync = 0;
+        connect(&reflector, &Reflector::deltasReceived, this, [&](const QList<Delta> &deltas) {
+            ++delivered;
+            ++signalsSinceSync;
+            for (const Delta &delta : deltas) {
+                const QString key = delta.meta.key();
+                if (delta.type == Delta::Type::Delete) {
+                    QVERIFY(store.contains(key));
+                    store.remove(key);
+                    if (outcome.stores.isEmpty())
+                        outcome.deletedBeforeFirstSync << key;
+                    continue;
+                }
+                QVERIFY(delta.object.isEmpty());
+                QVERIFY(delta.prepared);
+                const QByteArray &bytes = static_cast<const KeptBytes &>(*delta.prepared).bytes;
+                store.insert(key, delta.meta.resourceVersion + u' ' + QString::fromUtf8(bytes));
+            }
+            if (held) {
+                release(held);
+                held = nullptr;
+            }
+        });
+        connect(&reflector, &Reflector::listSynced, this, [&](const QString &) {
+            outcome.signalsPerSync << std::exchange(signalsSinceSync, 0);
+            outcome.stores << store;
+        });
+        reflector.start();
+        [&] {
+            QTRY_VERIFY_WITH_TIMEOUT(watches >= 2 && outcome.stores.size() >= 2, 20000);
+        }();
+        reflector.stop();
+        return outcome;
+    };
+    const auto expected = [](const QList<QByteArray> &items) {
+        QMap<QString, QString> store;
+        for (const QByteArray &item : items) {
+            ObjectMeta meta;
+            if (ObjectMeta::peek(item, &meta))
+                store.insert(meta.key(), meta.resourceVersion + u' ' + QString::fromUtf8(item));
+        }
+        return store;
+    };
+    const Outcome whole = run(false);
+    const Outcome progressive = run(true);
+    QCOMPARE(whole.stores.size(), 2);
+    QCOMPARE(progressive.stores.size(), 2);
+    QCOMPARE(whole.stores[0], expected(restart ? restarted : first));
+    QCOMPARE(progressive.stores[0], whole.stores[0]);
+    QCOMPARE(whole.stores[1], expected(relisted));
+    QCOMPARE(progressive.stores[1], whole.stores[1]);
+    // Whole: one signal per list. Progressive: the first list in several, the relist in one.
+    QCOMPARE(whole.signalsPerSync, QList<int>({ 1, 1 }));
+    QVERIFY2(progressive.signalsPerSync[0] >= 2,
+             qPrintable(QString::number(progressive.signalsPerSync[0])));
+    QCOMPARE(progressive.signalsPerSync[1], 1);
+    QVERIFY(whole.deletedBeforeFirstSync.isEmpty());
+    if (restart) {
+        QCOMPARE(progressive.deletedBeforeFirstSync,
+                 QStringList({ u"default/app-10001"_s, u"default/app-10002"_s }));
+    } else {
+        QVERIFY(progressive.deletedBeforeFirstSync.isEmpty());
+    }
+    QCOMPARE(progressive.lists, whole.lists);
+    QCOMPARE(whole.lists, restart ? 4 : 2);
 }
 
 QTEST_GUILESS_MAIN(tst_ListPipeline)
