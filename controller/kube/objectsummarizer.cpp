@@ -1,6 +1,8 @@
 #include "controller/kube/objectsummarizer.h"
 
 #include "controller/kube/jsonscan.h"
+#include "models/condition.h"
+#include "models/rfc3339.h"
 
 #include <nlohmann/json.hpp>
 
@@ -199,6 +201,256 @@ struct Walk
     }
 };
 
+// The summary of an object of the usual shape, read straight from the text into the summary (no
+// tree, no member lookups): what ObjectSummary::fromJson makes of Walk's tree, for objects whose
+// read members are all plain (names without escapes; ASCII strings without escapes where strings
+// belong, integers where integers belong, each member at most once; no deletionTimestamp; a
+// status that is an object or null, its conditions an array of condition objects or null) and a
+// mapping without projected paths. Anything else returns false, and the general path decides
+// (the same text is walked again there).
+class PlainReader
+{
+public:
+    explicit PlainReader(QByteArrayView json)
+        : m_scanner(json)
+    { }
+
+    bool read(models::ObjectSummary &summary)
+    {
+        unsigned seen = 0;
+        bool ok = members([&](QByteArrayView key) {
+            if (key == "apiVersion")
+                return once(seen, 1) && plainString(&summary.apiVersion);
+            if (key == "kind")
+                return once(seen, 2) && plainString(&summary.kind);
+            if (key == "metadata")
+                return once(seen, 4) && metadata(summary);
+            if (key == "status")
+                return once(seen, 8) && status(summary);
+            return skip();
+        });
+        m_scanner.skipWhitespace();
+        if (!ok || !m_scanner.atEnd() || summary.name.isEmpty())
+            return false;
+        summary.key = models::objectKey(summary.namespaceName, summary.name);
+        return true;
+    }
+
+private:
+    static bool once(unsigned &seen, unsigned bit)
+    {
+        if (seen & bit)
+            return false;
+        seen |= bit;
+        return true;
+    }
+
+    // Calls fn(key) with the scanner at each member's value; fn consumes the value.
+    template<typename Fn>
+    bool members(Fn &&fn, int *count = nullptr)
+    {
+        if (!m_scanner.consume('{'))
+            return false;
+        if (m_scanner.consume('}'))
+            return true;
+        for (;;) {
+            m_scanner.skipWhitespace();
+            QByteArrayView key;
+            if (!m_scanner.string(&key) || !m_scanner.consume(':'))
+                return false;
+            key = key.sliced(1, key.size() - 2);
+            if (key.contains('\\'))
+                return false; // an escaped name may spell a wanted one
+            if (count)
+                ++*count;
+            if (!fn(key))
+                return false;
+            if (m_scanner.consume(','))
+                continue;
+            return m_scanner.consume('}');
+        }
+    }
+
+    bool skip()
+    {
+        ++m_depth;
+        const bool ok = m_scanner.value(nullptr, m_depth);
+        --m_depth;
+        return ok;
+    }
+
+    // A string token of ASCII without escapes: its content.
+    bool plainToken(QByteArrayView *inner)
+    {
+        m_scanner.skipWhitespace();
+        QByteArrayView token;
+        if (!m_scanner.string(&token))
+            return false;
+        *inner = token.sliced(1, token.size() - 2);
+        for (const char c : *inner) {
+            if (c == '\\' || static_cast<unsigned char>(c) >= 0x80)
+                return false;
+        }
+        return true;
+    }
+
+    bool plainString(QString *out)
+    {
+        QByteArrayView inner;
+        if (!plainToken(&inner))
+            return false;
+        *out = QString::fromLatin1(inner);
+        return true;
+    }
+
+    // An integer that fits int64 exactly, or null (absent).
+    bool integer(std::optional<qint64> *out)
+    {
+        QByteArrayView token;
+        if (!m_scanner.value(&token, m_depth + 1))
+            return false;
+        if (token == "null")
+            return true;
+        if (token.isEmpty()
+            || !(token.front() == '-' || (token.front() >= '0' && token.front() <= '9')))
+            return false;
+        qint64 number = 0;
+        const char *end = token.data() + token.size();
+        const auto [at, error] = std::from_chars(token.data(), end, number);
+        if (error != std::errc() || at != end)
+            return false; // a fraction, an exponent, or out of range
+        *out = number;
+        return true;
+    }
+
+    bool metadata(models::ObjectSummary &summary)
+    {
+        unsigned seen = 0;
+        ++m_depth;
+        const bool ok = members([&](QByteArrayView key) {
+            if (key == "name")
+                return once(seen, 1) && plainString(&summary.name);
+            if (key == "namespace")
+                return once(seen, 2) && plainString(&summary.namespaceName);
+            if (key == "uid")
+                return once(seen, 4) && plainString(&summary.uid);
+            if (key == "resourceVersion")
+                return once(seen, 8) && plainString(&summary.resourceVersion);
+            if (key == "generation")
+                return once(seen, 16) && integer(&summary.generation);
+            if (key == "creationTimestamp") {
+                QByteArrayView text;
+                if (!once(seen, 32) || !plainToken(&text))
+                    return false;
+                if (text.isEmpty())
+                    return true;
+                const auto time = models::parseRfc3339(QString::fromLatin1(text));
+                if (!time)
+                    return false;
+                summary.creationTimestamp = *time;
+                return true;
+            }
+            if (key == "deletionTimestamp")
+                return false;
+            if (key == "finalizers")
+                return once(seen, 64) && finalizers(summary);
+            if (key == "labels")
+                return once(seen, 128) && labels(summary);
+            return skip();
+        });
+        --m_depth;
+        return ok;
+    }
+
+    bool finalizers(models::ObjectSummary &summary)
+    {
+        if (!m_scanner.consume('['))
+            return false;
+        if (m_scanner.consume(']'))
+            return true;
+        for (;;) {
+            QString finalizer;
+            if (!plainString(&finalizer))
+                return false;
+            summary.finalizers << finalizer;
+            if (m_scanner.consume(','))
+                continue;
+            return m_scanner.consume(']');
+        }
+    }
+
+    bool labels(models::ObjectSummary &summary)
+    {
+        return members([&](QByteArrayView key) {
+            for (const char c : key) {
+                if (static_cast<unsigned char>(c) >= 0x80)
+                    return false;
+            }
+            QString value;
+            if (!plainString(&value))
+                return false;
+            // A repeated key: the last value, as in the tree.
+            summary.labels.insert(QString::fromLatin1(key), value);
+            return true;
+        });
+    }
+
+    bool status(models::ObjectSummary &summary)
+    {
+        if (m_scanner.peekIs('n')) {
+            QByteArrayView token;
+            return m_scanner.value(&token, m_depth + 1) && token == "null";
+        }
+        if (!m_scanner.peekIs('{'))
+            return false;
+        summary.hasStatus = true;
+        unsigned seen = 0;
+        int count = 0;
+        ++m_depth;
+        const bool ok = members(
+            [&](QByteArrayView key) {
+                if (key == "observedGeneration")
+                    return once(seen, 1) && integer(&summary.observedGeneration);
+                if (key == "conditions")
+                    return once(seen, 2) && conditions(summary);
+                return skip();
+            },
+            &count);
+        --m_depth;
+        summary.statusFieldCount = count;
+        return ok;
+    }
+
+    bool conditions(models::ObjectSummary &summary)
+    {
+        QByteArrayView value;
+        if (!m_scanner.value(&value, m_depth + 1))
+            return false;
+        if (value == "null")
+            return true;
+        if (value.front() != '[')
+            return false;
+        const Json parsed = parseValue(value);
+        if (!parsed.is_array())
+            return false;
+        for (const Json &entry : parsed) {
+            // What fromJson reports as "not a condition" goes the general way.
+            if (!entry.is_object())
+                return false;
+            const auto type = entry.find("type");
+            const auto status = entry.find("status");
+            if ((type != entry.end() && !type->is_string() && !type->is_null())
+                || (status != entry.end() && !status->is_string() && !status->is_null()))
+                return false;
+        }
+        summary.conditions = models::conditionsFromJsonLenient(parsed);
+        return true;
+    }
+
+    jsonscan::Scanner m_scanner;
+    int m_depth = 0;
+};
+
 void addPath(ObjectSummarizer::Node &root, const QString &dotted)
 {
     QStringView view(dotted);
@@ -234,12 +486,18 @@ ObjectSummarizer::ObjectSummarizer(const models::LifecycleMapping &mapping)
     }
     for (const QString &path : mapping.projectedPaths())
         addPath(*m_paths, path);
+    m_plain = mapping.projectedPaths().isEmpty();
 }
 
 ObjectSummarizer::~ObjectSummarizer() = default;
 
 models::Result<models::ObjectSummary> ObjectSummarizer::summarize(QByteArrayView json) const
 {
+    if (m_plain) {
+        models::ObjectSummary summary;
+        if (PlainReader(json).read(summary))
+            return summary;
+    }
     Walk walk;
     Json root = Json::object();
     jsonscan::Scanner start(json);

@@ -30,6 +30,7 @@ public:
 private:
     models::LifecycleMapping m_mapping;
     std::unique_ptr<Node> m_paths;
+    bool m_plain = false; // objects of the usual shape are read without a tree (no projections)
 };
 
 } // namespace reconscope::controller::kube

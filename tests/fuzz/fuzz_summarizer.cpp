@@ -6,7 +6,8 @@
 // accepted object gives the same summary, field by field; text that is not UTF-8 (which the
 // client accepts as Go does and nlohmann refuses) only has to go through unharmed. The mapping
 // projects a few paths (deep ones, a whole array, paths through arrays and absent members) so that
-// that code runs too.
+// that code runs too; each input also goes through a summarizer without projections, which reads
+// objects of the usual shape straight into the summary (PlainReader) and walks the others.
 
 #include "controller/kube/objectsummarizer.h"
 #include "models/lifecyclemapping.h"
@@ -73,13 +74,10 @@ LifecycleMapping fuzzMapping()
     return mapping;
 }
 
-} // namespace
-
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
+void check(const ObjectSummarizer &summarizer,
+           const LifecycleMapping &mapping,
+           const QByteArrayView text)
 {
-    static const LifecycleMapping mapping = fuzzMapping();
-    static const ObjectSummarizer summarizer(mapping);
-    const QByteArrayView text(reinterpret_cast<const char *>(data), qsizetype(size));
     const auto fast = summarizer.summarize(text);
     const auto reference = ObjectSummary::fromBytes(text, mapping);
     // Like Go's decoder (which reads them as U+FFFD), the client takes ill-formed UTF-8 and lone
@@ -88,7 +86,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     if (!reference.ok()
         && (reference.error().message.contains(u"UTF-8"_s)
             || reference.error().message.contains(u"surrogate"_s)))
-        return 0;
+        return;
     if (fast.ok() != reference.ok())
         fail("whether the object is accepted");
     if (!reference.ok()) {
@@ -99,8 +97,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
                          qPrintable(reference.error().message));
             fail("the error message");
         }
-        return 0;
+        return;
     }
     compare(*fast, *reference);
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
+{
+    const QByteArrayView text(reinterpret_cast<const char *>(data), qsizetype(size));
+    // With projected paths: the tree walk.
+    static const LifecycleMapping projecting = fuzzMapping();
+    static const ObjectSummarizer walking(projecting);
+    check(walking, projecting, text);
+    // Without: objects of the usual shape are read straight into the summary (PlainReader),
+    // the others walked.
+    static const LifecycleMapping plain = LifecycleMapping::defaults();
+    static const ObjectSummarizer reading(plain);
+    check(reading, plain, text);
     return 0;
 }

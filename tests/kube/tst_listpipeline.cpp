@@ -216,6 +216,36 @@ void tst_ListPipeline::summarizerMatchesFromBytes_data()
     QTest::newRow("too large generation") << QByteArray(
         R"({"metadata":{"name":"a","generation":18446744073709551615},"status":{"observedGeneration":1.0}})")
                                           << false;
+    // Objects of the usual shape (read straight into the summary without projections) and
+    // near misses that go the general way.
+    QTest::newRow("plain shape") << QByteArray(
+        R"({"apiVersion":"v1","kind":"K","metadata":{"creationTimestamp":"2026-11-30T10:09:46Z",)"
+        R"("finalizers":["f/x","g"],"generation":1,"labels":{"t":"0","u":"1","t":"x","":"e"},)"
+        R"("name":"app-0","namespace":"bench","resourceVersion":"8","uid":"8959"},"spec":{"r":1},)"
+        R"("status":{"observedGeneration":1,"phase":"Up","conditions":[{"type":"Ready",)"
+        R"("status":"False","reason":"W","lastTransitionTime":"2026-11-30T07:00:00Z"},)"
+        R"({"type":"Degraded","status":null}]}})")
+                                 << false;
+    QTest::newRow("plain, nulls and -0") << QByteArray(
+        R"({"metadata":{"name":"n","generation":-0,"creationTimestamp":""},"status":null,"kind":"K"})")
+                                         << false;
+    QTest::newRow("plain, null members") << QByteArray(
+        R"({"metadata":{"name":"n","generation":null},"status":{"conditions":null,"observedGeneration":null}})")
+                                         << false;
+    QTest::newRow("repeated name")
+        << QByteArray(R"({"metadata":{"name":"a","name":"b"}})") << false;
+    QTest::newRow("repeated metadata")
+        << QByteArray(R"({"metadata":{"name":"a"},"metadata":{"namespace":"b"}})") << false;
+    QTest::newRow("bad creation time")
+        << QByteArray(R"({"metadata":{"name":"a","creationTimestamp":"yesterday"}})") << false;
+    QTest::newRow("deletion") << QByteArray(
+        R"({"metadata":{"name":"a","deletionTimestamp":"2026-11-30T07:00:00Z","finalizers":[]}})")
+                              << false;
+    QTest::newRow("condition not an object")
+        << QByteArray(R"({"metadata":{"name":"a"},"status":{"conditions":["x",{"type":"Ready"}]}})")
+        << false;
+    QTest::newRow("generation with a fraction")
+        << QByteArray(R"({"metadata":{"name":"a","generation":1.5}})") << false;
     QTest::newRow("no name") << QByteArray(R"({"metadata":{"namespace":"a"}})") << false;
     QTest::newRow("not an object") << QByteArray(R"([1,2])") << false;
     QTest::newRow("invalid") << QByteArray(R"({"metadata":{"name":"a"},"spec":{]})") << false;
