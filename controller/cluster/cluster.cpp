@@ -271,11 +271,13 @@ void Cluster::registerTypes(const QList<ResourceType> &types)
     const QString plural = types.first().plural;
     const QString storageKey = storageKeyOf(group, plural);
     // Replace any earlier registration of this group/resource, keeping its position.
+    QList<TypePtr> earlier;
     qsizetype position = -1;
     for (qsizetype i = 0; i < m_types.size(); ++i) {
         if (m_types[i]->storageKey == storageKey) {
             if (position < 0)
                 position = i;
+            earlier.append(m_types[i]);
             m_types.removeAt(i--);
         }
     }
@@ -300,6 +302,17 @@ void Cluster::registerTypes(const QList<ResourceType> &types)
             if (schema)
                 entry->schema = *schema;
         }
+        for (const TypePtr &before : earlier) {
+            if (before->type.version == type.version && before->storageVersion == storageVersion
+                && before->type.kind == type.kind
+                && before->type.schema.dump(-1, ' ', false, json::error_handler_t::replace)
+                    == type.schema.dump(-1, ' ', false, json::error_handler_t::replace))
+                entry->serial = before->serial;
+        }
+        if (entry->serial == 0)
+            entry->serial = ++m_lastTypeSerial;
+        entry->statusInPlace = !type.builtin && type.statusSubresource && !type.schema.is_null()
+            && entry->schema.checksMembersAlone();
         for (const QString &field : type.selectableFields) {
             if (!target.selectableFields.contains(field))
                 target.selectableFields.append(field);
@@ -358,7 +371,7 @@ qsizetype Cluster::objectCount() const
     return count;
 }
 
-RecordPtr
+std::shared_ptr<ObjectRecord>
 Cluster::makeRecord(const Bucket &b, const json &object, qint64 rv, QByteArray bytes) const
 {
     auto record = std::make_shared<ObjectRecord>();
@@ -397,7 +410,8 @@ Cluster::makeRecord(const Bucket &b, const json &object, qint64 rv, QByteArray b
 RecordPtr Cluster::commitPut(const TypeEntry &type,
                              json object,
                              const RecordPtr &previous,
-                             const Serialized *serialized)
+                             const Serialized *serialized,
+                             quint64 schemaStamp)
 {
     Bucket &b = bucket(type);
     const qint64 rv = ++m_revision;
@@ -418,7 +432,16 @@ RecordPtr Cluster::commitPut(const TypeEntry &type,
     }
     object["metadata"]["resourceVersion"] = rvText;
     object["apiVersion"] = storageApiVersion;
-    RecordPtr record = makeRecord(b, object, rv, std::move(bytes));
+    auto made = makeRecord(b, object, rv, std::move(bytes));
+    made->schemaStamp = schemaStamp;
+    storeRecord(type, made, previous);
+    return made;
+}
+
+void Cluster::storeRecord(const TypeEntry &type, const RecordPtr &record, const RecordPtr &previous)
+{
+    Bucket &b = bucket(type);
+    const qint64 rv = record->resourceVersion;
     if (!previous && b.namespaced)
         ++b.namespaceCounts[record->ns];
     b.objects[record->key] = record;
@@ -441,7 +464,6 @@ RecordPtr Cluster::commitPut(const TypeEntry &type,
 
     appendEvent(ClusterEvent{
         rv, previous ? EventType::Modified : EventType::Added, b.storageKey, record, previous });
-    return record;
 }
 
 RecordPtr Cluster::commitDelete(const TypeEntry &type, const RecordPtr &last)
@@ -1284,7 +1306,8 @@ ApiResult<WriteResult> Cluster::doCreate(const TypePtr &typePtr,
         return ApiError::internal(u"resourceVersion should not be set on objects to be created"_s);
     if (auto error = storageSizeError(objectjson::dump(object).size()))
         return *error;
-    RecordPtr record = commitPut(type, std::move(object), {});
+    // Every member was pruned and defaulted by this type's schema above.
+    RecordPtr record = commitPut(type, std::move(object), {}, nullptr, type.serial);
     if (isCrdType(type.type))
         establishCrd(record);
     // The response is the created object (for a CRD: before the establishing controller's status).
@@ -1436,7 +1459,12 @@ ApiResult<WriteResult> Cluster::doUpdate(const TypePtr &typePtr,
         updated["metadata"]["resourceVersion"] = std::to_string(deleted->resourceVersion);
         result.object = std::move(updated);
     } else {
-        RecordPtr record = commitPut(type, std::move(updated), existing, &serialized);
+        // An update's members were pruned and defaulted by this type's schema (applySchema, then
+        // applyDefaults above); a status write keeps the stored ones but the status, which
+        // applyDefaults above leaves alone when this schema made them.
+        const quint64 stamp
+            = !status || existing->schemaStamp == type.serial ? type.serial : quint64(0);
+        RecordPtr record = commitPut(type, std::move(updated), existing, &serialized, stamp);
         setCommittedObject(result, type, record, options);
         if (isCrdType(type.type))
             establishCrd(record);
@@ -1493,6 +1521,10 @@ ApiResult<WriteResult> Cluster::doPatch(const TypePtr &typePtr,
     RecordPtr existing = find(type, ns, name);
     if (!existing)
         return ApiError::notFound(type.type.group, type.type.plural, name);
+    if (status) {
+        if (auto result = patchStatusInPlace(type, existing, patchType, patchDocument, options))
+            return std::move(*result);
+    }
     json current = parseRecord(type, existing);
     json patched;
     if (patchType == PatchType::Merge) {
@@ -1522,6 +1554,156 @@ ApiResult<WriteResult> Cluster::doPatch(const TypePtr &typePtr,
     if (rv.is_null() || (rv.is_string() && rv.get<std::string>().empty()))
         metadata["resourceVersion"] = std::to_string(existing->resourceVersion);
     return doUpdate(typePtr, ns, name, std::move(patched), status, options, existing, &current);
+}
+
+std::optional<WriteResult> Cluster::patchStatusInPlace(const TypeEntry &type,
+                                                       const RecordPtr &existing,
+                                                       PatchType patchType,
+                                                       const json &patch,
+                                                       const WriteOptions &options)
+{
+    if (!m_writeShortcuts || !type.statusInPlace || options.dryRun
+        || existing->schemaStamp != type.serial)
+        return std::nullopt;
+    // The patch touches the status and nothing else, so every other member of the patched
+    // object is the stored one. (doPatch has checked that a JSON patch is an array of objects.)
+    if (patchType == PatchType::Json) {
+        for (const json &operation : patch) {
+            const json &op = objectjson::member(operation, "op");
+            const json &path = objectjson::member(operation, "path");
+            if (!op.is_string() || !path.is_string())
+                return std::nullopt;
+            const auto &opName = op.get_ref<const std::string &>();
+            if (opName != "add" && opName != "remove" && opName != "replace" && opName != "test")
+                return std::nullopt;
+            if (!path.get_ref<const std::string &>().starts_with("/status/"))
+                return std::nullopt;
+        }
+    } else if (patch.size() != 1 || !patch.contains("status") || !patch["status"].is_object()) {
+        return std::nullopt;
+    }
+
+    // The stored text's top-level members: the kind and apiVersion the general way would check
+    // and write, the resourceVersion it would find, the required members, the status.
+    const Bucket &b = bucket(type);
+    const QByteArrayView stored(existing->json);
+    std::vector<objectjson::MemberSpan> top;
+    if (!objectjson::members(stored, top))
+        return std::nullopt;
+    const auto quoted = [](const QString &text) {
+        return u'"' + text + u'"';
+    };
+    const auto valueOf = [](const std::vector<objectjson::MemberSpan> &spans,
+                            QByteArrayView key) -> const objectjson::MemberSpan * {
+        for (const objectjson::MemberSpan &span : spans) {
+            if (span.key == key)
+                return &span;
+        }
+        return nullptr;
+    };
+    const auto slice = [](QByteArrayView text, const objectjson::MemberSpan *span) {
+        return text.sliced(span->valueAt, span->valueLength);
+    };
+    const auto *apiVersion = valueOf(top, "apiVersion");
+    const auto *kind = valueOf(top, "kind");
+    const auto *metadataSpan = valueOf(top, "metadata");
+    const auto *statusSpan = valueOf(top, "status");
+    if (!apiVersion || !kind || !metadataSpan || !statusSpan
+        || metadataSpan->valueAt > statusSpan->valueAt
+        || slice(stored, apiVersion) != quoted(b.storageApiVersion).toUtf8()
+        || slice(stored, kind) != quoted(type.type.kind).toUtf8()
+        || !slice(stored, statusSpan).startsWith('{'))
+        return std::nullopt;
+    for (const std::string &required : type.schema.requiredMembers()) {
+        if (!valueOf(top, QByteArrayView(required.data(), qsizetype(required.size()))))
+            return std::nullopt;
+    }
+    const QByteArrayView metadataText = slice(stored, metadataSpan);
+    std::vector<objectjson::MemberSpan> metadata;
+    if (!objectjson::members(metadataText, metadata))
+        return std::nullopt;
+    const auto *rvSpan = valueOf(metadata, "resourceVersion");
+    const std::string oldRv = '"' + std::to_string(existing->resourceVersion) + '"';
+    if (!rvSpan
+        || slice(metadataText, rvSpan) != QByteArrayView(oldRv.data(), qsizetype(oldRv.size())))
+        return std::nullopt;
+
+    // The status alone, in a stand-in object: patched, then pruned and defaulted as doUpdate
+    // does the whole object (applySchema, then applyDefaults of the merged object).
+    const QByteArrayView oldStatusText = slice(stored, statusSpan);
+    json old = json::object();
+    old["status"] = objectjson::parseStored(oldStatusText);
+    if (old["status"].is_discarded() || !old["status"].is_object())
+        return std::nullopt;
+    json patched;
+    try {
+        if (patchType == PatchType::Json) {
+            patched = old.patch(patch);
+        } else {
+            patched = old;
+            patched.merge_patch(patch);
+        }
+    } catch (const json::exception &) {
+        return std::nullopt;
+    }
+    if (!patched.is_object() || patched.size() != 1 || !patched["status"].is_object())
+        return std::nullopt;
+    if (!type.schema.prune(patched).isEmpty())
+        return std::nullopt; // warnings (or a strict refusal): the general way words them
+    type.schema.applyDefaults(patched);
+    type.schema.applyDefaults(patched);
+    const auto status = patched.find("status");
+    if (status == patched.end() || !status->is_object())
+        return std::nullopt;
+    if (!type.schema.validateMemberUpdate("status", *status, &old["status"]).isEmpty())
+        return std::nullopt;
+
+    // The stored text with the new status and resourceVersion.
+    const QByteArray statusText = objectjson::dump(*status);
+    if (QByteArrayView(statusText) == oldStatusText)
+        return std::nullopt; // a no-op: nothing is written, the general way answers it
+    if (storageSizeError(stored.size() - oldStatusText.size() + statusText.size()))
+        return std::nullopt;
+    // Selectable fields outside the status keep their values; those of the status are taken
+    // from the new one.
+    std::vector<std::pair<QString, QString>> fields;
+    fields.reserve(std::size_t(b.selectableFields.size()));
+    for (qsizetype i = 0; i < b.selectableFields.size(); ++i) {
+        const QString &field = b.selectableFields[i];
+        if (field.startsWith(u".status.") || field == u".status") {
+            fields.emplace_back(field.mid(1), objectjson::fieldValue(patched, field));
+        } else if (std::size_t(i) < existing->fields.size()
+                   && existing->fields[std::size_t(i)].first == QStringView(field).mid(1)) {
+            fields.push_back(existing->fields[std::size_t(i)]);
+        } else {
+            return std::nullopt;
+        }
+    }
+
+    const qint64 rv = ++m_revision;
+    const std::string rvText = '"' + std::to_string(rv) + '"';
+    const qsizetype rvAt = metadataSpan->valueAt + rvSpan->valueAt;
+    const qsizetype rvEnd = rvAt + rvSpan->valueLength;
+    const qsizetype statusEnd = statusSpan->valueAt + statusSpan->valueLength;
+    auto record = std::make_shared<ObjectRecord>(*existing);
+    record->resourceVersion = rv;
+    record->fields = std::move(fields);
+    QByteArray &bytes = record->json;
+    bytes = QByteArray();
+    bytes.reserve(stored.size() - oldStatusText.size() + statusText.size()
+                  + qsizetype(rvText.size()) - rvSpan->valueLength);
+    bytes.append(stored.first(rvAt))
+        .append(rvText.data(), qsizetype(rvText.size()))
+        .append(stored.sliced(rvEnd, statusSpan->valueAt - rvEnd))
+        .append(statusText)
+        .append(stored.sliced(statusEnd));
+    storeRecord(type, record, existing);
+    ++m_statusPatchesInPlace;
+
+    WriteResult result;
+    setCommittedObject(result, type, record, options);
+    runControllers();
+    return result;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -44,6 +44,10 @@ struct ObjectRecord
     QStringList ownerUids;
     QStringList finalizers;
     bool deleting = false; // metadata.deletionTimestamp is set
+    // The serial of the type entry (Cluster::TypeEntry::serial) whose schema last pruned and
+    // defaulted every top-level member but the status, which a status write then keeps as they
+    // are; 0 when not known.
+    quint64 schemaStamp = 0;
 };
 using RecordPtr = std::shared_ptr<const ObjectRecord>;
 
@@ -234,6 +238,12 @@ public:
     // Interval of the periodic watch bookmarks (default 60 s).
     void setBookmarkInterval(int milliseconds) { m_bookmarkIntervalMs = milliseconds; }
     int bookmarkInterval() const { return m_bookmarkIntervalMs; }
+    // Status patches that touch the status alone are applied to the stored status alone, the
+    // rest of the stored text kept as is (the same outcome, checked by tst_writepath and the
+    // fuzz_objectjson target against this switch); false sends every write the general way.
+    void setWriteShortcuts(bool enabled) { m_writeShortcuts = enabled; }
+    // Status patches applied to the stored status alone so far.
+    qint64 statusPatchesInPlace() const { return m_statusPatchesInPlace; }
     // Number of live watches.
     int watchCount() const { return int(m_watches.size()); }
     qsizetype objectCount() const;
@@ -251,6 +261,10 @@ private:
         StructuralSchema schema;
         QString storageKey; // "<group>/<plural>"
         QString storageVersion;
+        // Unique per registered schema: a re-registration with the same schema keeps it.
+        quint64 serial = 0;
+        // A status patch may be applied to the stored status alone (patchStatusInPlace).
+        bool statusInPlace = false;
     };
     using TypePtr = std::shared_ptr<const TypeEntry>;
 
@@ -280,10 +294,10 @@ private:
     const Bucket *findBucket(const QString &storageKey) const;
     static std::string objectKey(const QString &ns, const QString &name);
     RecordPtr find(const TypeEntry &type, const QString &ns, const QString &name) const;
-    RecordPtr makeRecord(const Bucket &bucket,
-                         const nlohmann::json &object,
-                         qint64 rv,
-                         QByteArray bytes = {}) const;
+    std::shared_ptr<ObjectRecord> makeRecord(const Bucket &bucket,
+                                             const nlohmann::json &object,
+                                             qint64 rv,
+                                             QByteArray bytes = {}) const;
     // An object already serialized by a write (to compare it with the stored one), with where its
     // metadata.resourceVersion value sits, so that committing it need not serialize it again.
     struct Serialized
@@ -294,10 +308,15 @@ private:
     };
     // Writes `object` (metadata.resourceVersion is set here) and emits ADDED/MODIFIED.
     // `serialized`, when given, is `object` as dump() wrote it before the resourceVersion was set.
+    // `schemaStamp`: ObjectRecord::schemaStamp of the new record.
     RecordPtr commitPut(const TypeEntry &type,
                         nlohmann::json object,
                         const RecordPtr &previous,
-                        const Serialized *serialized = nullptr);
+                        const Serialized *serialized = nullptr,
+                        quint64 schemaStamp = 0);
+    // Stores a record whose resourceVersion is the new revision: indexes, controllers' queues,
+    // the ADDED/MODIFIED event.
+    void storeRecord(const TypeEntry &type, const RecordPtr &record, const RecordPtr &previous);
     // Removes the object and emits DELETED carrying `last` with the deletion's RV.
     RecordPtr commitDelete(const TypeEntry &type, const RecordPtr &last);
     void appendEvent(ClusterEvent event);
@@ -339,6 +358,18 @@ private:
                                    const QByteArray &patch,
                                    bool status,
                                    const WriteOptions &options);
+    // A status patch (JSON patch operations on paths under /status/ only, or a merge patch of
+    // {"status":{...}} only) applied to the stored status alone: its members parsed, patched,
+    // pruned, defaulted and validated, the other members' stored text kept, the new
+    // resourceVersion spliced in. Only when that provably gives what doPatch's general way
+    // commits (the stored members other than the status already pruned and defaulted by this
+    // schema, no warnings, no errors, not a no-op, not a dry run); nullopt otherwise, and the
+    // caller goes the general way, which then answers errors and warnings as always.
+    std::optional<WriteResult> patchStatusInPlace(const TypeEntry &type,
+                                                  const RecordPtr &existing,
+                                                  PatchType patchType,
+                                                  const nlohmann::json &patch,
+                                                  const WriteOptions &options);
     ApiResult<WriteResult> doDelete(const TypePtr &type,
                                     const QString &ns,
                                     const QString &name,
@@ -432,6 +463,9 @@ private:
     QSet<QString> m_terminatingNamespaces;
     QSet<QString> m_terminatingCrds; // CRD names
     bool m_inControllers = false;
+    bool m_writeShortcuts = true;
+    qint64 m_statusPatchesInPlace = 0;
+    quint64 m_lastTypeSerial = 0;
     bool m_controllersPending = false;
 };
 

@@ -532,6 +532,94 @@ QByteArray dump(const nlohmann::json &value,
     return out;
 }
 
+namespace {
+
+// The end of the compact JSON value starting at `at` (a string, object, array or scalar), or -1.
+qsizetype skipValue(QByteArrayView text, qsizetype at)
+{
+    const qsizetype size = text.size();
+    const char *data = text.data();
+    if (at >= size)
+        return -1;
+    const auto skipString = [&](qsizetype i) -> qsizetype { // i: after the opening quote
+        while (i < size) {
+            const void *hit = std::memchr(data + i, '"', std::size_t(size - i));
+            if (!hit)
+                return -1;
+            const qsizetype quote = static_cast<const char *>(hit) - data;
+            qsizetype backslashes = 0;
+            while (quote - backslashes - 1 >= i && data[quote - backslashes - 1] == '\\')
+                ++backslashes;
+            if (backslashes % 2 == 0)
+                return quote + 1;
+            i = quote + 1;
+        }
+        return -1;
+    };
+    const char first = data[at];
+    if (first == '"')
+        return skipString(at + 1);
+    if (first == '{' || first == '[') {
+        int depth = 0;
+        for (qsizetype i = at; i < size;) {
+            const char c = data[i];
+            if (c == '"') {
+                i = skipString(i + 1);
+                if (i < 0)
+                    return -1;
+                continue;
+            }
+            if (c == '{' || c == '[') {
+                if (++depth > maxJsonNesting)
+                    return -1;
+            } else if (c == '}' || c == ']') {
+                if (--depth == 0)
+                    return i + 1;
+            }
+            ++i;
+        }
+        return -1;
+    }
+    qsizetype i = at;
+    while (i < size && data[i] != ',' && data[i] != '}' && data[i] != ']' && data[i] != ':'
+           && data[i] != '"' && data[i] != '{' && data[i] != '[' && data[i] != ' '
+           && data[i] != '\n' && data[i] != '\t' && data[i] != '\r')
+        ++i;
+    return i > at ? i : -1;
+}
+
+} // namespace
+
+bool members(QByteArrayView object, std::vector<MemberSpan> &out)
+{
+    out.clear();
+    const qsizetype size = object.size();
+    if (size < 2 || object.front() != '{' || object.back() != '}')
+        return false;
+    if (size == 2)
+        return true;
+    qsizetype i = 1;
+    while (true) {
+        if (object[i] != '"')
+            return false;
+        const qsizetype keyEnd = skipValue(object, i);
+        if (keyEnd < 0 || keyEnd >= size || object[keyEnd] != ':')
+            return false;
+        const qsizetype valueAt = keyEnd + 1;
+        const qsizetype valueEnd = skipValue(object, valueAt);
+        if (valueEnd < 0 || valueEnd >= size)
+            return false;
+        out.push_back({ object.sliced(i + 1, keyEnd - i - 2), valueAt, valueEnd - valueAt });
+        if (object[valueEnd] == '}')
+            return valueEnd == size - 1;
+        if (object[valueEnd] != ',')
+            return false;
+        i = valueEnd + 1;
+        if (i >= size)
+            return false;
+    }
+}
+
 nlohmann::json parseStored(QByteArrayView text)
 {
     json value;

@@ -7,6 +7,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <vector>
+
 // Small accessors for Kubernetes objects held as nlohmann::json, tolerant of missing or
 // mistyped members (untrusted input).
 namespace reconscope::controller::cluster::objectjson {
@@ -39,6 +41,17 @@ QByteArray dump(const nlohmann::json &value,
 // key-sorted text of strings, integers, booleans and nulls; any other text (whitespace, floats,
 // long integers, \u escapes beyond ASCII, unsorted or duplicate keys) goes to nlohmann's parser.
 nlohmann::json parseStored(QByteArrayView text);
+// One member of a JSON object as members() finds it in the object's text.
+struct MemberSpan
+{
+    QByteArrayView key; // between the quotes, escapes as written
+    qsizetype valueAt = 0; // the value's text: object.sliced(valueAt, valueLength)
+    qsizetype valueLength = 0;
+};
+// The members of compact object JSON as dump() writes it, in text order; false (and `out` left
+// in any state) when `object` is not one compact JSON object: whitespace, a missing colon or
+// comma, unbalanced brackets or trailing text. Values are delimited, not checked.
+bool members(QByteArrayView object, std::vector<MemberSpan> &out);
 // Pretty serialization with two-space indentation, as Go's json.MarshalIndent.
 QByteArray dumpPretty(const nlohmann::json &value);
 // The value of a simple field path such as ".spec.color" rendered as a field-selector value

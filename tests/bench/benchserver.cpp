@@ -18,7 +18,10 @@ BenchServer::~BenchServer()
 
 bool BenchServer::start()
 {
-    m_process.setProgram(QStringLiteral(RECONSCOPE_EXECUTABLE));
+    // RECONSCOPE_BENCH_SERVER: another `reconscope` to serve (e.g. an older build, to compare
+    // the two back to back under the same load).
+    const QString server = qEnvironmentVariable("RECONSCOPE_BENCH_SERVER");
+    m_process.setProgram(server.isEmpty() ? QStringLiteral(RECONSCOPE_EXECUTABLE) : server);
     m_process.setArguments({ u"serve"_s,
                              u"--no-demo"_s,
                              u"--listen"_s,

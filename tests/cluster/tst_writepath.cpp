@@ -51,6 +51,7 @@ private slots:
     void inProcessResultWithAndWithoutObject();
     void eventLinesSharedOnlyBetweenLikeWatchers();
     void readModifyWriteUsesTheStateRead();
+    void statusPatchInPlaceMatchesTheGeneralWay();
 };
 
 void tst_WritePath::everyKindOfWriteCommitsWhatGetAndWatchersSee()
@@ -400,6 +401,202 @@ void tst_WritePath::readModifyWriteUsesTheStateRead()
     QCOMPARE(m_cluster->update(apps, u"default"_s, u"two"_s, *stale).error().code, 409);
     const QByteArray stored = withoutNewline(call("GET", customApps + u"/two"_s).body);
     JSON_COMPARE(parse(stored)["spec"]["replicas"], json(1));
+}
+
+void tst_WritePath::statusPatchInPlaceMatchesTheGeneralWay()
+{
+    // Two clusters with the same clock get the same requests; one applies status patches to the
+    // stored status alone where it can, the other goes the general way for all. Answers (status,
+    // headers, body), stored bytes and watch lines must be the same, the uid aside.
+    struct Twin
+    {
+        std::unique_ptr<Cluster> cluster;
+        std::unique_ptr<ApiServer> server;
+        std::shared_ptr<CollectingSink> watch;
+        QByteArray uid;
+        ApiResponse call(const QByteArray &method,
+                         const QString &path,
+                         const QByteArray &body = {},
+                         const QByteArray &contentType = "application/merge-patch+json")
+        {
+            ApiResponse response = server->handle(request(method, path, body, contentType));
+            if (!uid.isEmpty())
+                response.body.replace(uid, "UID");
+            return response;
+        }
+    };
+    Twin twins[2];
+    for (int i = 0; i < 2; ++i) {
+        Twin &twin = twins[i];
+        twin.cluster = std::make_unique<Cluster>();
+        twin.cluster->setClock([] { return QDateTime(QDate(2026, 11, 30), QTime(9, 0), Qt::UTC); });
+        twin.cluster->setWriteShortcuts(i == 0);
+        twin.server = std::make_unique<ApiServer>(twin.cluster.get());
+        json app = customApp("twin");
+        app["metadata"]["labels"] = { { "tier", "front" } };
+        app["metadata"]["annotations"] = { { "note", std::string(300, 'x') } };
+        const ApiResponse created = twin.call("POST", customApps, dump(app), "application/json");
+        QCOMPARE(created.status, 201);
+        twin.uid = QByteArray::fromStdString(parse(created.body)["metadata"]["uid"]);
+        twin.watch
+            = startWatch(twin.call("GET",
+                                   customApps + u"?watch=1&resourceVersion="_s
+                                       + QString::number(twin.cluster->currentResourceVersion())));
+    }
+    Twin &shortcut = twins[0];
+    Twin &general = twins[1];
+
+    const QString item = customApps + u"/twin"_s;
+    const QString status = item + u"/status"_s;
+    const QByteArray merge = "application/merge-patch+json";
+    const QByteArray jsonPatch = "application/json-patch+json";
+    const auto condition = [](const char *type, const char *message) {
+        return json{ { "type", type },
+                     { "status", "True" },
+                     { "reason", "Up" },
+                     { "message", message },
+                     { "lastTransitionTime", "2026-11-30T07:00:00Z" } };
+    };
+    struct Step
+    {
+        QByteArray method;
+        QString path;
+        QByteArray body;
+        QByteArray contentType;
+        bool inPlace; // expected to take the shortcut
+    };
+    const auto crdPath
+        = u"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/customapps.infrastructure.internal.net"_s;
+    QList<Step> steps = {
+        // No status stored yet: the general way.
+        { "PATCH", status, R"({"status":{"observedGeneration":1}})", merge, false },
+        { "PATCH",
+          status,
+          dump({ { "status", { { "conditions", { condition("Ready", "é \"q\"\n\\u0001") } } } } }),
+          merge,
+          true },
+        { "PATCH",
+          status,
+          dump(json::array({ { { "op", "add" },
+                               { "path", "/status/conditions/-" },
+                               { "value", condition("Churn", "first") } } })),
+          jsonPatch,
+          true },
+        { "PATCH",
+          status,
+          R"([{"op":"test","path":"/status/conditions/1/type","value":"Churn"},{"op":"replace","path":"/status/conditions/1/message","value":"second"}])",
+          jsonPatch,
+          true },
+        // The same again: a no-op.
+        { "PATCH",
+          status,
+          R"([{"op":"test","path":"/status/conditions/1/type","value":"Churn"},{"op":"replace","path":"/status/conditions/1/message","value":"second"}])",
+          jsonPatch,
+          false },
+        // A failed test, an index out of range, a bad value, a missing required field.
+        { "PATCH",
+          status,
+          R"([{"op":"test","path":"/status/conditions/0/type","value":"Churn"},{"op":"replace","path":"/status/conditions/0/message","value":"x"}])",
+          jsonPatch,
+          false },
+        { "PATCH",
+          status,
+          R"([{"op":"replace","path":"/status/conditions/9/message","value":"x"}])",
+          jsonPatch,
+          false },
+        { "PATCH", status, R"({"status":{"readyReplicas":"two"}})", merge, false },
+        { "PATCH", status, R"({"status":{"conditions":[{"type":"Ready"}]}})", merge, false },
+        // Unknown fields: warned about, or refused when strict.
+        { "PATCH", status, R"({"status":{"bogus":1,"replicas":2}})", merge, false },
+        { "PATCH",
+          status + u"?fieldValidation=Strict"_s,
+          R"({"status":{"bogus":1,"replicas":3}})",
+          merge,
+          false },
+        { "PATCH", status + u"?dryRun=All"_s, R"({"status":{"replicas":9}})", merge, false },
+        // Outside the status, or the whole status: the general way.
+        { "PATCH",
+          status,
+          R"({"metadata":{"labels":{"tier":"back"}},"status":{"replicas":4}})",
+          merge,
+          false },
+        { "PATCH",
+          status,
+          R"([{"op":"replace","path":"/status","value":{"replicas":5}}])",
+          jsonPatch,
+          false },
+        { "PATCH",
+          status,
+          dump({ { "status",
+                   { { "replicas", 6.0 },
+                     { "observedGeneration", nullptr },
+                     { "conditions", { condition("Ready", "again") } } } } }),
+          merge,
+          true },
+        { "PATCH",
+          status,
+          R"([{"op":"remove","path":"/status/conditions/0"},{"op":"add","path":"/status/readyReplicas","value":1}])",
+          jsonPatch,
+          true },
+        { "PATCH", status, R"({"status":null})", merge, false },
+        { "PATCH", status, R"({"status":{"replicas":1}})", merge, false },
+        { "PATCH", status, R"({"status":{"replicas":2}})", merge, true },
+    };
+    const auto run = [&](const Step &step) {
+        const qint64 before = shortcut.cluster->statusPatchesInPlace();
+        const ApiResponse a = shortcut.call(step.method, step.path, step.body, step.contentType);
+        const ApiResponse b = general.call(step.method, step.path, step.body, step.contentType);
+        const QByteArray what = step.method + ' ' + step.path.toUtf8() + ' ' + step.body;
+        QVERIFY2(a.status == b.status, what.constData());
+        QVERIFY2(a.headers == b.headers, what.constData());
+        QVERIFY2(a.body == b.body, (what + '\n' + a.body + '\n' + b.body).constData());
+        QVERIFY2((shortcut.cluster->statusPatchesInPlace() > before) == step.inPlace,
+                 what.constData());
+        QCOMPARE(shortcut.cluster->currentResourceVersion(),
+                 general.cluster->currentResourceVersion());
+        QCOMPARE(shortcut.call("GET", item).body, general.call("GET", item).body);
+    };
+    for (const Step &step : steps)
+        run(step);
+    QCOMPARE(general.cluster->statusPatchesInPlace(), 0);
+
+    // A new schema (a defaulted spec field): the stored spec is not what it would default, so
+    // the next status patch goes the general way (which adds the default), and so do those
+    // after it until an update writes the spec under the new schema.
+    for (Twin &twin : twins) {
+        json crd = parse(twin.call("GET", crdPath).body);
+        crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+           ["tier"]
+            = { { "type", "string" }, { "default", "standard" } };
+        QCOMPARE(twin.call("PUT", crdPath, dump(crd), "application/json").status, 200);
+    }
+    steps = {
+        { "PATCH", status, R"({"status":{"replicas":3}})", merge, false },
+        { "PATCH", status, R"({"status":{"replicas":4}})", merge, false },
+        { "PATCH", item, R"({"spec":{"replicas":5}})", merge, false },
+        { "PATCH", status, R"({"status":{"replicas":5}})", merge, true },
+    };
+    for (const Step &step : steps)
+        run(step);
+    QVERIFY(shortcut.call("GET", item).body.contains("\"tier\":\"standard\""));
+
+    // Deleting (a finalizer holds it): status patches still apply.
+    for (const Step &step :
+         QList<Step>{ { "PATCH", item, R"({"metadata":{"finalizers":["x/hold"]}})", merge, false },
+                      { "DELETE", item, {}, {}, false },
+                      { "PATCH", status, R"({"status":{"replicas":6}})", merge, false },
+                      { "PATCH", status, R"({"status":{"replicas":7}})", merge, false },
+                      { "PATCH", item, R"({"metadata":{"finalizers":null}})", merge, false } })
+        run(step);
+    QCOMPARE(shortcut.call("GET", item).status, 404);
+
+    QCOMPARE(shortcut.watch->lines.size(), general.watch->lines.size());
+    for (qsizetype i = 0; i < shortcut.watch->lines.size(); ++i) {
+        QByteArray a = shortcut.watch->lines[i];
+        QByteArray b = general.watch->lines[i];
+        QCOMPARE(a.replace(shortcut.uid, "UID"), b.replace(general.uid, "UID"));
+    }
+    QVERIFY(shortcut.cluster->statusPatchesInPlace() >= 6);
 }
 
 QTEST_GUILESS_MAIN(tst_WritePath)

@@ -954,9 +954,59 @@ private:
 
 StructuralSchema::StructuralSchema() = default;
 
+namespace {
+
+bool holdsNull(const json &value)
+{
+    if (value.is_null())
+        return true;
+    if (value.is_structured()) {
+        for (const json &item : value) {
+            if (holdsNull(item))
+                return true;
+        }
+    }
+    return false;
+}
+
+// Whether every default under `s` is free of nulls and left alone by pruning.
+bool canonicalDefaults(const SchemaNode &s)
+{
+    if (s.hasDefault) {
+        if (holdsNull(s.defaultValue))
+            return false;
+        json pruned = s.defaultValue;
+        std::vector<std::string> paths;
+        pruneValue(pruned, &s, false, std::string(), paths);
+        if (!paths.empty()
+            || pruned.dump(-1, ' ', false, json::error_handler_t::replace)
+                != s.defaultValue.dump(-1, ' ', false, json::error_handler_t::replace))
+            return false;
+    }
+    const auto all = [](const auto &nodes) {
+        return std::all_of(nodes.begin(), nodes.end(), [](const NodePtr &node) {
+            return !node || canonicalDefaults(*node);
+        });
+    };
+    for (const auto &[key, node] : s.properties) {
+        if (!canonicalDefaults(*node))
+            return false;
+    }
+    return (!s.additionalProperties || canonicalDefaults(*s.additionalProperties))
+        && (!s.items || canonicalDefaults(*s.items)) && all(s.allOf) && all(s.anyOf) && all(s.oneOf)
+        && (!s.notSchema || canonicalDefaults(*s.notSchema));
+}
+
+} // namespace
+
 StructuralSchema::StructuralSchema(std::shared_ptr<const SchemaNode> root)
     : m_root(std::move(root))
-{ }
+{
+    const SchemaNode &r = *m_root;
+    m_checksMembersAlone = (r.type.empty() || r.type == "object") && !r.intOrString
+        && r.allOf.empty() && r.anyOf.empty() && r.oneOf.empty() && !r.notSchema && !r.enumValues
+        && !r.minProperties && !r.maxProperties && canonicalDefaults(r);
+}
 
 models::Result<StructuralSchema> StructuralSchema::fromJson(const json &openAPIV3Schema)
 {
@@ -1012,6 +1062,35 @@ QList<FieldError> StructuralSchema::validateUpdate(const json &object, const jso
 bool StructuralSchema::declaresStatus() const
 {
     return m_root && m_root->properties.contains("status");
+}
+
+bool StructuralSchema::checksMembersAlone() const
+{
+    return m_checksMembersAlone;
+}
+
+const std::vector<std::string> &StructuralSchema::requiredMembers() const
+{
+    static const std::vector<std::string> none;
+    return m_root ? m_root->required : none;
+}
+
+QList<FieldError> StructuralSchema::validateMemberUpdate(const std::string &key,
+                                                         const json &value,
+                                                         const json *old) const
+{
+    if (!m_root)
+        return {};
+    const SchemaNode *node = nullptr;
+    if (auto p = m_root->properties.find(key); p != m_root->properties.end())
+        node = p->second.get();
+    else if (m_root->hasAdditionalProperties)
+        node = m_root->additionalProperties.get();
+    if (!node)
+        return {};
+    Validator validator;
+    validator.validate(*node, value, key, old);
+    return validator.errors;
 }
 
 } // namespace reconscope::controller::cluster

@@ -8,6 +8,8 @@
 #include <QStringList>
 
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace reconscope::controller::cluster {
 
@@ -46,10 +48,29 @@ public:
     QList<FieldError> validateUpdate(const nlohmann::json &object, const nlohmann::json &old) const;
     bool declaresStatus() const;
 
+    // For writes that change one top-level member only (a status write), whether that member can
+    // be pruned, defaulted and validated on its own: prune() and applyDefaults() of a stand-in
+    // object holding nothing but the member, and validateMemberUpdate(), then give what the
+    // whole object's prune(), applyDefaults() and validateUpdate() would for it, provided the
+    // other members are unchanged and already what prune() and applyDefaults() leave (applying
+    // them again then changes and reports nothing) and the requiredMembers() are present. True
+    // when the root only dispatches to its properties (no combinators, enum or property counts)
+    // and no default holds a null or a field prune() would remove, so that applyDefaults() is
+    // idempotent.
+    bool checksMembersAlone() const;
+    // The root's `required` members.
+    const std::vector<std::string> &requiredMembers() const;
+    // validateUpdate()'s errors for the top-level member `key` alone (`old`: the stored value,
+    // null when it had none), with its ratcheting.
+    QList<FieldError> validateMemberUpdate(const std::string &key,
+                                           const nlohmann::json &value,
+                                           const nlohmann::json *old) const;
+
 private:
     explicit StructuralSchema(std::shared_ptr<const SchemaNode> root);
 
     std::shared_ptr<const SchemaNode> m_root; // null: accepts anything
+    bool m_checksMembersAlone = false;
 };
 
 } // namespace reconscope::controller::cluster
