@@ -173,7 +173,9 @@ ChurnMutator::start(const QString &resource, double rate, const QString &namespa
     if (!keys.listed)
         listExisting(keys);
     m_rate = rate;
-    m_due = m_applied = m_failed = m_skipped = 0;
+    m_due = m_applied = m_failed = m_skipped = m_lastTarget = 0;
+    m_runNs = -1;
+    m_inPlaceAtStart = m_cluster->statusPatchesInPlace();
     m_lastError.clear();
     m_clock.start();
     m_timer.start();
@@ -189,10 +191,13 @@ void ChurnMutator::stop()
     if (!m_timer.isActive())
         return;
     m_timer.stop();
-    spdlog::info("embedded cluster: churn stopped after {} changes ({} failed, {} skipped)",
+    m_runNs = m_clock.nsecsElapsed();
+    spdlog::info("embedded cluster: churn stopped after {} changes ({} failed, {} skipped; {} "
+                 "status patches applied in place)",
                  m_applied,
                  m_failed,
-                 m_skipped);
+                 m_skipped,
+                 m_cluster ? m_cluster->statusPatchesInPlace() - m_inPlaceAtStart : 0);
 }
 
 qsizetype ChurnMutator::targetCount() const
@@ -214,6 +219,7 @@ void ChurnMutator::handleTick()
         return;
     }
     const auto target = qint64(std::floor(m_rate * double(m_clock.nsecsElapsed()) / 1e9));
+    m_lastTarget = target;
     qint64 debt = target - m_due;
     const auto cap = std::max<qint64>(1, qint64(m_rate / 10));
     if (debt > cap) {
@@ -302,17 +308,22 @@ void ChurnMutator::churnOne()
 
 bool ChurnMutator::patchKnownCondition(Target &target, const std::string &message)
 {
-    const std::string path = "/status/conditions/" + std::to_string(target.conditionIndex);
-    const json patch = json::array(
-        { { { "op", "test" }, { "path", path + "/type" }, { "value", ConditionType } },
-          { { "op", "replace" }, { "path", path + "/message" }, { "value", message } } });
-    const auto written = m_cluster->patch(m_ref,
-                                          target.ns,
-                                          target.name,
-                                          PatchType::Json,
-                                          QByteArray::fromStdString(patch.dump()),
-                                          true,
-                                          outcomeOnly());
+    // What json::dump() writes for [{"op":"test",...},{"op":"replace",...}]: the index, the type
+    // and the message need no escaping.
+    const std::string index = std::to_string(target.conditionIndex);
+    QByteArray patch;
+    patch.reserve(160 + qsizetype(message.size()));
+    patch.append(R"([{"op":"test","path":"/status/conditions/)")
+        .append(index.data(), qsizetype(index.size()))
+        .append(R"(/type","value":")")
+        .append(ConditionType)
+        .append(R"("},{"op":"replace","path":"/status/conditions/)")
+        .append(index.data(), qsizetype(index.size()))
+        .append(R"(/message","value":")")
+        .append(message.data(), qsizetype(message.size()))
+        .append(R"("}])");
+    const auto written = m_cluster->patch(
+        m_ref, target.ns, target.name, PatchType::Json, patch, true, outcomeOnly());
     if (written) {
         ++m_applied;
         return true;
@@ -324,7 +335,9 @@ bool ChurnMutator::patchKnownCondition(Target &target, const std::string &messag
 
 json ChurnMutator::state() const
 {
-    const double seconds = m_clock.isValid() ? double(m_clock.nsecsElapsed()) / 1e9 : 0.0;
+    const double seconds = !m_clock.isValid() ? 0.0
+        : m_runNs >= 0                        ? double(m_runNs) / 1e9
+                                              : double(m_clock.nsecsElapsed()) / 1e9;
     return { { "running", isRunning() },
              { "resource", m_resourceName.toStdString() },
              { "namespace", m_namespace.toStdString() },
@@ -334,7 +347,8 @@ json ChurnMutator::state() const
              { "skipped", m_skipped },
              { "objects", targetCount() },
              { "seconds", seconds },
-             { "appliedPerSecond", seconds > 0 ? double(m_applied) / seconds : 0.0 },
+             { "appliedPerSecond",
+               m_lastTarget > 0 ? m_rate * double(m_applied) / double(m_lastTarget) : 0.0 },
              { "lastError", m_lastError.toStdString() } };
 }
 

@@ -61,7 +61,10 @@ public:
     // Objects of the churned resource (in the namespace) it knows of.
     qsizetype targetCount() const;
     // {"running","resource","namespace","rate","applied","failed","skipped","objects",
-    //  "seconds","appliedPerSecond","lastError"}
+    //  "seconds","appliedPerSecond","lastError"}: "seconds" from start() to stop() (or now);
+    // "appliedPerSecond" the rate times the share of the changes due by the last tick that were
+    // made (the rate itself when none was skipped, failed or left behind; applied/seconds would
+    // read a little less even then, the changes due after the last 5 ms tick not being made).
     nlohmann::json state() const;
 
     // The send time in a message written by the mutator (CLOCK_MONOTONIC ns), if it is one.
@@ -110,6 +113,9 @@ private:
     qint64 m_failed = 0;
     qint64 m_skipped = 0;
     qint64 m_sequence = 0;
+    qint64 m_lastTarget = 0; // changes due since start at the last tick
+    qint64 m_runNs = -1; // how long it ran, once stopped
+    qint64 m_inPlaceAtStart = 0;
     qsizetype m_cursor = 0;
     QString m_lastError;
 };

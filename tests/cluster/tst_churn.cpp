@@ -128,6 +128,17 @@ void tst_Churn::watcherSeesTheRateWithIncreasingResourceVersions()
     }
     // Round robin: every object was changed.
     QCOMPARE(names.size(), 50);
+    // Each object's first change reads it and writes its status; the later ones patch the Churn
+    // condition, which the cluster applies to the stored status alone.
+    QCOMPARE(m_cluster->statusPatchesInPlace(), m_churn->applied() - 50);
+    // The rate made: the offered one times the share of the changes due that were made; the
+    // running time stops with the churn.
+    const json state = m_churn->state();
+    const double made = state["appliedPerSecond"].get<double>();
+    QVERIFY2(made > 0 && made <= rate, qPrintable(QString::number(made)));
+    QVERIFY(state["seconds"].get<double>() > 0);
+    QTest::qWait(20);
+    QCOMPARE(m_churn->state()["seconds"].get<double>(), state["seconds"].get<double>());
 
     // Stopped means stopped.
     const qsizetype atStop = qsizetype(sink->events.size());
