@@ -5,7 +5,9 @@
 // Invariants, for any input text: parseStored gives exactly the value nlohmann's parser gives
 // (the same types and bits, or both refuse the text); dump writes exactly nlohmann's compact
 // serialization (invalid UTF-8 replaced); parseStored reads what dump wrote as nlohmann does; the
-// marked dump is the same text and its mark spans the marked member's own serialization.
+// marked dump is the same text and its mark spans the marked member's own serialization; members()
+// splits dump's text of an object into exactly its members' serializations, and refuses the
+// text of anything else.
 
 #include "controller/cluster/objectjson.h"
 
@@ -17,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace objectjson = reconscope::controller::cluster::objectjson;
 using json = nlohmann::json;
@@ -66,6 +69,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
             fail("the marked dump differs from the plain one");
         if (at < 0 || written.mid(at, length) != objectjson::dump(marked))
             fail("the mark does not span the marked member's serialization");
+    }
+
+    // members(): dump's text of an object is split into each member's key and value text.
+    std::vector<objectjson::MemberSpan> spans;
+    const bool split = objectjson::members(written, spans);
+    if (split != expected.is_object())
+        fail("members() accepts the text of a non-object or refuses an object's");
+    if (split) {
+        if (spans.size() != expected.size())
+            fail("members() finds another number of members");
+        std::size_t i = 0;
+        for (auto it = expected.begin(); it != expected.end(); ++it, ++i) {
+            const QByteArray key = objectjson::dump(json(it.key()));
+            if (QByteArrayView(key).sliced(1, key.size() - 2) != spans[i].key)
+                fail("members() gives another key text");
+            if (QByteArrayView(written).sliced(spans[i].valueAt, spans[i].valueLength)
+                != objectjson::dump(it.value()))
+                fail("members() gives another value text");
+        }
     }
     return 0;
 }
