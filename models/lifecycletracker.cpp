@@ -29,7 +29,7 @@ std::optional<Transition> LifecycleTracker::upsert(const ObjectSummary &summary,
                                     since);
     if (verdict)
         *verdict = derived;
-    m_verdicts.insert(summary.key, std::move(derived));
+    m_verdicts.emplace(summary.key, std::move(derived)); // (insert() would copy)
     return transition;
 }
 

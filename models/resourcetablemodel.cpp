@@ -5,6 +5,7 @@
 #include <QSet>
 
 #include <algorithm>
+#include <utility>
 
 using namespace Qt::StringLiterals;
 
@@ -142,6 +143,12 @@ void ResourceTableModel::applyBatch(QList<ResourceRow> upserts, const QStringLis
 
 void ResourceTableModel::reserve(qsizetype rows)
 {
+    if (rows <= m_rows.capacity())
+        return;
+    // Exactly that much for a first fill; half as much again when rows are shown already (a list
+    // arriving batch by batch would otherwise move every row at each batch).
+    if (!m_rows.isEmpty())
+        rows = std::max(rows, m_rows.capacity() + m_rows.capacity() / 2);
     m_rows.reserve(rows);
     m_index.reserve(rows);
 }
@@ -155,6 +162,26 @@ void ResourceTableModel::clear()
     m_index = {};
     m_counts.fill(0);
     endResetModel();
+}
+
+QList<ResourceRow> ResourceTableModel::takeRows()
+{
+    if (m_rows.isEmpty())
+        return {};
+    beginResetModel();
+    QList<ResourceRow> rows = std::exchange(m_rows, {});
+    m_index = {};
+    m_counts.fill(0);
+    endResetModel();
+    return rows;
+}
+
+void ResourceTableModel::setListing(std::optional<qsizetype> received)
+{
+    if (received == m_listing)
+        return;
+    m_listing = received;
+    emit listingChanged();
 }
 
 void ResourceTableModel::setNow(const QDateTime &now)

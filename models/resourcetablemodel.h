@@ -76,6 +76,13 @@ public:
     // Room for this many rows in all (a large first list inserted in slices grows no further).
     void reserve(qsizetype rows);
     void clear();
+    // Every row, taken out of the model (one reset): a first list whose rows would land among
+    // those shown goes in again whole, in order, once complete.
+    QList<ResourceRow> takeRows();
+    // While a first list is arriving: the objects received so far (the table may show fewer of
+    // them); nullopt once it is complete.
+    void setListing(std::optional<qsizetype> received);
+    std::optional<qsizetype> listing() const { return m_listing; }
     // The reference time of the Age column (the model does not read the clock itself).
     void setNow(const QDateTime &now);
 
@@ -106,6 +113,9 @@ public:
     // Whether `a` comes strictly before `b` in the preferred order.
     bool preferredBefore(const ResourceRow &a, const ResourceRow &b) const;
 
+signals:
+    void listingChanged();
+
 private:
     void rebuildIndex(int from);
     void count(const ResourceRow &row, int delta);
@@ -116,6 +126,11 @@ private:
     QDateTime m_now;
     int m_sortColumn = -1;
     Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
+    std::optional<qsizetype> m_listing;
 };
 
 } // namespace reconscope::models
+
+// Its members (strings, times, optionals of integers) may be moved in memory as bytes: a QList of
+// rows grows and inserts with memmove instead of moving each row.
+Q_DECLARE_TYPEINFO(reconscope::models::ResourceRow, Q_RELOCATABLE_TYPE);

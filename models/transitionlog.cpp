@@ -110,7 +110,7 @@ std::optional<Transition> TransitionLog::observe(const QString &key,
     if (it == m_objects.end()) {
         Step step = makeStep(std::nullopt, newState, reason, generation, observedGeneration, time);
         m_stats.recordTransition(std::nullopt, newState, QDateTime(), time);
-        it = m_objects.insert(key, Track{ std::move(step), {} });
+        it = m_objects.emplace(key, Track{ std::move(step), {} }); // (insert() would copy)
         if (since)
             *since = timeOf(it->latest);
         return transition(it.key(), it->latest);

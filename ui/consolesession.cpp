@@ -222,16 +222,22 @@ void ConsoleSession::restartInformer()
     m_pendingTimer->stop();
     m_tracker.clear();
     m_table->clear();
+    m_listing = true;
+    m_listHeld = false;
+    m_listTailKey.clear();
+    m_table->setListing(0);
     emit trackerReset();
     const QString namespace_ = m_resource.namespaced ? m_namespace : QString();
     m_informer = new InformerStore(m_config, m_resource.ref(), namespace_, m_mapping, this);
     m_informer->setBatchInterval(m_batchIntervalMs);
+    m_informer->setProgressiveFirstList(m_progressiveFirstList);
     connect(m_informer,
             &InformerStore::statesSuperseded,
             this,
             [this](const QList<models::ObjectSummary> &states) { m_superseded += states; });
     connect(
         m_informer, &InformerStore::objectsChanged, this, &ConsoleSession::handleObjectsChanged);
+    connect(m_informer, &InformerStore::synced, this, &ConsoleSession::handleSynced);
     connect(m_informer,
             &InformerStore::connectionStateChanged,
             this,
@@ -270,11 +276,53 @@ models::Transition ConsoleSession::PreparedRow::transition() const
 void ConsoleSession::handleObjectsChanged(const QStringList &upserted, const QStringList &removed)
 {
     const QList<models::ObjectSummary> superseded = std::exchange(m_superseded, {});
+    if (m_listing) {
+        // A batch of the first list (the last one when the store is synced with it): queued
+        // even when small, so that each goes in sorted after the rows shown, or joins the held
+        // list.
+        const bool closes = m_informer->hasSynced();
+        m_listing = !closes;
+        m_table->setListing(closes ? std::nullopt : std::optional<qsizetype>(m_informer->size()));
+        if (m_listHeld) {
+            PendingBatch &held = m_pending.front();
+            held.upserted += upserted;
+            held.removed += removed;
+            held.superseded += superseded;
+            held.closesList = closes;
+        } else {
+            PendingBatch batch{ upserted, removed, superseded };
+            batch.listing = true;
+            batch.closesList = closes;
+            m_pending.push_back(std::move(batch));
+        }
+        if (!m_pendingTimer->isActive())
+            processPending();
+        return;
+    }
     if (m_pending.empty() && upserted.size() <= SliceRows) {
         applyNow(upserted, removed, superseded);
         return;
     }
     m_pending.push_back(PendingBatch{ upserted, removed, superseded });
+    if (!m_pendingTimer->isActive())
+        processPending();
+}
+
+void ConsoleSession::handleSynced()
+{
+    if (!m_listing)
+        return; // the batch that completed the list said so already
+    // The list's last objects came in earlier batches: the last one queued closes it.
+    m_listing = false;
+    m_table->setListing(std::nullopt);
+    const auto last = std::find_if(m_pending.rbegin(),
+                                   m_pending.rend(),
+                                   [](const PendingBatch &batch) { return batch.listing; });
+    if (last == m_pending.rend()) {
+        m_listTailKey.clear();
+        return;
+    }
+    last->closesList = true;
     if (!m_pendingTimer->isActive())
         processPending();
 }
@@ -320,6 +368,63 @@ void ConsoleSession::applyNow(const QStringList &upserted,
         emit transitionsObserved(transitions);
 }
 
+bool ConsoleSession::listAppends(const PendingBatch &batch) const
+{
+    if (m_table->rowCount() == 0 || batch.order.empty() || m_table->preferredSortColumn() < 0)
+        return true;
+    if (m_listTailKey.isEmpty() || m_listTailColumn != m_table->preferredSortColumn()
+        || m_listTailOrder != m_table->preferredSortOrder())
+        return false; // shown in another order since, or not by this list
+    const models::ResourceRow *tail = m_table->find(m_listTailKey);
+    return tail && !m_table->preferredBefore(batch.rows[batch.order.front()].row, *tail);
+}
+
+void ConsoleSession::holdFirstList()
+{
+    m_listHeld = true;
+    m_listTailKey.clear();
+    PendingBatch held = std::move(m_pending.front());
+    m_pending.pop_front();
+    // The rows shown so far, as the first run (the newer rows of a key come after its older one);
+    // their objects were announced and their transitions sent, neither is done again.
+    QList<models::ResourceRow> shown = m_table->takeRows();
+    std::vector<std::uint32_t> order;
+    order.reserve(std::size_t(shown.size()) + held.order.size());
+    held.rows.reserve(held.rows.size() + std::size_t(shown.size()));
+    for (models::ResourceRow &row : shown) {
+        order.push_back(std::uint32_t(held.rows.size()));
+        PreparedRow prepared{ std::move(row) };
+        prepared.announced = true;
+        held.rows.push_back(std::move(prepared));
+    }
+    if (m_table->preferredSortColumn() >= 0) {
+        std::stable_sort(
+            order.begin(), order.end(), [this, &held](std::uint32_t a, std::uint32_t b) {
+                return m_table->preferredBefore(held.rows[a].row, held.rows[b].row);
+            });
+    }
+    const std::size_t shownRun = order.size();
+    order.insert(order.end(), held.order.begin(), held.order.end());
+    std::vector<std::size_t> runs{ 0 };
+    if (shownRun > 0)
+        runs.push_back(shownRun);
+    for (std::size_t i = 1; i < held.runs.size(); ++i)
+        runs.push_back(held.runs[i] + shownRun);
+    held.order = std::move(order);
+    held.runs = std::move(runs);
+    held.mergeAt = 0;
+    // The first list's batches queued behind it join it.
+    while (!m_pending.empty() && m_pending.front().listing) {
+        PendingBatch next = std::move(m_pending.front());
+        m_pending.pop_front();
+        held.upserted += next.upserted;
+        held.removed += next.removed;
+        held.superseded += next.superseded;
+        held.closesList = next.closesList;
+    }
+    m_pending.push_front(std::move(held));
+}
+
 void ConsoleSession::processPending()
 {
     QElapsedTimer turn;
@@ -332,7 +437,7 @@ void ConsoleSession::processPending()
     };
     while (!m_pending.empty() && m_informer) {
         PendingBatch &batch = m_pending.front();
-        if (batch.prepared == 0 && batch.upserted.size() <= SliceRows) {
+        if (!batch.listing && batch.prepared == 0 && batch.upserted.size() <= SliceRows) {
             // A small batch that waited behind a large one.
             const PendingBatch small = std::move(batch);
             m_pending.pop_front();
@@ -363,8 +468,8 @@ void ConsoleSession::processPending()
         }
         if (batch.prepared < batch.upserted.size()) {
             const QDateTime now = QDateTime::currentDateTimeUtc();
-            if (batch.prepared == 0)
-                m_tracker.reserve(m_tracker.log().objectCount() + batch.upserted.size());
+            m_tracker.reserve(m_tracker.log().objectCount() + batch.upserted.size()
+                              - batch.prepared);
             batch.rows.reserve(std::size_t(batch.upserted.size()));
             batch.order.reserve(std::size_t(batch.upserted.size()));
             while (batch.prepared < batch.upserted.size()) {
@@ -388,6 +493,9 @@ void ConsoleSession::processPending()
                     return;
             }
         }
+        // A held first list waits for its last batch (which brings its keys and calls again).
+        if (batch.listing && m_listHeld && !batch.closesList)
+            return;
         // 2. The runs merged pairwise, level by level, one merge between looks at the clock
         // (stable: equal rows keep the informer's order, as the proxy keeps source order).
         while (batch.runs.size() > 2) {
@@ -404,6 +512,12 @@ void ConsoleSession::processPending()
             if (yield())
                 return;
         }
+        // A first-list batch whose rows would land among those shown (another namespace's
+        // names, say) instead of after them: the list is held and goes in whole, in order.
+        if (batch.listing && !m_listHeld && batch.inserted == 0 && !listAppends(batch)) {
+            holdFirstList();
+            continue;
+        }
         // 3. Inserted a slice at a time; each slice is one tick for the table's listeners.
         if (batch.inserted == 0)
             m_table->reserve(m_table->rowCount() + qsizetype(batch.rows.size()));
@@ -417,15 +531,23 @@ void ConsoleSession::processPending()
             keys.reserve(qsizetype(end - batch.inserted));
             for (; batch.inserted < end; ++batch.inserted) {
                 PreparedRow &prepared = batch.rows[batch.order[batch.inserted]];
-                keys.append(prepared.row.key);
+                if (!prepared.announced)
+                    keys.append(prepared.row.key);
                 if (prepared.moved)
                     transitions.append(prepared.transition());
+                if (batch.listing && batch.inserted + 1 == batch.rows.size()) {
+                    // The last row of the list so far, in the order shown.
+                    m_listTailKey = prepared.row.key;
+                    m_listTailColumn = m_table->preferredSortColumn();
+                    m_listTailOrder = m_table->preferredSortOrder();
+                }
                 rows.append(std::move(prepared.row));
             }
             m_table->applyBatch(std::move(rows), {});
             m_eventsThisSecond += keys.size();
             const quint64 generation = m_informerGeneration;
-            emit objectsChanged(keys, {});
+            if (!keys.isEmpty())
+                emit objectsChanged(keys, {});
             if (!transitions.isEmpty() && generation == m_informerGeneration)
                 emit transitionsObserved(transitions);
             // A listener restarted the informer: the batch is gone.
@@ -436,10 +558,15 @@ void ConsoleSession::processPending()
         }
         // 4. Its removals, then the next batch.
         const QStringList removed = std::move(batch.removed);
+        const bool trim = batch.closesList || batch.rows.size() > std::size_t(SliceRows);
+        if (batch.closesList) {
+            m_listHeld = false;
+            m_listTailKey.clear();
+        }
         m_pending.pop_front();
-        // Its rows and their order (~10 MB at 50k objects) are freed: give the pages back, on a
-        // pool thread (a trim walks the whole heap).
-        if (models::canTrimHeap())
+        // The rows and their order of a large batch or a first list (~10 MB at 50k objects) are
+        // freed: give the pages back, on a pool thread (a trim walks the whole heap).
+        if (trim && models::canTrimHeap())
             QThreadPool::globalInstance()->start([] { models::trimHeap(); });
         if (!removed.isEmpty())
             applyNow({}, removed);

@@ -81,6 +81,12 @@ public:
     controller::console::ScenarioPlayer *scenarioPlayer() const { return m_player; }
     // The informer's batch interval, ~30 ms by default.
     void setBatchInterval(int milliseconds) { m_batchIntervalMs = milliseconds; }
+    // The first list's objects tracked and shown as it streams in (InformerStore::
+    // setProgressiveFirstList) rather than once it is complete; for the next informer started.
+    // Off by default: on two cores the UI thread's share of the work then competes with the
+    // list's decoding, and its batches cost more (hashes and rows grown step by step, repaints):
+    // the table was complete later, not sooner (README, Performance).
+    void setProgressiveFirstList(bool progressive) { m_progressiveFirstList = progressive; }
 
     bool isDemo() const { return m_demo; }
     bool isConnected() const { return m_client != nullptr; }
@@ -147,6 +153,7 @@ private:
     void stopEmbeddedServer();
     void handleServerStarted(const QString &kubeconfigPath);
     void handleObjectsChanged(const QStringList &upserted, const QStringList &removed);
+    void handleSynced();
     void handleRateTick();
 
     // A batch too large for one event-loop turn (the first list of a big resource): its rows are
@@ -161,6 +168,9 @@ private:
         // inserted.
         bool moved = false;
         qint8 from = -1;
+        // Shown and announced (objectsChanged) before: a first-list row taken back out of the
+        // table to go in again in order; not announced again.
+        bool announced = false;
         models::Transition transition() const;
     };
     struct PendingBatch
@@ -174,6 +184,10 @@ private:
         std::vector<std::size_t> runs{ 0 }; // run boundaries in `order`
         std::size_t mergeAt = 0; // the next pair of runs to merge
         std::size_t inserted = 0; // rows inserted into the table
+        // Part of the first list (delivered as it streams in, before the store is synced), and
+        // the one that completed it.
+        bool listing = false;
+        bool closesList = false;
     };
     // Rows per slice of a large batch; a batch of at most this many rows is applied at once.
     static constexpr qsizetype SliceRows = 2000;
@@ -187,6 +201,12 @@ private:
                          const QDateTime &now,
                          QList<models::Transition> *transitions);
     void processPending();
+    // Whether a first-list batch, sorted, goes after every row shown (so that the sorted proxy
+    // takes it as one block at its end).
+    bool listAppends(const PendingBatch &batch) const;
+    // The first list's rows would land among those shown: the table gives its rows back and the
+    // rest of the list joins the front batch, inserted in order once complete.
+    void holdFirstList();
     models::ResourceRow buildRow(const controller::kube::InformerEntry &entry,
                                  const QDateTime &now,
                                  std::optional<models::Transition> *transition);
@@ -211,6 +231,7 @@ private:
     models::LifecycleMapping m_mapping;
     QString m_namespace;
     int m_batchIntervalMs = 30;
+    bool m_progressiveFirstList = false;
     QSet<QString> m_writableContexts;
 
     models::LifecycleTracker m_tracker;
@@ -220,6 +241,15 @@ private:
     QList<models::ObjectSummary> m_superseded; // of the informer batch whose keys come next
     std::deque<PendingBatch> m_pending;
     quint64 m_informerGeneration = 0; // counts restarts: pending work of an older one is void
+    // The first list is arriving (progressively: InformerStore::setProgressiveFirstList); its
+    // batches are shown as they come while each goes after the rows shown, else held until
+    // complete (m_listHeld).
+    bool m_listing = false;
+    bool m_listHeld = false;
+    // The last first-list row shown, in the order it was sorted in (column, order).
+    QString m_listTailKey;
+    int m_listTailColumn = -1;
+    Qt::SortOrder m_listTailOrder = Qt::AscendingOrder;
     qint64 m_eventsThisSecond = 0;
     double m_eventsPerSecond = 0;
 };

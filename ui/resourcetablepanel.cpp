@@ -12,6 +12,7 @@
 #include <QLineEdit>
 #include <QSortFilterProxyModel>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -22,6 +23,10 @@ namespace reconscope::ui {
 
 using models::ResourceTableModel;
 
+namespace {
+constexpr int ListingPaintIntervalMs = 200;
+}
+
 ResourceTablePanel::ResourceTablePanel(ResourceTableModel *model, QWidget *parent)
     : QWidget(parent)
     , m_model(model)
@@ -29,6 +34,7 @@ ResourceTablePanel::ResourceTablePanel(ResourceTableModel *model, QWidget *paren
     , m_view(new QTableView(this))
     , m_filter(new QLineEdit(this))
     , m_summary(new QLabel(this))
+    , m_listingPaint(new QTimer(this))
 {
     setWindowTitle(tr("Objects"));
     m_proxy->setSourceModel(m_model);
@@ -104,6 +110,12 @@ ResourceTablePanel::ResourceTablePanel(ResourceTableModel *model, QWidget *paren
     connect(m_model, &QAbstractItemModel::rowsInserted, this, &ResourceTablePanel::updateSummary);
     connect(m_model, &QAbstractItemModel::rowsRemoved, this, &ResourceTablePanel::updateSummary);
     connect(m_model, &QAbstractItemModel::modelReset, this, &ResourceTablePanel::updateSummary);
+    connect(m_model,
+            &ResourceTableModel::listingChanged,
+            this,
+            &ResourceTablePanel::handleListingChanged);
+    m_listingPaint->setInterval(ListingPaintIntervalMs);
+    connect(m_listingPaint, &QTimer::timeout, this, &ResourceTablePanel::paintListing);
 
     auto *top = new QHBoxLayout;
     top->setContentsMargins(6, 6, 6, 2);
@@ -121,10 +133,43 @@ ResourceTablePanel::~ResourceTablePanel() = default;
 
 void ResourceTablePanel::updateSummary()
 {
+    if (const auto listing = m_model->listing()) {
+        // The first list is still arriving: how much of it is in.
+        m_summary->setText(tr("Listing… %L1 objects").arg(*listing));
+        return;
+    }
     const int shown = m_proxy->rowCount();
     const int total = m_model->rowCount();
     m_summary->setText(shown == total ? (total == 1 ? tr("1 object") : tr("%1 objects").arg(total))
                                       : tr("%1 of %2 objects").arg(shown).arg(total));
+}
+
+void ResourceTablePanel::handleListingChanged()
+{
+    updateSummary();
+    QWidget *viewport = m_view->viewport();
+    if (m_model->listing()) {
+        if (!m_listingPaint->isActive()) {
+            viewport->setUpdatesEnabled(false);
+            m_listingPaint->start();
+        }
+    } else if (m_listingPaint->isActive()) {
+        m_listingPaint->stop();
+        viewport->setUpdatesEnabled(true); // and painted
+    }
+}
+
+void ResourceTablePanel::paintListing()
+{
+    QWidget *viewport = m_view->viewport();
+    viewport->setUpdatesEnabled(true);
+    viewport->repaint();
+    viewport->setUpdatesEnabled(false);
+}
+
+QString ResourceTablePanel::summaryText() const
+{
+    return m_summary->text();
 }
 
 void ResourceTablePanel::handleCurrentChanged()

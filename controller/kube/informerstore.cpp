@@ -170,7 +170,7 @@ void InformerWorker::handleDeltas(const QList<Delta> &deltas)
             m_pendingOrder << stored;
         else
             m_pendingSuperseded.append(pending->summary);
-        m_pendingUpserts.insert(stored, std::move(*entry));
+        m_pendingUpserts.emplace(stored, std::move(*entry)); // moved: insert() would copy
     }
     if (!m_timer->isActive())
         m_timer->start();
@@ -221,21 +221,21 @@ void InformerWorker::flush()
     const bool announceSync = std::exchange(m_syncedPending, false);
     if (batch.upserts.isEmpty() && batch.removals.isEmpty() && !batch.replaces && !announceSync)
         return;
-    emit batchReady(batch);
-    if (batch.replaces) {
-        // What the store now has, noted after the batch is on its way (the UI thread only reads
-        // the hash meanwhile; it is changed again only by a later batch of this thread).
-        const QHash<QString, InformerEntry> &replacement = batch.replacement;
-        m_sent.reserve(replacement.size());
+    // What the store will have, noted after the batch is on its way (the UI thread only reads
+    // the hash meanwhile; it is changed again only by a later batch of this thread).
+    const QHash<QString, InformerEntry> replacement = batch.replacement;
+    auto sent = std::make_shared<InformerBatch>(std::move(batch));
+    emit batchReady(sent);
+    sent.reset();
+    if (!replacement.isEmpty()) {
+        m_sent.reserve(m_sent.size() + replacement.size());
         for (auto it = replacement.cbegin(); it != replacement.cend(); ++it)
             m_sent.insert(it.key(), it->summary.resourceVersion);
     }
     // The first list's buffers (the response, its split items) are freed by now but stay in
     // the heap's free lists; give them back, here on the worker's thread rather than the UI's.
-    if (announceSync && models::canTrimHeap()) {
-        batch = {};
+    if (announceSync && models::canTrimHeap())
         models::trimHeap();
-    }
 }
 
 // --- InformerStore -------------------------------------------------------------------------
@@ -251,7 +251,7 @@ InformerStore::InformerStore(ClientConfig config,
     , m_namespace(std::move(namespace_))
     , m_mapping(std::move(mapping))
 {
-    qRegisterMetaType<InformerBatch>();
+    qRegisterMetaType<std::shared_ptr<InformerBatch>>();
     qRegisterMetaType<ReflectorState>();
 }
 
@@ -300,24 +300,36 @@ const InformerEntry *InformerStore::entry(const QString &key) const
     return it == m_entries.cend() ? nullptr : &it.value();
 }
 
-void InformerStore::handleBatch(const InformerBatch &batch)
+void InformerStore::handleBatch(const std::shared_ptr<InformerBatch> &shared)
 {
+    InformerBatch &batch = *shared;
+    // The worker dropped its reference when it sent the batch: the store is its only owner
+    // then, and takes the entries instead of copying them (each copy touches every string of a
+    // summary).
+    const bool owned = shared.use_count() == 1;
     QStringList upserted;
     if (batch.replaces) {
         if (m_entries.isEmpty()) {
-            m_entries = batch.replacement; // shared, not copied
+            m_entries = owned ? std::move(batch.replacement) : batch.replacement;
         } else {
+            m_entries.reserve(m_entries.size() + batch.replacement.size());
             for (auto it = batch.replacement.cbegin(); it != batch.replacement.cend(); ++it)
                 m_entries.insert(it.key(), it.value());
         }
         upserted = batch.upsertedKeys;
     }
     upserted.reserve(upserted.size() + batch.upserts.size());
-    for (const InformerEntry &entry : batch.upserts) {
-        upserted << entry.summary.key;
-        m_entries.insert(entry.summary.key, entry);
+    if (!batch.upserts.isEmpty())
+        m_entries.reserve(m_entries.size() + batch.upserts.size());
+    for (InformerEntry &entry : batch.upserts) {
+        const QString key = entry.summary.key;
+        upserted << key;
+        if (owned)
+            m_entries.emplace(key, std::move(entry)); // (insert() takes a const reference)
+        else
+            m_entries.insert(key, entry);
     }
-    for (const QString &key : batch.removals)
+    for (const QString &key : std::as_const(batch.removals))
         m_entries.remove(key);
     m_resourceVersion = batch.resourceVersion;
     const bool newlySynced = batch.synced && !m_synced;

@@ -21,6 +21,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <memory>
+
 class QThread;
 class QTimer;
 
@@ -84,7 +86,9 @@ public:
     void stop();
 
 signals:
-    void batchReady(const reconscope::controller::kube::InformerBatch &batch);
+    // Shared and not kept by the worker once sent: the store, its only owner by the time it
+    // handles the batch, moves the entries out instead of copying them.
+    void batchReady(const std::shared_ptr<reconscope::controller::kube::InformerBatch> &batch);
     void stateChanged(const reconscope::controller::kube::ReflectorState &state);
 
 private:
@@ -168,7 +172,7 @@ signals:
     void connectionStateChanged(const reconscope::controller::kube::ReflectorState &state);
 
 private:
-    void handleBatch(const InformerBatch &batch);
+    void handleBatch(const std::shared_ptr<InformerBatch> &batch);
 
     ClientConfig m_config;
     ResourceRef m_resource;
@@ -187,4 +191,4 @@ private:
 
 } // namespace reconscope::controller::kube
 
-Q_DECLARE_METATYPE(reconscope::controller::kube::InformerBatch)
+Q_DECLARE_METATYPE(std::shared_ptr<reconscope::controller::kube::InformerBatch>)
