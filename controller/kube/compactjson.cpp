@@ -2,7 +2,9 @@
 
 #include <zstd.h>
 
+#include <algorithm>
 #include <memory>
+#include <vector>
 
 namespace reconscope::controller::kube {
 
@@ -76,24 +78,31 @@ CompactJson CompactJson::compress(QByteArrayView json,
     CompactJson compact;
     compact.m_size = json.size();
     if (json.size() >= MinimumSize) {
-        QByteArray frame(qsizetype(ZSTD_compressBound(size_t(json.size()))), Qt::Uninitialized);
+        // Compressed into this thread's scratch buffer, then copied once at its exact size (no
+        // worst-case allocation shrunk per object).
+        thread_local std::vector<char> scratch;
+        const size_t bound = ZSTD_compressBound(size_t(json.size()));
+        if (scratch.size() < bound)
+            scratch.resize(std::max(bound, size_t(64) * 1024));
         const size_t written = dictionary
             ? ZSTD_compress_usingCDict(compressionContext(),
-                                       frame.data(),
-                                       size_t(frame.size()),
+                                       scratch.data(),
+                                       bound,
                                        json.data(),
                                        size_t(json.size()),
                                        dictionary->m_compression->dictionary)
             : ZSTD_compressCCtx(compressionContext(),
-                                frame.data(),
-                                size_t(frame.size()),
+                                scratch.data(),
+                                bound,
                                 json.data(),
                                 size_t(json.size()),
                                 Level);
-        if (!ZSTD_isError(written) && qsizetype(written) < json.size()) {
-            frame.truncate(qsizetype(written));
-            frame.squeeze();
-            compact.m_data = std::move(frame);
+        const bool compressed = !ZSTD_isError(written) && qsizetype(written) < json.size();
+        if (compressed)
+            compact.m_data = QByteArray(scratch.data(), qsizetype(written));
+        if (scratch.size() > size_t(1) << 20)
+            std::vector<char>().swap(scratch); // after an outsized object: not kept
+        if (compressed) {
             compact.m_compressed = true;
             compact.m_dictionary = std::move(dictionary);
             return compact;

@@ -2,15 +2,56 @@
 
 #include <spdlog/spdlog.h>
 
+#include <QMutex>
 #include <QRandomGenerator>
 #include <QSemaphore>
 #include <QTimer>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdlib> // defines __GLIBC__ with glibc
+#include <vector>
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RECONSCOPE_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define RECONSCOPE_ASAN 1
+#endif
 
 using namespace Qt::StringLiterals;
 
 namespace reconscope::controller::kube {
+
+namespace {
+
+// glibc grows a thread's arena a few pages at a time with one mprotect() each: preparing a
+// 50k-object list made ~19k of them on the pool's threads, each taking the address-space lock
+// that every page fault of the process also needs. Carving a few tens of MB from the arena once
+// and freeing them leaves that much address space writable for the arena's later growth (glibc
+// keeps it so; the freed pages themselves go back to the system at once). Only where glibc's
+// allocator is the one in use (not under AddressSanitizer).
+void reserveArena()
+{
+#if defined(__GLIBC__) && !defined(RECONSCOPE_ASAN)
+    constexpr size_t Chunk = 64 * 1024; // below glibc's mmap threshold: taken from the arena
+    constexpr int Chunks = 512;
+    std::vector<void *> chunks;
+    chunks.reserve(Chunks);
+    for (int i = 0; i < Chunks; ++i) {
+        void *chunk = std::malloc(Chunk);
+        if (!chunk)
+            break;
+        chunks.push_back(chunk);
+    }
+    for (void *chunk : chunks)
+        std::free(chunk);
+#endif
+}
+
+} // namespace
 
 QString ReflectorState::toString() const
 {
@@ -62,12 +103,44 @@ struct Reflector::ListRun
     static constexpr qsizetype BatchItems = 256;
 
     quint64 generation = 0;
+    // Batch buffers prepared and handed back for the next batches: a list's batches reuse a few
+    // buffers instead of each taking fresh pages from the system (and giving them back).
+    struct Spare
+    {
+        QMutex mutex;
+        QList<QByteArray> buffers;
+    };
+    std::shared_ptr<Spare> spare = std::make_shared<Spare>();
+    QByteArray takeBuffer()
+    {
+        {
+            QMutexLocker locker(&spare->mutex);
+            if (!spare->buffers.isEmpty())
+                return spare->buffers.takeLast();
+        }
+        QByteArray buffer;
+        buffer.reserve(BatchBytes + 64 * 1024);
+        return buffer;
+    }
+    static void giveBack(Spare &spare, QByteArray &&buffer)
+    {
+        // At most what the pool holds at once; an outsized one (a huge item) is not kept.
+        if (buffer.isDetached() && buffer.capacity() <= 4 * BatchBytes) {
+            buffer.resize(0);
+            QMutexLocker locker(&spare.mutex);
+            if (spare.buffers.size() < 16) {
+                spare.buffers.append(std::move(buffer));
+                return;
+            }
+        }
+        buffer = QByteArray();
+    }
     std::vector<std::shared_ptr<Batch>> batches;
     std::shared_ptr<Batch> filling;
     int pending = 0; // batches submitted and not done yet
     size_t taken = 0; // batches[0, taken) are in deltas
     QList<Delta> deltas; // the prepared items so far, in list order
-    QHash<QString, QString> known; // their keys and resourceVersions
+    Known known; // their keys and resourceVersions
     // The first list, delivered as it is taken: `deltas` is emitted after each take(), and
     // `known` is what this attempt delivered (merged into m_known when the attempt is abandoned).
     bool progressive = false;
@@ -77,6 +150,10 @@ struct Reflector::ListRun
     {
         batches.clear();
         filling.reset();
+        {
+            QMutexLocker locker(&spare->mutex);
+            spare->buffers.clear();
+        }
         taken = 0;
         deltas.clear();
         known.clear();
@@ -92,7 +169,7 @@ struct Reflector::ListRun
                 Delta delta;
                 delta.meta = std::move(batch.metas[i]);
                 delta.prepared = std::move(batch.results[i]);
-                known.insert(delta.meta.key(), delta.meta.resourceVersion);
+                known.insert(knownKey(delta.meta), delta.meta.resourceVersion);
                 deltas.append(std::move(delta));
             }
             batches[taken].reset();
@@ -182,7 +259,7 @@ void Reflector::list()
                 return;
             if (!run->filling) {
                 run->filling = std::make_shared<ListRun::Batch>();
-                run->filling->bytes.reserve(ListRun::BatchBytes + 64 * 1024);
+                run->filling->bytes = run->takeBuffer();
             }
             run->filling->bytes.append(item.data(), item.size());
             run->filling->ends.append(run->filling->bytes.size());
@@ -228,26 +305,33 @@ void Reflector::submitBatch(const std::shared_ptr<ListRun> &run)
     // here (so it stops reading the socket, and the server stops sending) instead of the list
     // piling up in memory.
     m_slots->acquire();
-    m_pool->start([this, run, batch, preparer = m_preparer, freeSlots = m_slots] {
-        const QByteArrayView all(batch->bytes);
-        const qsizetype count = batch->ends.size();
-        batch->metas.resize(count);
-        batch->valid.resize(count);
-        batch->results.resize(count);
-        qsizetype begin = 0;
-        for (qsizetype i = 0; i < count; ++i) {
-            const QByteArrayView item = all.sliced(begin, batch->ends[i] - begin);
-            begin = batch->ends[i];
-            batch->results[i] = preparer(item, &batch->metas[i]);
-            batch->valid[i] = batch->results[i] || ObjectMeta::peek(item, &batch->metas[i]);
-        }
-        batch->bytes = QByteArray();
-        batch->ends = QList<qsizetype>();
-        freeSlots->release();
-        // ~Reflector waits for the pool, so `this` outlives the task.
-        QMetaObject::invokeMethod(
-            this, [this, run, batch] { handleBatchPrepared(run, batch); }, Qt::QueuedConnection);
-    });
+    m_pool->start(
+        [this, run, batch, preparer = m_preparer, freeSlots = m_slots, spare = run->spare] {
+            // A long list: the arena of this pool thread will grow by much more than a batch.
+            thread_local int batchesHere = 0;
+            if (++batchesHere == 2)
+                reserveArena();
+            const QByteArrayView all(batch->bytes);
+            const qsizetype count = batch->ends.size();
+            batch->metas.resize(count);
+            batch->valid.resize(count);
+            batch->results.resize(count);
+            qsizetype begin = 0;
+            for (qsizetype i = 0; i < count; ++i) {
+                const QByteArrayView item = all.sliced(begin, batch->ends[i] - begin);
+                begin = batch->ends[i];
+                batch->results[i] = preparer(item, &batch->metas[i]);
+                batch->valid[i] = batch->results[i] || ObjectMeta::peek(item, &batch->metas[i]);
+            }
+            ListRun::giveBack(*spare, std::move(batch->bytes));
+            batch->ends = QList<qsizetype>();
+            freeSlots->release();
+            // ~Reflector waits for the pool, so `this` outlives the task.
+            QMetaObject::invokeMethod(
+                this,
+                [this, run, batch] { handleBatchPrepared(run, batch); },
+                Qt::QueuedConnection);
+        });
 }
 
 void Reflector::handleBatchPrepared(const std::shared_ptr<ListRun> &run,
@@ -312,7 +396,7 @@ void Reflector::keepDelivered(ListRun &run)
 void Reflector::completeList(ListPage &page, const std::shared_ptr<ListRun> &run)
 {
     QList<Delta> deltas;
-    QHash<QString, QString> known;
+    Known known;
     if (run) {
         if (m_listRun == run)
             m_listRun.reset();
@@ -329,24 +413,25 @@ void Reflector::completeList(ListPage &page, const std::shared_ptr<ListRun> &run
         if (!ObjectMeta::peek(item, &delta.meta))
             continue;
         delta.object = std::move(item);
-        known.insert(delta.meta.key(), delta.meta.resourceVersion);
+        known.insert(knownKey(delta.meta), delta.meta.resourceVersion);
         deltas.append(std::move(delta));
     }
-    QStringList vanished;
+    QList<Delta> vanished;
     for (auto it = m_known.cbegin(); it != m_known.cend(); ++it) {
-        if (!known.contains(it.key()))
-            vanished << it.key();
-    }
-    vanished.sort(); // deterministic order for consumers and tests
-    for (const QString &key : std::as_const(vanished)) {
+        if (known.contains(it.key()))
+            continue;
         Delta gone;
         gone.type = Delta::Type::Delete;
-        const auto slash = key.indexOf(u'/');
-        gone.meta.namespace_ = slash < 0 ? QString() : key.left(slash);
-        gone.meta.name = slash < 0 ? key : key.mid(slash + 1);
-        gone.meta.resourceVersion = m_known.value(key);
-        deltas.append(std::move(gone));
+        gone.meta.namespace_ = it.key().first;
+        gone.meta.name = it.key().second;
+        gone.meta.resourceVersion = it.value();
+        vanished.append(std::move(gone));
     }
+    // Deterministic order for consumers and tests: by key ("ns/name").
+    std::sort(vanished.begin(), vanished.end(), [](const Delta &a, const Delta &b) {
+        return a.meta.key() < b.meta.key();
+    });
+    deltas += std::move(vanished);
     m_known = std::move(known);
     m_lastSyncUnavailable = false;
     m_lastSyncResourceVersion = page.resourceVersion;
@@ -466,9 +551,9 @@ void Reflector::handleEvents(const QList<WatchEvent> &events)
         delta.object = event.object;
         if (event.type == WatchEvent::Type::Deleted) {
             delta.type = Delta::Type::Delete;
-            m_known.remove(delta.meta.key());
+            m_known.remove(knownKey(delta.meta));
         } else {
-            m_known.insert(delta.meta.key(), delta.meta.resourceVersion);
+            m_known.insert(knownKey(delta.meta), delta.meta.resourceVersion);
         }
         deltas.append(std::move(delta));
     }

@@ -18,6 +18,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <utility>
 
 namespace reconscope::controller::kube {
 
@@ -155,7 +156,12 @@ private:
     bool m_lastSyncUnavailable = false; // the last list or watch said 410: list at ""
     QString m_lastSyncResourceVersion;
     QString m_resourceVersion;
-    QHash<QString, QString> m_known; // key -> resourceVersion
+    // (namespace, name) -> resourceVersion of the objects the consumer has (keyed by the pair
+    // rather than "ns/name": a 50k-object list then builds no key strings).
+    using KnownKey = std::pair<QString, QString>;
+    using Known = QHash<KnownKey, QString>;
+    static KnownKey knownKey(const ObjectMeta &meta) { return { meta.namespace_, meta.name }; }
+    Known m_known;
     QPointer<WatchConnection> m_watch;
     ReflectorState m_state;
     Preparer m_preparer;
