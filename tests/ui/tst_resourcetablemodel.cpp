@@ -46,6 +46,9 @@ private slots:
     void keyInBothListsIsRemoved();
     void randomBatchesKeepIndexAndCounts();
     void countsPerState();
+    void takeRowsEmptiesTheModel();
+    void listingProgress();
+    void reserveGrowsGeometrically();
     void staleFlag_data();
     void staleFlag();
     void formatAge_data();
@@ -186,6 +189,61 @@ void tst_ResourceTableModel::randomBatchesKeepIndexAndCounts()
         for (int state = 0; state < LifecycleStateCount; ++state)
             QCOMPARE(m_model->countIn(LifecycleState(state)), counts[std::size_t(state)]);
     }
+}
+
+void tst_ResourceTableModel::takeRowsEmptiesTheModel()
+{
+    m_model->applyBatch({ row(u"b"_s, LifecycleState::Pending),
+                          row(u"a"_s, LifecycleState::Ready),
+                          row(u"c"_s, LifecycleState::Degraded) },
+                        {});
+    QSignalSpy resets(m_model.get(), &QAbstractItemModel::modelReset);
+    const QList<ResourceRow> taken = m_model->takeRows();
+    QCOMPARE(resets.size(), 1);
+    QCOMPARE(taken.size(), 3);
+    QCOMPARE(taken.at(0).key, u"demo/b"_s); // in the model's order
+    QCOMPARE(taken.at(2).state, LifecycleState::Degraded);
+    QCOMPARE(m_model->rowCount(), 0);
+    QCOMPARE(m_model->rowOf(u"demo/a"_s), -1);
+    for (int state = 0; state < LifecycleStateCount; ++state)
+        QCOMPARE(m_model->countIn(LifecycleState(state)), 0);
+    // They can go in again.
+    m_model->applyBatch(taken, {});
+    QCOMPARE(m_model->rowOf(u"demo/c"_s), 2);
+    QCOMPARE(m_model->countIn(LifecycleState::Ready), 1);
+    QVERIFY(m_model->takeRows().size() == 3 && m_model->takeRows().isEmpty());
+    QCOMPARE(resets.size(), 2); // nothing to take: no reset
+}
+
+void tst_ResourceTableModel::listingProgress()
+{
+    QSignalSpy changed(m_model.get(), &ResourceTableModel::listingChanged);
+    QCOMPARE(m_model->listing(), std::nullopt);
+    m_model->setListing(0);
+    m_model->setListing(0);
+    m_model->setListing(2300);
+    QCOMPARE(m_model->listing(), std::optional<qsizetype>(2300));
+    m_model->setListing(std::nullopt);
+    QCOMPARE(m_model->listing(), std::nullopt);
+    QCOMPARE(changed.size(), 3);
+}
+
+void tst_ResourceTableModel::reserveGrowsGeometrically()
+{
+    m_model->reserve(1000);
+    QList<ResourceRow> rows;
+    for (int i = 0; i < 1000; ++i)
+        rows << row(u"r%1"_s.arg(i, 4, 10, QChar(u'0')), LifecycleState::Ready);
+    m_model->applyBatch(rows, {});
+    // A list arriving batch by batch: rows are there, so room for half as many again.
+    m_model->reserve(1100);
+    rows.clear();
+    for (int i = 1000; i < 1500; ++i)
+        rows << row(u"r%1"_s.arg(i, 4, 10, QChar(u'0')), LifecycleState::Ready);
+    m_model->applyBatch(rows, {});
+    QCOMPARE(m_model->rowCount(), 1500);
+    QCOMPARE(m_model->rowOf(u"demo/r1499"_s), 1499);
+    QCOMPARE(m_model->find(u"demo/r0007"_s)->name, u"r0007"_s);
 }
 
 void tst_ResourceTableModel::countsPerState()
