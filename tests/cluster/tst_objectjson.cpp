@@ -7,6 +7,8 @@
 #include <QRandomGenerator>
 #include <QTest>
 
+using namespace Qt::StringLiterals;
+
 using namespace reconscope::controller::cluster;
 using json = nlohmann::json;
 
@@ -135,6 +137,8 @@ private slots:
     void randomTreesRoundTrip();
     void mutatedTextParsesAsNlohmannDoes();
     void deepNesting();
+    void membersSplitsCompactObjects_data();
+    void membersSplitsCompactObjects();
 };
 
 void tst_ObjectJson::parseStoredMatchesNlohmann_data()
@@ -264,6 +268,48 @@ void tst_ObjectJson::deepNesting()
     const QByteArray deep = QByteArray(1000, '[') + QByteArray(1000, ']');
     QVERIFY(identical(objectjson::parseStored(deep), nlohmannParse(deep)));
     QCOMPARE(objectjson::dump(objectjson::parseStored(deep)), deep);
+}
+
+void tst_ObjectJson::membersSplitsCompactObjects_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QStringList>("expected"); // "key=value" per member; empty: refused
+    QTest::addColumn<bool>("accepted");
+    QTest::newRow("empty") << QByteArray("{}") << QStringList() << true;
+    QTest::newRow("object") << QByteArray(
+        R"({"a":1,"b":"x","c":{"d":[1,{"e":"}"}]},"f":null,"g":-1.5e3})")
+                            << QStringList{ u"a=1"_s,
+                                            u"b=\"x\""_s,
+                                            uR"(c={"d":[1,{"e":"}"}]})"_s,
+                                            u"f=null"_s,
+                                            u"g=-1.5e3"_s }
+                            << true;
+    QTest::newRow("escapes") << QByteArray(R"({"k\"ey":"v\\","x":"a\\\"]"})")
+                             << QStringList{ uR"(k\"ey="v\\")"_s, uR"(x="a\\\"]")"_s } << true;
+    QTest::newRow("whitespace") << QByteArray(R"({"a": 1})") << QStringList() << false;
+    QTest::newRow("no colon") << QByteArray(R"({"a"1})") << QStringList() << false;
+    QTest::newRow("unbalanced") << QByteArray(R"({"a":[1})") << QStringList() << false;
+    QTest::newRow("unterminated string") << QByteArray(R"({"a":"x})") << QStringList() << false;
+    QTest::newRow("trailing text") << QByteArray(R"({"a":1}x)") << QStringList() << false;
+    QTest::newRow("two objects") << QByteArray(R"({"a":1}{"b":2})") << QStringList() << false;
+    QTest::newRow("array") << QByteArray("[1,2]") << QStringList() << false;
+    QTest::newRow("trailing comma") << QByteArray(R"({"a":1,})") << QStringList() << false;
+}
+
+void tst_ObjectJson::membersSplitsCompactObjects()
+{
+    QFETCH(QByteArray, text);
+    QFETCH(QStringList, expected);
+    QFETCH(bool, accepted);
+    std::vector<objectjson::MemberSpan> spans;
+    QCOMPARE(objectjson::members(text, spans), accepted);
+    if (!accepted)
+        return;
+    QStringList found;
+    for (const objectjson::MemberSpan &span : spans)
+        found << QString::fromUtf8(span.key) + u'='
+                + QString::fromUtf8(QByteArrayView(text).sliced(span.valueAt, span.valueLength));
+    QCOMPARE(found, expected);
 }
 
 QTEST_GUILESS_MAIN(tst_ObjectJson)
