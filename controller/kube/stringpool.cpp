@@ -1,17 +1,54 @@
 #include "controller/kube/stringpool.h"
 
+#include <atomic>
+#include <iterator>
+#include <map>
+
 namespace reconscope::controller::kube {
+
+namespace {
+
+std::atomic<quint64> nextPoolId{ 1 };
+
+// One thread's cache of strings met at least twice: direct-mapped by hash, so a lookup is an
+// index and a comparison. An entry may outlive its pool's shard (cleared at its bound) or the
+// pool itself: it is then a valid string that is merely no longer shared, and a few hundred of
+// them per thread at most.
+struct CachedString
+{
+    quint64 pool = 0;
+    size_t hash = 0;
+    QString text;
+};
+constexpr size_t CacheSize = 512;
+
+} // namespace
+
+StringPool::StringPool()
+    : m_id(nextPoolId.fetch_add(1, std::memory_order_relaxed))
+{ }
 
 void StringPool::intern(QString &text)
 {
     if (text.isEmpty())
         return;
     const size_t hash = qHash(text);
+    thread_local std::array<CachedString, CacheSize> cache;
+    CachedString &cached = cache[hash % CacheSize];
+    if (cached.pool == m_id && cached.hash == hash && cached.text == text) {
+        text = cached.text;
+        return;
+    }
     Shard &shard = m_shards[(hash >> 8) % Shards];
     QMutexLocker locker(&shard.mutex);
     const auto it = shard.strings.constFind(text);
     if (it != shard.strings.cend()) {
         text = *it;
+        locker.unlock();
+        // Met again: likely to come back (one seen once, such as a name, is never cached).
+        cached.pool = m_id;
+        cached.hash = hash;
+        cached.text = text;
         return;
     }
     if (shard.strings.size() >= ShardLimit)
@@ -27,15 +64,18 @@ void StringPool::intern(models::ObjectSummary &summary)
     for (QString &finalizer : summary.finalizers)
         intern(finalizer);
     if (!summary.labels.isEmpty()) {
-        QMap<QString, QString> labels;
-        for (auto it = summary.labels.cbegin(); it != summary.labels.cend(); ++it) {
-            QString key = it.key();
-            QString value = it.value();
-            intern(key);
-            intern(value);
-            labels.insert(labels.cend(), key, value); // already in order
+        // The map's nodes are taken out and put back with their strings interned (a key may be
+        // replaced by an equal one through a node handle): no node is allocated again.
+        std::map<QString, QString> labels = std::move(summary.labels).toStdMap();
+        for (auto it = labels.begin(); it != labels.end();) {
+            const auto next = std::next(it);
+            auto node = labels.extract(it);
+            intern(node.key());
+            intern(node.mapped());
+            labels.insert(next, std::move(node));
+            it = next;
         }
-        summary.labels = std::move(labels);
+        summary.labels = QMap<QString, QString>(std::move(labels));
     }
     for (models::Condition &condition : summary.conditions) {
         intern(condition.type);

@@ -17,7 +17,12 @@ namespace reconscope::controller::kube {
 class StringPool
 {
 public:
-    // Replaces `text` with the pool's equal string, or adds it.
+    StringPool();
+    StringPool(const StringPool &) = delete;
+    StringPool &operator=(const StringPool &) = delete;
+
+    // Replaces `text` with the pool's equal string, or adds it. Strings met again are also kept in
+    // a small cache of the calling thread, which answers most calls without a lock.
     void intern(QString &text);
     // Every string of a summary that other objects are likely to share.
     void intern(models::ObjectSummary &summary);
@@ -34,6 +39,7 @@ private:
         QSet<QString> strings;
     };
     std::array<Shard, Shards> m_shards;
+    quint64 m_id; // tells this pool's entries in the threads' caches from other pools'
 };
 
 } // namespace reconscope::controller::kube
