@@ -188,8 +188,13 @@ void tst_FaultInjector::concurrentAdjustment()
     // Adjusting from one thread while the server thread asks must be safe (run under TSan/ASan
     // to see a race; here: no crash, consistent settings at the end).
     FaultInjector faults(1);
+    std::atomic<bool> asking{ false };
     std::atomic<bool> stop{ false };
     std::thread adjuster([&] {
+        // Adjust while the other thread asks (on a loaded machine this thread could otherwise
+        // be done before that one asked once).
+        while (!asking)
+            std::this_thread::yield();
         for (int i = 0; i < 20000; ++i) {
             faults.setLatency(std::chrono::milliseconds(i % 10), 2ms);
             faults.setServerErrorRate((i % 3) / 2.0);
@@ -200,13 +205,16 @@ void tst_FaultInjector::concurrentAdjustment()
         stop = true;
     });
     std::int64_t asked = 0;
-    while (!stop) {
+    bool inRange = true; // checked after the join: a failed QVERIFY here would skip it
+    do {
         const auto latency = faults.nextLatency();
-        QVERIFY(latency >= 0ms && latency <= 11ms);
+        inRange = inRange && latency >= 0ms && latency <= 11ms;
         (void)faults.nextInjectedError();
         ++asked;
-    }
+        asking = true;
+    } while (!stop);
     adjuster.join();
+    QVERIFY(inRange);
     QVERIFY(asked > 0);
     QCOMPARE(faults.nextLatency(), 4ms);
     QCOMPARE(faults.settings().serverErrorRate, 0.0);
