@@ -6,6 +6,7 @@
 #include "controller/kube/objectsummarizer.h"
 #include "controller/kube/reflector.h"
 #include "controller/kube/restclient.h"
+#include "controller/kube/stringpool.h"
 #include "controller/kube/watchdecoder.h"
 #include "models/yamljson.h"
 #include "testserver.h"
@@ -41,6 +42,7 @@ private slots:
     void preparedListEqualsPlain();
     void progressiveFirstList_data();
     void progressiveFirstList();
+    void stringPoolSharesEqualStrings();
 };
 
 namespace {
@@ -672,6 +674,70 @@ void tst_ListPipeline::progressiveFirstList()
     }
     QCOMPARE(progressive.lists, whole.lists);
     QCOMPARE(whole.lists, restart ? 4 : 2);
+}
+
+// The StringPool hands out one instance per text (also through each thread's cache, and never
+// another pool's), and interning a summary keeps its values: labels in order, keys and values
+// shared between summaries.
+void tst_ListPipeline::stringPoolSharesEqualStrings()
+{
+    StringPool pool;
+    StringPool other;
+    const auto fresh = [](const char *text) {
+        return QString::fromLatin1(text);
+    };
+    QString a = fresh("frontend");
+    QString b = fresh("frontend");
+    QVERIFY(a.constData() != b.constData());
+    pool.intern(a);
+    pool.intern(b); // found in the pool (and now cached)
+    QCOMPARE(b.constData(), a.constData());
+    QString c = fresh("frontend");
+    pool.intern(c); // from this thread's cache
+    QCOMPARE(c.constData(), a.constData());
+    QString d = fresh("frontend");
+    other.intern(d); // another pool: its own instance, not the cached one of `pool`
+    QCOMPARE(d, a);
+    QVERIFY(d.constData() != a.constData());
+    QString e = fresh("frontend");
+    other.intern(e);
+    QCOMPARE(e.constData(), d.constData());
+    // Strings met from other threads come out as the same instance.
+    QString fromThread;
+    std::unique_ptr<QThread> thread(QThread::create([&] {
+        fromThread = fresh("frontend");
+        pool.intern(fromThread);
+        QString again = fresh("frontend");
+        pool.intern(again);
+        fromThread = again;
+    }));
+    thread->start();
+    QVERIFY(thread->wait(20000));
+    QCOMPARE(fromThread.constData(), a.constData());
+
+    ObjectSummary first;
+    first.apiVersion = fresh("v1");
+    first.labels = { { fresh("tier"), fresh("web") },
+                     { fresh("app"), fresh("one") },
+                     { fresh("team"), fresh("t") } };
+    ObjectSummary second;
+    second.labels = { { fresh("tier"), fresh("web") },
+                      { fresh("app"), fresh("two") },
+                      { fresh("team"), fresh("t") } };
+    second.apiVersion = fresh("v1");
+    const QMap<QString, QString> firstLabels = first.labels;
+    pool.intern(first);
+    pool.intern(second);
+    QCOMPARE(first.labels, firstLabels);
+    QCOMPARE(first.labels.keys(), QStringList({ u"app"_s, u"team"_s, u"tier"_s }));
+    QCOMPARE(second.labels.value(u"app"_s), u"two"_s);
+    QCOMPARE(second.apiVersion.constData(), first.apiVersion.constData());
+    const auto keyOf = [](const ObjectSummary &summary, const QString &key) {
+        return summary.labels.find(key).key().constData();
+    };
+    QCOMPARE(keyOf(second, u"tier"_s), keyOf(first, u"tier"_s));
+    QCOMPARE(second.labels.value(u"tier"_s).constData(), first.labels.value(u"tier"_s).constData());
+    QVERIFY(second.labels.value(u"app"_s).constData() != first.labels.value(u"app"_s).constData());
 }
 
 QTEST_GUILESS_MAIN(tst_ListPipeline)
