@@ -280,9 +280,11 @@ void ConsoleSession::handleObjectsChanged(const QStringList &upserted, const QSt
         // A batch of the first list (the last one when the store is synced with it): queued
         // even when small, so that each goes in sorted after the rows shown, or joins the held
         // list.
+        // (The table says "Listing…" until the list's last row is in, and meanwhile paints a few
+        // times a second instead of after each slice.)
         const bool closes = m_informer->hasSynced();
         m_listing = !closes;
-        m_table->setListing(closes ? std::nullopt : std::optional<qsizetype>(m_informer->size()));
+        m_table->setListing(m_informer->size());
         if (m_listHeld) {
             PendingBatch &held = m_pending.front();
             held.upserted += upserted;
@@ -314,12 +316,12 @@ void ConsoleSession::handleSynced()
         return; // the batch that completed the list said so already
     // The list's last objects came in earlier batches: the last one queued closes it.
     m_listing = false;
-    m_table->setListing(std::nullopt);
     const auto last = std::find_if(m_pending.rbegin(),
                                    m_pending.rend(),
                                    [](const PendingBatch &batch) { return batch.listing; });
     if (last == m_pending.rend()) {
         m_listTailKey.clear();
+        m_table->setListing(std::nullopt);
         return;
     }
     last->closesList = true;
@@ -562,6 +564,7 @@ void ConsoleSession::processPending()
         if (batch.closesList) {
             m_listHeld = false;
             m_listTailKey.clear();
+            m_table->setListing(std::nullopt);
         }
         m_pending.pop_front();
         // The rows and their order of a large batch or a first list (~10 MB at 50k objects) are

@@ -83,9 +83,10 @@ public:
     void setBatchInterval(int milliseconds) { m_batchIntervalMs = milliseconds; }
     // The first list's objects tracked and shown as it streams in (InformerStore::
     // setProgressiveFirstList) rather than once it is complete; for the next informer started.
-    // Off by default: on two cores the UI thread's share of the work then competes with the
-    // list's decoding, and its batches cost more (hashes and rows grown step by step, repaints):
-    // the table was complete later, not sooner (README, Performance).
+    // Off by default: measured at 50k objects on two cores (the bench child with
+    // RECONSCOPE_BENCH_PROGRESSIVE=1), the UI thread's share then competes with the list's
+    // decoding and costs about twice the CPU (hashes and rows grown batch by batch, repaints), so
+    // the table was complete later, not sooner, and the UI thread waited for a core longer.
     void setProgressiveFirstList(bool progressive) { m_progressiveFirstList = progressive; }
 
     bool isDemo() const { return m_demo; }
