@@ -1,5 +1,9 @@
 #include "models/heaptrim.h"
 
+// Any C library header first: it defines __GLIBC__ (through <features.h>), which the test below
+// needs; without one, the test never held and trimHeap() did nothing.
+#include <cstdlib>
+
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
 #define RECONSCOPE_ASAN 1
