@@ -1,6 +1,7 @@
 #include "app/commands.h"
 #include "app/consolelogging.h"
 #include "controller/console/scenarioplayer.h"
+#include "controller/kube/eventdispatcher.h"
 #include "ui/consolesession.h"
 #include "ui/detailpane.h"
 #include "ui/logpane.h"
@@ -127,6 +128,8 @@ int runConsole(int argc, char *argv[])
     }
 
     QApplication app(argc, argv);
+    // The GUI thread keeps GLib's event dispatcher; the informers' and network threads take Qt's.
+    controller::kube::preferQtEventDispatcher();
     setApplicationInfo();
     QCommandLineParser parser;
     options.addTo(parser);

@@ -4,6 +4,7 @@
 #include "app/crashhandler.h"
 #include "app/logging.h"
 #include "app/reconcilecommand.h"
+#include "controller/kube/eventdispatcher.h"
 
 #include <QCoreApplication>
 
@@ -57,8 +58,11 @@ int main(int argc, char *argv[])
     }
     if (argc > 1) {
         for (const auto &command : commands) {
-            if (std::strcmp(argv[1], command.word) == 0)
+            if (std::strcmp(argv[1], command.word) == 0) {
+                // No GUI: every thread, the main one included, on Qt's event dispatcher.
+                reconscope::controller::kube::preferQtEventDispatcher();
                 return command.run(argc, argv);
+            }
         }
     }
     return runConsole(argc, argv);

@@ -35,17 +35,6 @@ namespace {
 namespace kube = reconscope::controller::kube;
 namespace reconcile = reconscope::controller::reconcile;
 
-// Runs the event loop for `ms` without keeping the thread busy. (A loop of
-// QCoreApplication::processEvents(flags, ms) does not wait: that overload drops WaitForMoreEvents,
-// so it polls without pause and takes a core from the threads being measured: the informer's, its
-// pool's, the server's.)
-void runEventsFor(qint64 ms)
-{
-    QEventLoop loop;
-    QTimer::singleShot(std::chrono::milliseconds(ms), &loop, &QEventLoop::quit);
-    loop.exec();
-}
-
 // Waits for at least one event and handles what is ready (the single-argument overload does
 // wait). The console child's stall monitor fires every 5 ms, so a loop of it looks at its
 // condition at least that often.
@@ -174,6 +163,17 @@ json churnRequest(BenchServer &server, QNetworkAccessManager &nam, const QString
 }
 
 } // namespace
+
+// Runs the event loop for `ms` without keeping the thread busy. (A loop of
+// QCoreApplication::processEvents(flags, ms) does not wait: that overload drops WaitForMoreEvents,
+// so it polls without pause and takes a core from the threads being measured: the informer's, its
+// pool's, the server's.)
+void runEventsFor(qint64 ms)
+{
+    QEventLoop loop;
+    QTimer::singleShot(std::chrono::milliseconds(ms), &loop, &QEventLoop::quit);
+    loop.exec();
+}
 
 double driveServerChurn(
     BenchServer &server, QNetworkAccessManager &nam, double rate, double seconds, int *failures)

@@ -23,6 +23,9 @@ inline constexpr char benchTimestampPrefix[] = "bench-ts ";
 class BenchServer;
 class QNetworkAccessManager;
 
+// Runs the event loop for `ms` without keeping the thread busy.
+void runEventsFor(qint64 ms);
+
 // Sustained watch load made by the server itself: its churn mutator (POST
 // /debug/reconscope/churn) writes `rate` status changes per second to the CustomApps of namespace
 // "bench" for `seconds`, each carrying its send time (ChurnMutator::TimestampPrefix). Returns the

@@ -5,6 +5,7 @@
 #include "benchserver.h"
 #include "consolebench.h"
 
+#include "controller/kube/eventdispatcher.h"
 #include "controller/kube/informerstore.h"
 #include "controller/kube/kubeconfig.h"
 #include "controller/kube/watchdecoder.h"
@@ -597,10 +598,7 @@ void benchConsole(BenchServer &server,
         child.write("mark\n");
         readChildLine(child, 30000);
         const double achieved = driveServerChurn(server, nam, rate, phaseSeconds, failures);
-        QElapsedTimer drain;
-        drain.start();
-        while (drain.elapsed() < 1500)
-            QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+        runEventsFor(1500); // the last events drain
         child.write("mark\n");
         const json phase = readChildLine(child, 30000);
         if (phase.is_discarded() || !phase.contains("max_stall_ms")) {
@@ -722,11 +720,15 @@ void printTargets(Figures &figures)
 
 int main(int argc, char *argv[])
 {
+    // As the console does (app/consolecommand.cpp): the main thread on GLib's event dispatcher,
+    // the threads started later (informers, network) on Qt's.
     if (argc == 4 && QByteArrayView(argv[1]) == "--console-child") {
         QApplication app(argc, argv);
+        reconscope::controller::kube::preferQtEventDispatcher();
         return runConsoleChild(QString::fromLocal8Bit(argv[2]), QByteArrayView(argv[3]).toInt());
     }
     QCoreApplication app(argc, argv);
+    reconscope::controller::kube::preferQtEventDispatcher();
     if (argc == 3 && QString::fromLocal8Bit(argv[1]) == u"--informer-child"_s)
         return runInformerChild(QString::fromLocal8Bit(argv[2]));
     if (argc == 3 && QString::fromLocal8Bit(argv[1]) == u"--informer-absorb"_s)
