@@ -89,10 +89,7 @@ void InformerWorker::start()
         });
     if (m_backoff)
         m_reflector->setBackoff(*m_backoff);
-    // The first list's objects come over as each batch is prepared, so that they are in the
-    // pending hash by the time the last byte arrives; they reach the store batch by batch only
-    // when it asked for that (the timer runs before the first sync only then), else all at once.
-    m_reflector->setProgressiveFirstList(true);
+    m_reflector->setProgressiveFirstList(m_progressiveFirstList);
     m_timer = new QTimer(this);
     m_timer->setInterval(m_batchIntervalMs);
     m_timer->setSingleShot(true);
@@ -175,7 +172,7 @@ void InformerWorker::handleDeltas(const QList<Delta> &deltas)
             m_pendingSuperseded.append(pending->summary);
         m_pendingUpserts.emplace(stored, std::move(*entry)); // moved: insert() would copy
     }
-    if (!m_timer->isActive() && (m_synced || m_progressiveFirstList))
+    if (!m_timer->isActive())
         m_timer->start();
 }
 
