@@ -13,24 +13,29 @@
 #define RECONSCOPE_ASAN 1
 #endif
 #if defined(__GLIBC__) && !defined(RECONSCOPE_ASAN)
-#define RECONSCOPE_TRIM_HEAP 1
+#define RECONSCOPE_GLIBC_MALLOC 1
 #include <malloc.h>
 #endif
 
 namespace reconscope::models {
 
-bool canTrimHeap()
+bool usesGlibcAllocator()
 {
-#ifdef RECONSCOPE_TRIM_HEAP
+#ifdef RECONSCOPE_GLIBC_MALLOC
     return true;
 #else
     return false;
 #endif
 }
 
+bool canTrimHeap()
+{
+    return usesGlibcAllocator();
+}
+
 void trimHeap()
 {
-#ifdef RECONSCOPE_TRIM_HEAP
+#ifdef RECONSCOPE_GLIBC_MALLOC
     malloc_trim(0);
 #endif
 }

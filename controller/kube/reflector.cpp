@@ -1,5 +1,7 @@
 #include "controller/kube/reflector.h"
 
+#include "models/heaptrim.h"
+
 #include <spdlog/spdlog.h>
 
 #include <QMutex>
@@ -9,17 +11,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib> // defines __GLIBC__ with glibc
+#include <cstdlib>
 #include <vector>
-
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define RECONSCOPE_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define RECONSCOPE_ASAN 1
-#endif
 
 using namespace Qt::StringLiterals;
 
@@ -35,7 +28,8 @@ namespace {
 // allocator is the one in use (not under AddressSanitizer).
 void reserveArena()
 {
-#if defined(__GLIBC__) && !defined(RECONSCOPE_ASAN)
+    if (!models::usesGlibcAllocator())
+        return;
     constexpr size_t Chunk = 64 * 1024; // below glibc's mmap threshold: taken from the arena
     constexpr int Chunks = 512;
     std::vector<void *> chunks;
@@ -48,7 +42,6 @@ void reserveArena()
     }
     for (void *chunk : chunks)
         std::free(chunk);
-#endif
 }
 
 } // namespace
