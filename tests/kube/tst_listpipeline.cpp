@@ -113,6 +113,20 @@ struct KeptBytes final : PreparedObject
     QByteArray bytes;
 };
 
+// The answer to the n-th watch request: the first ends at once with 410 Expired (so the client
+// lists again), later ones stay open.
+void answerWatch(QTcpSocket *socket, int n)
+{
+    TestServer::startStream(socket);
+    if (n != 1)
+        return;
+    TestServer::writeChunk(
+        socket,
+        R"j({"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old","reason":"Expired","code":410}})j"
+        "\n");
+    TestServer::endStream(socket);
+}
+
 } // namespace
 
 void tst_ListPipeline::compactJsonRoundTrip_data()
@@ -401,15 +415,7 @@ void tst_ListPipeline::preparedListEqualsPlain()
         int watches = 0;
         server.handler = [&](const TestRequest &request, QTcpSocket *socket) {
             if (request.query.hasQueryItem(u"watch"_s)) {
-                ++watches;
-                TestServer::startStream(socket);
-                if (watches == 1) {
-                    TestServer::writeChunk(
-                        socket,
-                        R"j({"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old","reason":"Expired","code":410}})j"
-                        "\n");
-                    TestServer::endStream(socket);
-                }
+                answerWatch(socket, ++watches);
                 return;
             }
             ++lists;
@@ -545,15 +551,7 @@ void tst_ListPipeline::progressiveFirstList()
               };
         server.handler = [&](const TestRequest &request, QTcpSocket *socket) {
             if (request.query.hasQueryItem(u"watch"_s)) {
-                ++watches;
-                TestServer::startStream(socket);
-                if (watches == 1) {
-                    TestServer::writeChunk(
-                        socket,
-                        R"j({"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old","reason":"Expired","code":410}})j"
-                        "\n");
-                    TestServer::endStream(socket);
-                }
+                answerWatch(socket, ++watches);
                 return;
             }
             ++outcome.lists;
