@@ -1018,11 +1018,10 @@ ApiResponse ApiServer::handleScale(const ApiRequest &request,
         if (contentType == "application/merge-patch+json") {
             scale.merge_patch(patch);
         } else if (contentType == "application/json-patch+json") {
-            try {
-                scale = scale.patch(patch);
-            } catch (const json::exception &) {
+            auto applied = objectjson::applyJsonPatch(scale, patch);
+            if (!applied)
                 return errorResponse(request, ApiError::unprocessableGeneric());
-            }
+            scale = std::move(*applied);
         } else {
             return errorResponse(
                 request,

@@ -1534,11 +1534,10 @@ ApiResult<WriteResult> Cluster::doPatch(const TypePtr &typePtr,
         patched = current;
         patched.merge_patch(patchDocument);
     } else {
-        try {
-            patched = current.patch(patchDocument);
-        } catch (const json::exception &) {
+        auto applied = objectjson::applyJsonPatch(current, patchDocument);
+        if (!applied)
             return ApiError::unprocessableGeneric();
-        }
+        patched = std::move(*applied);
     }
     if (!patched.is_object())
         return ApiError::unprocessableGeneric();
@@ -1639,15 +1638,14 @@ std::optional<WriteResult> Cluster::patchStatusInPlace(const TypeEntry &type,
     if (old["status"].is_discarded() || !old["status"].is_object())
         return std::nullopt;
     json patched;
-    try {
-        if (patchType == PatchType::Json) {
-            patched = old.patch(patch);
-        } else {
-            patched = old;
-            patched.merge_patch(patch);
-        }
-    } catch (const json::exception &) {
-        return std::nullopt;
+    if (patchType == PatchType::Json) {
+        auto applied = objectjson::applyJsonPatch(old, patch);
+        if (!applied)
+            return std::nullopt; // the general way answers it
+        patched = std::move(*applied);
+    } else {
+        patched = old;
+        patched.merge_patch(patch);
     }
     if (!patched.is_object() || patched.size() != 1 || !patched["status"].is_object())
         return std::nullopt;

@@ -679,4 +679,51 @@ QString nestingError(QByteArrayView text)
     return {};
 }
 
+namespace {
+
+// Whether an operation's path or from points below a value that is neither an object nor an
+// array (a pointer that cannot be read is left to patch(), which reports it).
+bool targetsBelowAScalar(const nlohmann::json &document, const nlohmann::json &operation)
+{
+    for (const char *key : { "path", "from" }) {
+        const nlohmann::json &text = member(operation, key);
+        if (!text.is_string())
+            continue;
+        try {
+            const nlohmann::json::json_pointer pointer(text.get<std::string>());
+            if (pointer.empty())
+                continue;
+            const nlohmann::json::json_pointer parent = pointer.parent_pointer();
+            if (!document.contains(parent))
+                continue;
+            const nlohmann::json &container = document.at(parent);
+            if (!container.is_object() && !container.is_array())
+                return true;
+        } catch (const nlohmann::json::exception &) {
+            continue;
+        }
+    }
+    return false;
+}
+
+} // namespace
+
+std::optional<nlohmann::json> applyJsonPatch(const nlohmann::json &document,
+                                             const nlohmann::json &patch)
+{
+    if (!patch.is_array())
+        return std::nullopt;
+    nlohmann::json result = document;
+    try {
+        for (const nlohmann::json &operation : patch) {
+            if (targetsBelowAScalar(result, operation))
+                return std::nullopt;
+            result.patch_inplace(nlohmann::json::array({ operation }));
+        }
+    } catch (const nlohmann::json::exception &) {
+        return std::nullopt;
+    }
+    return result;
+}
+
 } // namespace reconscope::controller::cluster::objectjson

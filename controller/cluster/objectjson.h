@@ -1,5 +1,7 @@
 #pragma once
 
+#include <optional>
+
 #include <nlohmann/json.hpp>
 
 #include <QByteArray>
@@ -65,5 +67,14 @@ inline constexpr int maxJsonNesting = 10000;
 // Go's error for JSON text nested deeper than maxJsonNesting ("invalid character '[' exceeded
 // max depth"), or "" when it is not. Scans the text only; it need not be valid JSON.
 QString nestingError(QByteArrayView text);
+
+// `document` with the RFC 6902 JSON patch `patch` (an array of operation objects) applied, or
+// nullopt when an operation does not apply. nlohmann's patch() throws for most of those, but an
+// add or remove whose target sits under a string, number or boolean trips an assertion (and
+// without assertions is silently skipped); json-patch, which kube-apiserver uses, refuses it
+// ("doc is missing path"). Each operation is checked against the document as the ones before it
+// left it.
+std::optional<nlohmann::json> applyJsonPatch(const nlohmann::json &document,
+                                             const nlohmann::json &patch);
 
 } // namespace reconscope::controller::cluster::objectjson

@@ -31,6 +31,8 @@ private slots:
     void wrongContentTypeIs415_data();
     void wrongContentTypeIs415();
     void invalidUtf8IsReplacedAsGoDoes();
+    void jsonPatchBelowAScalarIs422_data();
+    void jsonPatchBelowAScalarIs422();
     void invalidObjectIs422_data();
     void invalidObjectIs422();
 
@@ -362,6 +364,34 @@ void tst_HostileRequests::invalidUtf8IsReplacedAsGoDoes()
         "PATCH", webPath, "{\"spec\":{\"image\":\"a\xfe\"}}", "application/merge-patch+json");
     QCOMPARE(patched.status, 200);
     QCOMPARE(parse(patched.body)["spec"]["image"].get<std::string>(), std::string("a\xef\xbf\xbd"));
+}
+
+void tst_HostileRequests::jsonPatchBelowAScalarIs422_data()
+{
+    QTest::addColumn<QByteArray>("body");
+    // nlohmann's patch() asserts on these (fuzz_patch found the first); json-patch refuses them.
+    QTest::newRow("add below a number")
+        << QByteArray(R"([{"op":"add","path":"/metadata/generation/-","value":"a/b"}])");
+    QTest::newRow("add below a string")
+        << QByteArray(R"([{"op":"add","path":"/spec/image/x","value":1}])");
+    QTest::newRow("remove below a number")
+        << QByteArray(R"([{"op":"remove","path":"/spec/replicas/0"}])");
+    QTest::newRow("move from below a string")
+        << QByteArray(R"([{"op":"move","from":"/spec/image/x","path":"/spec/y"}])");
+    QTest::newRow("below what an earlier operation made a string")
+        << QByteArray(R"([{"op":"add","path":"/spec/z","value":"s"},)"
+                      R"({"op":"add","path":"/spec/z/0","value":1}])");
+}
+
+void tst_HostileRequests::jsonPatchBelowAScalarIs422()
+{
+    QFETCH(QByteArray, body);
+    for (const QString &path : { webPath, webPath + u"/status"_s }) {
+        const ApiResponse response = call("PATCH", path, body, "application/json-patch+json");
+        QCOMPARE(response.status, 422);
+        QCOMPARE(str(parse(response.body)["reason"]), u"Invalid"_s);
+    }
+    verifyUnchanged();
 }
 
 void tst_HostileRequests::invalidObjectIs422_data()
