@@ -127,6 +127,27 @@ void answerWatch(QTcpSocket *socket, int n)
     TestServer::endStream(socket);
 }
 
+// A reflector of namespace "default"'s CustomApps on a plain-HTTP test server, retrying at once.
+struct ReflectorOn
+{
+    explicit ReflectorOn(const TestServer &server)
+        : client(configFor(server))
+        , reflector(&client, CustomApps, u"default"_s)
+    {
+        reflector.setScheduler([this](std::chrono::milliseconds, std::function<void()> action) {
+            QTimer::singleShot(0, &reflector, std::move(action));
+        });
+    }
+    static ClientConfig configFor(const TestServer &server)
+    {
+        ClientConfig config;
+        config.server = QUrl(server.url(u"http"_s));
+        return config;
+    }
+    RestClient client;
+    Reflector reflector;
+};
+
 } // namespace
 
 void tst_ListPipeline::compactJsonRoundTrip_data()
@@ -448,13 +469,8 @@ void tst_ListPipeline::preparedListEqualsPlain()
                 : QByteArray();
             TestServer::respond(socket, 200, "application/json", listBody(slice, rv, next));
         };
-        ClientConfig config;
-        config.server = QUrl(server.url(u"http"_s));
-        RestClient client(config);
-        Reflector reflector(&client, CustomApps, u"default"_s);
-        reflector.setScheduler([&reflector](std::chrono::milliseconds, std::function<void()> a) {
-            QTimer::singleShot(0, &reflector, std::move(a));
-        });
+        ReflectorOn on(server);
+        Reflector &reflector = on.reflector;
         if (prepared) {
             reflector.setPreparer([](QByteArrayView bytes, ObjectMeta *meta) {
                 auto kept = std::make_shared<KeptBytes>();
@@ -591,13 +607,8 @@ void tst_ListPipeline::progressiveFirstList()
             QVERIFY(!request.query.hasQueryItem(u"limit"_s));
             TestServer::respond(socket, 200, "application/json", listBody(restarted, 2100));
         };
-        ClientConfig config;
-        config.server = QUrl(server.url(u"http"_s));
-        RestClient client(config);
-        Reflector reflector(&client, CustomApps, u"default"_s);
-        reflector.setScheduler([&reflector](std::chrono::milliseconds, std::function<void()> a) {
-            QTimer::singleShot(0, &reflector, std::move(a));
-        });
+        ReflectorOn on(server);
+        Reflector &reflector = on.reflector;
         reflector.setPreparer([](QByteArrayView bytes, ObjectMeta *meta) {
             auto kept = std::make_shared<KeptBytes>();
             kept->bytes = bytes.toByteArray();
