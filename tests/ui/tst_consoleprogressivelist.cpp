@@ -102,6 +102,25 @@ private:
                         const Observed &observed,
                         const QStringList &keys);
 
+    // A console that shows the first list as it streams in, its table and sorted proxy under
+    // QAbstractItemModelTester.
+    struct ProgressiveConsole
+    {
+        ProgressiveConsole()
+            : panel(session.tableModel())
+            , modelTester(session.tableModel(),
+                          QAbstractItemModelTester::FailureReportingMode::QtTest)
+            , proxyTester(panel.proxy(), QAbstractItemModelTester::FailureReportingMode::QtTest)
+        {
+            session.setProgressiveFirstList(true);
+            session.setBatchInterval(5);
+        }
+        ConsoleSession session;
+        ResourceTablePanel panel;
+        QAbstractItemModelTester modelTester;
+        QAbstractItemModelTester proxyTester;
+    };
+
     std::unique_ptr<TestServer> m_server;
     QTemporaryDir m_dir;
     QByteArray m_body;
@@ -216,14 +235,9 @@ void tst_ConsoleProgressiveList::rowsShownWhileTheListStreams()
     serve(items, 600);
     const QString kubeconfig = writeKubeconfig(m_dir, m_server->port());
 
-    ConsoleSession session;
-    session.setProgressiveFirstList(true);
-    session.setBatchInterval(5);
-    ResourceTablePanel panel(session.tableModel());
-    QAbstractItemModelTester modelTester(session.tableModel(),
-                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QAbstractItemModelTester proxyTester(panel.proxy(),
-                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
+    ProgressiveConsole console;
+    ConsoleSession &session = console.session;
+    ResourceTablePanel &panel = console.panel;
     QSignalSpy resets(session.tableModel(), &QAbstractItemModel::modelReset);
     QSignalSpy proxyInserts(panel.proxy(), &QAbstractItemModel::rowsInserted);
     Observed observed;
@@ -274,14 +288,9 @@ void tst_ConsoleProgressiveList::interleavedListIsHeldThenInsertedInOrder()
     serve(items, 300);
     const QString kubeconfig = writeKubeconfig(m_dir, m_server->port());
 
-    ConsoleSession session;
-    session.setProgressiveFirstList(true);
-    session.setBatchInterval(5);
-    ResourceTablePanel panel(session.tableModel());
-    QAbstractItemModelTester modelTester(session.tableModel(),
-                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QAbstractItemModelTester proxyTester(panel.proxy(),
-                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
+    ProgressiveConsole console;
+    ConsoleSession &session = console.session;
+    ResourceTablePanel &panel = console.panel;
     Observed observed;
     observe(session, &observed);
     panel.show();
