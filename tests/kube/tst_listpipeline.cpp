@@ -113,6 +113,17 @@ struct KeptBytes final : PreparedObject
     QByteArray bytes;
 };
 
+// A preparer that keeps each listed object's bytes as they came (none for an item without
+// metadata).
+std::shared_ptr<PreparedObject> keepBytes(QByteArrayView bytes, ObjectMeta *meta)
+{
+    auto kept = std::make_shared<KeptBytes>();
+    kept->bytes = bytes.toByteArray();
+    if (!ObjectMeta::peek(bytes, meta))
+        return nullptr;
+    return kept;
+}
+
 // The answer to the n-th watch request: the first ends at once with 410 Expired (so the client
 // lists again), later ones stay open.
 void answerWatch(QTcpSocket *socket, int n)
@@ -472,13 +483,7 @@ void tst_ListPipeline::preparedListEqualsPlain()
         ReflectorOn on(server);
         Reflector &reflector = on.reflector;
         if (prepared) {
-            reflector.setPreparer([](QByteArrayView bytes, ObjectMeta *meta) {
-                auto kept = std::make_shared<KeptBytes>();
-                kept->bytes = bytes.toByteArray();
-                if (!ObjectMeta::peek(bytes, meta))
-                    return std::shared_ptr<PreparedObject>();
-                return std::shared_ptr<PreparedObject>(kept);
-            });
+            reflector.setPreparer(keepBytes);
         }
         QStringList out;
         connect(&reflector, &Reflector::deltasReceived, this, [&](const QList<Delta> &deltas) {
@@ -609,13 +614,7 @@ void tst_ListPipeline::progressiveFirstList()
         };
         ReflectorOn on(server);
         Reflector &reflector = on.reflector;
-        reflector.setPreparer([](QByteArrayView bytes, ObjectMeta *meta) {
-            auto kept = std::make_shared<KeptBytes>();
-            kept->bytes = bytes.toByteArray();
-            if (!ObjectMeta::peek(bytes, meta))
-                return std::shared_ptr<PreparedObject>();
-            return std::shared_ptr<PreparedObject>(kept);
-        });
+        reflector.setPreparer(keepBytes);
         reflector.setProgressiveFirstList(progressive);
         QMap<QString, QString> store;
         int signalsSinceSync = 0;
