@@ -5,6 +5,7 @@
 #include <QIODevice>
 
 #include <algorithm>
+#include <cstring>
 
 using namespace Qt::StringLiterals;
 
@@ -22,6 +23,26 @@ void ListStreamDecoder::fail(const QString &message)
     m_pos = 0;
 }
 
+qsizetype ListStreamDecoder::makeRoom(qsizetype incoming)
+{
+    // Drop what was decoded (about one item is left at most) by moving the rest to the front
+    // rather than letting QByteArray::remove() advance its start: with free space at its front,
+    // the next growth of a QByteArray is a fresh allocation and a copy, so a 177 MB list went
+    // through fresh pages (a page fault each 4 KB) for every chunk. The buffer's pages are
+    // reused instead; it grows (geometrically) only when a chunk is bigger than any before.
+    const qsizetype rest = m_buffer.size() - m_pos;
+    if (m_pos > 0) {
+        if (rest > 0)
+            std::memmove(m_buffer.data(), m_buffer.constData() + m_pos, size_t(rest));
+        m_buffer.resize(rest); // keeps the capacity
+        m_retryAt -= m_pos;
+        m_pos = 0;
+    }
+    if (m_buffer.capacity() < rest + incoming)
+        m_buffer.reserve(std::max(rest + incoming, 2 * m_buffer.capacity()));
+    return rest;
+}
+
 void ListStreamDecoder::feed(QByteArrayView chunk)
 {
     if (hasError() || chunk.isEmpty())
@@ -34,13 +55,9 @@ void ListStreamDecoder::feed(QByteArrayView chunk)
             fail(u"malformed list response: data after the list"_s);
         return;
     }
-    // Drop what was decoded before appending, so the buffer holds about one item at a time.
-    if (m_pos > 0) {
-        m_buffer.remove(0, m_pos);
-        m_retryAt -= m_pos;
-        m_pos = 0;
-    }
-    m_buffer.append(chunk.data(), chunk.size());
+    const qsizetype old = makeRoom(chunk.size());
+    m_buffer.resize(old + chunk.size());
+    std::memcpy(m_buffer.data() + old, chunk.data(), size_t(chunk.size()));
     if (m_buffer.size() < m_retryAt)
         return;
     m_retryAt = 0;
@@ -56,12 +73,7 @@ void ListStreamDecoder::feed(QIODevice *device)
         feed(device->readAll());
         return;
     }
-    if (m_pos > 0) {
-        m_buffer.remove(0, m_pos);
-        m_retryAt -= m_pos;
-        m_pos = 0;
-    }
-    const qsizetype old = m_buffer.size();
+    const qsizetype old = makeRoom(qsizetype(available));
     m_buffer.resize(old + qsizetype(available));
     const qint64 read = device->read(m_buffer.data() + old, available);
     m_buffer.resize(old + qsizetype(std::max<qint64>(read, 0)));

@@ -36,12 +36,18 @@ public:
     // Bytes received but not decoded yet (at most about one item, plus what the last chunk
     // brought).
     qsizetype pendingBytes() const { return m_buffer.size() - m_pos; }
+    // Where the bytes received are kept: it stays put from chunk to chunk as long as none is
+    // bigger than the ones before (its pages are reused rather than taken fresh for each chunk).
+    const char *bufferAddress() const { return m_buffer.constData(); }
 
 private:
     enum class State { Start, Key, AfterKey, FirstItem, Items, AfterItem, AfterMember, Done };
     // Decodes what it can; false when it needs more bytes (or has failed).
     bool step(bool final);
     void fail(const QString &message);
+    // Makes room for `incoming` more bytes after what is left to decode, which it moves to the
+    // buffer's front; returns where the new bytes go.
+    qsizetype makeRoom(qsizetype incoming);
     void memberValue(QByteArrayView key, QByteArrayView value);
 
     ItemCallback m_onItem;

@@ -38,6 +38,7 @@ private slots:
     void streamDecoderAnySplit();
     void streamDecoderErrors_data();
     void streamDecoderErrors();
+    void streamDecoderReusesItsBuffer();
     void preparedListEqualsPlain_data();
     void preparedListEqualsPlain();
     void progressiveFirstList_data();
@@ -415,6 +416,40 @@ void tst_ListPipeline::streamDecoderErrors()
         QCOMPARE(decoder.finish(), reference);
         QCOMPARE(decoder.hasError(), !reference);
     }
+}
+
+// A long list read chunk by chunk (as the REST client does) goes through one buffer: once it has
+// grown to a chunk's size it stays put, instead of a fresh allocation (and fresh pages) per chunk.
+void tst_ListPipeline::streamDecoderReusesItsBuffer()
+{
+    QByteArray body = R"({"kind":"CustomAppList","metadata":{"resourceVersion":"9"},"items":[)";
+    const QByteArray item = R"({"metadata":{"name":"n","namespace":"ns"},"spec":{"text":")"
+        + QByteArray(1000, 'x') + R"("}})";
+    constexpr int Items = 400;
+    for (int i = 0; i < Items; ++i)
+        body += (i ? "," : "") + item;
+    body += "]}";
+    constexpr qsizetype Chunk = 16 * 1024;
+    qsizetype items = 0;
+    ListStreamDecoder decoder([&items, &item](QByteArrayView got) {
+        QCOMPARE(got, QByteArrayView(item));
+        ++items;
+    });
+    QSet<const char *> addresses;
+    for (qsizetype at = 0; at < body.size(); at += Chunk) {
+        QBuffer device;
+        device.setData(body.mid(at, Chunk));
+        device.open(QIODevice::ReadOnly);
+        decoder.feed(&device);
+        QVERIFY(device.atEnd());
+        if (at >= 2 * Chunk)
+            addresses << decoder.bufferAddress();
+        QVERIFY(decoder.pendingBytes() < item.size() + Chunk);
+    }
+    QVERIFY(decoder.finish());
+    QCOMPARE(items, Items);
+    QCOMPARE(decoder.resourceVersion(), u"9"_s);
+    QCOMPARE(addresses.size(), 1);
 }
 
 void tst_ListPipeline::preparedListEqualsPlain_data()
