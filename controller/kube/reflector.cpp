@@ -133,10 +133,10 @@ struct Reflector::ListRun
     int pending = 0; // batches submitted and not done yet
     size_t taken = 0; // batches[0, taken) are in deltas
     QList<Delta> deltas; // the prepared items so far, in list order
-    Known known; // their keys and resourceVersions
     // The first list, delivered as it is taken: `deltas` is emitted after each take(), and
-    // `known` is what this attempt delivered (merged into m_known when the attempt is abandoned).
+    // `delivered` is what this attempt delivered (known for good when the attempt is abandoned).
     bool progressive = false;
+    QList<KnownEntry> delivered;
     std::optional<ListPage> page; // the list's answer, once every page has arrived
 
     void restart()
@@ -149,7 +149,7 @@ struct Reflector::ListRun
         }
         taken = 0;
         deltas.clear();
-        known.clear();
+        delivered.clear();
     }
     // Moves the results of the batches done, in order, into deltas.
     void take()
@@ -162,7 +162,8 @@ struct Reflector::ListRun
                 Delta delta;
                 delta.meta = std::move(batch.metas[i]);
                 delta.prepared = std::move(batch.results[i]);
-                known.insert(knownKey(delta.meta), delta.meta.resourceVersion);
+                if (progressive)
+                    delivered.emplaceBack(knownKey(delta.meta), delta.meta.resourceVersion);
                 deltas.append(std::move(delta));
             }
             batches[taken].reset();
@@ -261,7 +262,8 @@ void Reflector::list()
                 self->submitBatch(run);
             }
         };
-        run->progressive = m_progressiveFirstList && !m_synced && m_known.isEmpty();
+        run->progressive
+            = m_progressiveFirstList && !m_synced && m_known.isEmpty() && m_knownLater.isEmpty();
         m_listRun = run;
         options.onRestart = [self, run] {
             if (self && self->m_generation == run->generation)
@@ -380,38 +382,63 @@ void Reflector::keepDelivered(ListRun &run)
 {
     if (!run.progressive)
         return;
-    // Everything taken so far was delivered, so `known` is exactly what this attempt delivered.
-    for (auto it = run.known.cbegin(); it != run.known.cend(); ++it)
-        m_known.insert(it.key(), it.value());
-    run.known.clear();
+    // Everything taken so far was delivered, so `delivered` is exactly what this attempt
+    // delivered.
+    Known &all = known();
+    all.reserve(all.size() + run.delivered.size());
+    for (const KnownEntry &entry : std::as_const(run.delivered))
+        all.insert(entry.first, entry.second);
+    run.delivered.clear();
+}
+
+Reflector::Known &Reflector::known()
+{
+    if (!m_knownLater.isEmpty()) {
+        m_known.reserve(m_known.size() + m_knownLater.size());
+        for (const KnownEntry &entry : std::as_const(m_knownLater))
+            m_known.insert(entry.first, entry.second);
+        m_knownLater = QList<KnownEntry>();
+    }
+    return m_known;
 }
 
 void Reflector::completeList(ListPage &page, const std::shared_ptr<ListRun> &run)
 {
     QList<Delta> deltas;
-    Known known;
+    QList<KnownEntry> listed; // what a progressive run delivered already, then `deltas`
     if (run) {
         if (m_listRun == run)
             m_listRun.reset();
         run->take();
         Q_ASSERT(run->taken == run->batches.size());
         deltas = std::move(run->deltas);
-        known = std::move(run->known);
+        listed = std::move(run->delivered);
         run->restart();
     }
     deltas.reserve(deltas.size() + page.items.size());
-    known.reserve(known.size() + page.items.size());
     for (QByteArray &item : page.items) {
         Delta delta;
         if (!ObjectMeta::peek(item, &delta.meta))
             continue;
         delta.object = std::move(item);
-        known.insert(knownKey(delta.meta), delta.meta.resourceVersion);
         deltas.append(std::move(delta));
     }
+    listed.reserve(listed.size() + deltas.size());
+    for (const Delta &delta : std::as_const(deltas))
+        listed.emplaceBack(knownKey(delta.meta), delta.meta.resourceVersion);
+    const Known &previous = known();
+    Known now; // what the list has, hashed (when something was known before it)
     QList<Delta> vanished;
-    for (auto it = m_known.cbegin(); it != m_known.cend(); ++it) {
-        if (known.contains(it.key()))
+    if (previous.isEmpty()) {
+        // Nothing can have vanished: the keys are hashed later (m_knownLater).
+        m_knownLater = std::move(listed);
+    } else {
+        now.reserve(listed.size());
+        for (const KnownEntry &entry : std::as_const(listed))
+            now.insert(entry.first, entry.second);
+    }
+    for (auto it = previous.cbegin(); it != previous.cend(); ++it) {
+        if (now.contains(it.key()))
             continue;
         Delta gone;
         gone.type = Delta::Type::Delete;
@@ -425,11 +452,18 @@ void Reflector::completeList(ListPage &page, const std::shared_ptr<ListRun> &run
         return a.meta.key() < b.meta.key();
     });
     deltas += std::move(vanished);
-    m_known = std::move(known);
+    m_known = std::move(now);
     m_lastSyncUnavailable = false;
     m_lastSyncResourceVersion = page.resourceVersion;
     m_resourceVersion = page.resourceVersion;
     m_synced = true;
+    if (!m_knownLater.isEmpty()) {
+        const quint64 generation = m_generation;
+        QTimer::singleShot(0, this, [this, generation] {
+            if (m_generation == generation)
+                known();
+        });
+    }
     if (!deltas.isEmpty())
         emit deltasReceived(deltas);
     emit listSynced(m_resourceVersion);
@@ -544,9 +578,9 @@ void Reflector::handleEvents(const QList<WatchEvent> &events)
         delta.object = event.object;
         if (event.type == WatchEvent::Type::Deleted) {
             delta.type = Delta::Type::Delete;
-            m_known.remove(knownKey(delta.meta));
+            known().remove(knownKey(delta.meta));
         } else {
-            m_known.insert(knownKey(delta.meta), delta.meta.resourceVersion);
+            known().insert(knownKey(delta.meta), delta.meta.resourceVersion);
         }
         deltas.append(std::move(delta));
     }

@@ -161,7 +161,14 @@ private:
     using KnownKey = std::pair<QString, QString>;
     using Known = QHash<KnownKey, QString>;
     static KnownKey knownKey(const ObjectMeta &meta) { return { meta.namespace_, meta.name }; }
+    using KnownEntry = std::pair<KnownKey, QString>;
+    // The hash of what the consumer has, made first from m_knownLater when that is not empty.
+    Known &known();
     Known m_known;
+    // A first list's keys, in list order: hashed on first use or once the list's deltas are on
+    // their way (a zero timer), so that a 50k-object first list reaches the consumer without
+    // 50k inserts (and as many rehashes) before it; reserved at its exact size then.
+    QList<KnownEntry> m_knownLater;
     QPointer<WatchConnection> m_watch;
     ReflectorState m_state;
     Preparer m_preparer;
