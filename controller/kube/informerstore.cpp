@@ -70,13 +70,13 @@ void InformerWorker::start()
     m_reflector->setPreparer(
         [summarizer = m_summarizer, dictionary = m_dictionary, strings = m_strings](
             QByteArrayView object, ObjectMeta *meta) -> std::shared_ptr<PreparedObject> {
-            auto summary = summarizer->summarize(object);
+            // Interned as it is read.
+            auto summary = summarizer->summarize(object, strings.get());
             if (!summary)
                 return nullptr;
             auto prepared = std::make_shared<PreparedEntry>();
             models::ObjectSummary &read = prepared->entry.summary;
             read = std::move(summary.value());
-            strings->intern(read);
             prepared->entry.raw = CompactJson::compress(object, dictionary->get(object));
             // The metadata the reflector needs, sharing the summary's strings.
             meta->name = read.name;
@@ -153,12 +153,11 @@ void InformerWorker::handleDeltas(const QList<Delta> &deltas)
         InformerEntry *entry
             = delta.prepared ? &static_cast<PreparedEntry &>(*delta.prepared).entry : &built;
         if (!delta.prepared) {
-            auto summary = m_summarizer->summarize(delta.object);
+            auto summary = m_summarizer->summarize(delta.object, m_strings.get());
             if (!summary)
                 continue; // no metadata.name: nothing a table could show
             built.summary = std::move(summary.value());
             built.raw = CompactJson::compress(delta.object, m_dictionary->get(delta.object));
-            m_strings->intern(built.summary);
         }
         if (entry->summary.key.isEmpty())
             continue; // the preparer could not summarise it

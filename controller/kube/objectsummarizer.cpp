@@ -1,6 +1,7 @@
 #include "controller/kube/objectsummarizer.h"
 
 #include "controller/kube/jsonscan.h"
+#include "controller/kube/stringpool.h"
 #include "models/condition.h"
 #include "models/rfc3339.h"
 
@@ -211,8 +212,11 @@ struct Walk
 class PlainReader
 {
 public:
-    explicit PlainReader(QByteArrayView json)
+    // With `strings`, the texts objects share (apiVersion, kind, namespace, finalizers, labels)
+    // are interned as they are read.
+    PlainReader(QByteArrayView json, StringPool *strings)
         : m_scanner(json)
+        , m_strings(strings)
     { }
 
     bool read(models::ObjectSummary &summary)
@@ -220,9 +224,9 @@ public:
         unsigned seen = 0;
         bool ok = members([&](QByteArrayView key) {
             if (key == "apiVersion")
-                return once(seen, 1) && plainString(&summary.apiVersion);
+                return once(seen, 1) && sharedString(&summary.apiVersion);
             if (key == "kind")
-                return once(seen, 2) && plainString(&summary.kind);
+                return once(seen, 2) && sharedString(&summary.kind);
             if (key == "metadata")
                 return once(seen, 4) && metadata(summary);
             if (key == "status")
@@ -303,6 +307,21 @@ private:
         return true;
     }
 
+    QString shared(QByteArrayView latin1) const
+    {
+        return m_strings ? m_strings->internLatin1(latin1) : QString::fromLatin1(latin1);
+    }
+
+    // A plain string that other objects likely share: interned with the reader's pool.
+    bool sharedString(QString *out)
+    {
+        QByteArrayView inner;
+        if (!plainToken(&inner))
+            return false;
+        *out = shared(inner);
+        return true;
+    }
+
     // An integer that fits int64 exactly, or null (absent).
     bool integer(std::optional<qint64> *out)
     {
@@ -331,7 +350,7 @@ private:
             if (key == "name")
                 return once(seen, 1) && plainString(&summary.name);
             if (key == "namespace")
-                return once(seen, 2) && plainString(&summary.namespaceName);
+                return once(seen, 2) && sharedString(&summary.namespaceName);
             if (key == "uid")
                 return once(seen, 4) && plainString(&summary.uid);
             if (key == "resourceVersion")
@@ -370,7 +389,7 @@ private:
             return true;
         for (;;) {
             QString finalizer;
-            if (!plainString(&finalizer))
+            if (!sharedString(&finalizer))
                 return false;
             summary.finalizers << finalizer;
             if (m_scanner.consume(','))
@@ -381,18 +400,23 @@ private:
 
     bool labels(models::ObjectSummary &summary)
     {
-        return members([&](QByteArrayView key) {
+        // Built as a std::map and handed to the QMap whole; the server writes the keys sorted,
+        // so each goes in at the end.
+        std::map<QString, QString> labels;
+        const bool ok = members([&](QByteArrayView key) {
             for (const char c : key) {
                 if (static_cast<unsigned char>(c) >= 0x80)
                     return false;
             }
             QString value;
-            if (!plainString(&value))
+            if (!sharedString(&value))
                 return false;
             // A repeated key: the last value, as in the tree.
-            summary.labels.insert(QString::fromLatin1(key), value);
+            labels.insert_or_assign(labels.end(), shared(key), std::move(value));
             return true;
         });
+        summary.labels = QMap<QString, QString>(std::move(labels));
+        return ok;
     }
 
     bool status(models::ObjectSummary &summary)
@@ -448,6 +472,7 @@ private:
     }
 
     jsonscan::Scanner m_scanner;
+    StringPool *m_strings;
     int m_depth = 0;
 };
 
@@ -491,13 +516,25 @@ ObjectSummarizer::ObjectSummarizer(const models::LifecycleMapping &mapping)
 
 ObjectSummarizer::~ObjectSummarizer() = default;
 
-models::Result<models::ObjectSummary> ObjectSummarizer::summarize(QByteArrayView json) const
+models::Result<models::ObjectSummary> ObjectSummarizer::summarize(QByteArrayView json,
+                                                                  StringPool *strings) const
 {
     if (m_plain) {
         models::ObjectSummary summary;
-        if (PlainReader(json).read(summary))
+        if (PlainReader(json, strings).read(summary)) {
+            if (strings)
+                strings->internStatus(summary);
             return summary;
+        }
     }
+    auto summary = walk(json);
+    if (summary && strings)
+        strings->intern(*summary);
+    return summary;
+}
+
+models::Result<models::ObjectSummary> ObjectSummarizer::walk(QByteArrayView json) const
+{
     Walk walk;
     Json root = Json::object();
     jsonscan::Scanner start(json);

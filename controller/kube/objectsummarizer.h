@@ -10,6 +10,8 @@
 
 namespace reconscope::controller::kube {
 
+class StringPool;
+
 // ObjectSummary::fromBytes' result, faster: jsonscan walks the object (validating it) and only the
 // values a summary reads (metadata identity, labels, finalizers, status.observedGeneration,
 // status.conditions and the mapping's paths) are parsed into a tree, instead of a SAX pass that
@@ -23,11 +25,17 @@ public:
     ObjectSummarizer(const ObjectSummarizer &) = delete;
     ObjectSummarizer &operator=(const ObjectSummarizer &) = delete;
 
-    models::Result<models::ObjectSummary> summarize(QByteArrayView json) const;
+    // With `strings`, the summary's shared strings come out interned there (as
+    // StringPool::intern(ObjectSummary &) leaves them), most of them straight from the bytes.
+    models::Result<models::ObjectSummary> summarize(QByteArrayView json,
+                                                    StringPool *strings = nullptr) const;
 
     struct Node; // the wanted paths as a trie
 
 private:
+    // The general way (a tree of the wanted paths), for what the plain reader leaves.
+    models::Result<models::ObjectSummary> walk(QByteArrayView json) const;
+
     models::LifecycleMapping m_mapping;
     std::unique_ptr<Node> m_paths;
     bool m_plain = false; // objects of the usual shape are read without a tree (no projections)

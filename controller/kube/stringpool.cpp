@@ -3,6 +3,7 @@
 #include <atomic>
 #include <iterator>
 #include <map>
+#include <string_view>
 
 namespace reconscope::controller::kube {
 
@@ -22,6 +23,15 @@ struct CachedString
 };
 constexpr size_t CacheSize = 512;
 
+// The same for texts met as Latin-1 bytes: the bytes kept to compare with, and the string.
+struct CachedLatin1
+{
+    quint64 pool = 0;
+    size_t hash = 0;
+    QByteArray bytes;
+    QString text;
+};
+
 } // namespace
 
 StringPool::StringPool()
@@ -32,12 +42,16 @@ void StringPool::intern(QString &text)
 {
     if (text.isEmpty())
         return;
-    const size_t hash = qHash(text);
+    internFound(text, qHash(text));
+}
+
+bool StringPool::internFound(QString &text, size_t hash)
+{
     thread_local std::array<CachedString, CacheSize> cache;
     CachedString &cached = cache[hash % CacheSize];
     if (cached.pool == m_id && cached.hash == hash && cached.text == text) {
         text = cached.text;
-        return;
+        return true;
     }
     Shard &shard = m_shards[(hash >> 8) % Shards];
     QMutexLocker locker(&shard.mutex);
@@ -49,11 +63,33 @@ void StringPool::intern(QString &text)
         cached.pool = m_id;
         cached.hash = hash;
         cached.text = text;
-        return;
+        return true;
     }
     if (shard.strings.size() >= ShardLimit)
         shard.strings.clear();
     shard.strings.insert(text);
+    return false;
+}
+
+QString StringPool::internLatin1(QByteArrayView latin1)
+{
+    if (latin1.isEmpty())
+        return QString();
+    const size_t hash
+        = std::hash<std::string_view>()(std::string_view(latin1.data(), size_t(latin1.size())));
+    thread_local std::array<CachedLatin1, CacheSize> cache;
+    CachedLatin1 &cached = cache[hash % CacheSize];
+    if (cached.pool == m_id && cached.hash == hash && cached.bytes == latin1)
+        return cached.text;
+    QString text = QString::fromLatin1(latin1);
+    if (internFound(text, qHash(text))) {
+        // Met again, as intern() caches: from now on answered from the bytes.
+        cached.pool = m_id;
+        cached.hash = hash;
+        cached.bytes = latin1.toByteArray();
+        cached.text = text;
+    }
+    return text;
 }
 
 void StringPool::intern(models::ObjectSummary &summary)
@@ -77,6 +113,11 @@ void StringPool::intern(models::ObjectSummary &summary)
         }
         summary.labels = QMap<QString, QString>(std::move(labels));
     }
+    internStatus(summary);
+}
+
+void StringPool::internStatus(models::ObjectSummary &summary)
+{
     for (models::Condition &condition : summary.conditions) {
         intern(condition.type);
         intern(condition.status);

@@ -24,12 +24,21 @@ public:
     // Replaces `text` with the pool's equal string, or adds it. Strings met again are also kept in
     // a small cache of the calling thread, which answers most calls without a lock.
     void intern(QString &text);
+    // The pool's string equal to `latin1` (Latin-1 text, in practice ASCII read from JSON): when
+    // the calling thread met it again recently, straight from its cache of such texts, with no
+    // QString built and no UTF-16 hashed or compared.
+    QString internLatin1(QByteArrayView latin1);
     // Every string of a summary that other objects are likely to share.
     void intern(models::ObjectSummary &summary);
+    // The part of them a reader interning as it reads (internLatin1) leaves: the conditions'
+    // texts and the mapping's fields.
+    void internStatus(models::ObjectSummary &summary);
 
     qsizetype size() const;
 
 private:
+    // intern(), telling whether the text was in the pool already (met again).
+    bool internFound(QString &text, size_t hash);
     static constexpr int Shards = 16;
     // A bound per shard, so that strings no object uses any more do not pile up over a long watch.
     static constexpr qsizetype ShardLimit = 200'000 / Shards;

@@ -319,6 +319,14 @@ void tst_ListPipeline::summarizerMatchesFromBytes()
     const auto fast = summarizer.summarize(bytes);
     const auto reference = ObjectSummary::fromBytes(bytes, mapping);
     QCOMPARE(fast.ok(), reference.ok());
+    // Interning as it reads (twice: the second time from the thread's cache) changes nothing.
+    StringPool strings;
+    for (int pass = 0; pass < 2; ++pass) {
+        const auto interned = summarizer.summarize(bytes, &strings);
+        QCOMPARE(interned.ok(), reference.ok());
+        if (interned.ok())
+            compareSummaries(*interned, *reference);
+    }
     if (!reference.ok()) {
         QCOMPARE(fast.error().message, reference.error().message);
         return;
@@ -781,6 +789,47 @@ void tst_ListPipeline::stringPoolSharesEqualStrings()
     QCOMPARE(keyOf(second, u"tier"_s), keyOf(first, u"tier"_s));
     QCOMPARE(second.labels.value(u"tier"_s).constData(), first.labels.value(u"tier"_s).constData());
     QVERIFY(second.labels.value(u"app"_s).constData() != first.labels.value(u"app"_s).constData());
+
+    // Latin-1 bytes: the same instances as the QStrings interned (met again: then from the
+    // thread's cache of bytes), never another pool's; a text met once is not shared yet.
+    QCOMPARE(pool.internLatin1("frontend").constData(), a.constData());
+    QCOMPARE(pool.internLatin1("frontend").constData(), a.constData());
+    QCOMPARE(other.internLatin1("frontend").constData(), d.constData());
+    QCOMPARE(pool.internLatin1(QByteArrayView()), QString());
+    const QString once = pool.internLatin1("backend");
+    QCOMPARE(once, u"backend"_s);
+    QString backend = fresh("backend");
+    pool.intern(backend);
+    QCOMPARE(backend.constData(), once.constData());
+    QCOMPARE(pool.internLatin1("backend").constData(), once.constData());
+    QString fromThreadBytes;
+    std::unique_ptr<QThread> bytesThread(QThread::create([&] {
+        fromThreadBytes = pool.internLatin1("frontend");
+        fromThreadBytes = pool.internLatin1("frontend");
+    }));
+    bytesThread->start();
+    QVERIFY(bytesThread->wait(20000));
+    QCOMPARE(fromThreadBytes.constData(), a.constData());
+
+    // A summarizer interning as it reads shares what the pool shares, between two objects.
+    const ObjectSummarizer summarizer(LifecycleMapping::defaults());
+    const auto object = [](const char *name, const char *app) {
+        return QByteArray(R"({"apiVersion":"v1","kind":"Thing","metadata":{"name":")") + name
+            + R"(","namespace":"ns","labels":{"app":")" + app
+            + R"(","tier":"web"},"finalizers":["f.io/x"]},"status":{"conditions":[{"type":"Ready","status":"True","reason":"Done","message":"ok"}]}})";
+    };
+    const auto one = summarizer.summarize(object("a", "one"), &pool);
+    const auto two = summarizer.summarize(object("b", "two"), &pool);
+    QVERIFY(one.ok() && two.ok());
+    QCOMPARE(two->kind.constData(), one->kind.constData());
+    QCOMPARE(two->namespaceName.constData(), one->namespaceName.constData());
+    QCOMPARE(two->finalizers.value(0).constData(), one->finalizers.value(0).constData());
+    QCOMPARE(keyOf(*two, u"tier"_s), keyOf(*one, u"tier"_s));
+    QCOMPARE(two->labels.value(u"tier"_s).constData(), one->labels.value(u"tier"_s).constData());
+    QCOMPARE(two->labels.value(u"app"_s), u"two"_s);
+    QCOMPARE(two->conditions.value(0).reason.constData(),
+             one->conditions.value(0).reason.constData());
+    QCOMPARE(two->name, u"b"_s);
 }
 
 QTEST_GUILESS_MAIN(tst_ListPipeline)
