@@ -18,6 +18,24 @@ namespace {
 // let one legal object stop every watch of its resource (each restart meets it again).
 constexpr int MaxDepth = 10000 + 2;
 
+// The characters that follow a backslash in a two-character escape.
+bool isShortEscape(char c)
+{
+    switch (c) {
+    case '"':
+    case '\\':
+    case '/':
+    case 'b':
+    case 'f':
+    case 'n':
+    case 'r':
+    case 't':
+        return true;
+    default:
+        return false;
+    }
+}
+
 bool isHex(char c)
 {
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
@@ -34,21 +52,35 @@ bool Scanner::string(QByteArrayView *out)
     while (m_p != m_end) {
 #if defined(__SSE2__)
         // Sixteen bytes at a time, straight to the first quote, backslash or control character.
+        // Two-character escapes (a backslash and one of "\\/bfnrt) are stepped over within the
+        // sixteen bytes, without leaving the loop: text that embeds JSON (a last-applied
+        // configuration) has one every few bytes. Anything else (the closing quote, a control
+        // character, \\u, an escape cut by the block's end) is left to the checks below.
         {
             const __m128i quote = _mm_set1_epi8('"');
             const __m128i backslash = _mm_set1_epi8('\\');
             const __m128i control = _mm_set1_epi8(0x1f);
-            while (m_end - m_p >= 16) {
+            bool found = false;
+            while (!found && m_end - m_p >= 16) {
                 const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(m_p));
-                const __m128i special = _mm_or_si128(
-                    _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
-                    _mm_cmpeq_epi8(_mm_max_epu8(v, control), control));
-                const int mask = _mm_movemask_epi8(special);
-                if (mask != 0) {
-                    m_p += __builtin_ctz(unsigned(mask));
-                    break;
+                const __m128i backslashes = _mm_cmpeq_epi8(v, backslash);
+                const __m128i special
+                    = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), backslashes),
+                                   _mm_cmpeq_epi8(_mm_max_epu8(v, control), control));
+                auto mask = unsigned(_mm_movemask_epi8(special));
+                const auto escapes = unsigned(_mm_movemask_epi8(backslashes));
+                while (mask != 0) {
+                    const int at = __builtin_ctz(mask);
+                    const unsigned bit = 1u << at;
+                    if (!(escapes & bit) || at == 15 || !isShortEscape(m_p[at + 1])) {
+                        m_p += at;
+                        found = true;
+                        break;
+                    }
+                    mask &= ~(bit | (bit << 1)); // the backslash and the character it escapes
                 }
-                m_p += 16;
+                if (!found)
+                    m_p += 16;
             }
         }
 #endif

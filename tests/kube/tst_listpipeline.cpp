@@ -2,6 +2,7 @@
 // (CompactJson), the jsonscan-based ObjectSummarizer, and the Reflector's pipelined (prepared)
 // list against the plain one.
 #include "controller/kube/compactjson.h"
+#include "controller/kube/jsonscan.h"
 #include "controller/kube/liststreamdecoder.h"
 #include "controller/kube/objectsummarizer.h"
 #include "controller/kube/reflector.h"
@@ -39,6 +40,7 @@ private slots:
     void streamDecoderErrors_data();
     void streamDecoderErrors();
     void streamDecoderReusesItsBuffer();
+    void scannerEscapesAtEveryOffset();
     void preparedListEqualsPlain_data();
     void preparedListEqualsPlain();
     void progressiveFirstList_data();
@@ -458,6 +460,34 @@ void tst_ListPipeline::streamDecoderReusesItsBuffer()
     QCOMPARE(items, Items);
     QCOMPARE(decoder.resourceVersion(), u"9"_s);
     QCOMPARE(addresses.size(), 1);
+}
+
+// jsonscan steps over two-character escapes inside its sixteen-byte blocks: escapes (valid or
+// not, alone or in a row, ending a string or cut by a block's end) at every offset within and
+// across blocks are judged as nlohmann judges them.
+void tst_ListPipeline::scannerEscapesAtEveryOffset()
+{
+    const QList<QByteArray> pieces = {
+        R"(\")",  R"(\\)",     R"(\/)",   R"(\b)",  R"(\f)",   R"(\n)",     R"(\r)",
+        R"(\t)",  R"(\u00e9)", R"(\\\")", R"(\\")", R"(\x)",   R"(\u12g4)", R"(\u12)",
+        "\\\x01", "\x01",      R"(")",    R"(\)",   R"(\"\")", R"(\\\\)",
+    };
+    int checked = 0;
+    for (const QByteArray &first : pieces) {
+        for (const QByteArray &second : { QByteArray(), QByteArray(R"(\")"), QByteArray("\\x") }) {
+            for (int offset = 0; offset < 40; ++offset) {
+                for (const int gap : { 0, 1, 13, 14, 15, 16 }) {
+                    const QByteArray text = "[\"" + QByteArray(offset, 'a') + first
+                        + QByteArray(gap, 'b') + second + QByteArray(20, 'c') + "\"]";
+                    const bool expected = nlohmann::json::accept(text.cbegin(), text.cend());
+                    if (jsonscan::isValid(text) != expected)
+                        QFAIL(text.constData());
+                    ++checked;
+                }
+            }
+        }
+    }
+    QCOMPARE(checked, 20 * 3 * 40 * 6);
 }
 
 void tst_ListPipeline::preparedListEqualsPlain_data()
