@@ -112,8 +112,10 @@ void InformerWorker::handleDeltas(const QList<Delta> &deltas)
 {
     // One allocation for a list's worth of entries instead of rehashing (old and new tables
     // alive at once) as it grows.
-    if (m_pendingUpserts.capacity() < m_pendingUpserts.size() + deltas.size())
+    if (m_pendingUpserts.capacity() < m_pendingUpserts.size() + deltas.size()) {
         m_pendingUpserts.reserve(m_pendingUpserts.size() + deltas.size());
+        m_pendingOrder.reserve(m_pendingOrder.size() + deltas.size());
+    }
     for (const Delta &delta : deltas) {
         // A prepared entry's summary has the key already (the preparer filled meta from it).
         const QString key = delta.prepared
@@ -164,12 +166,15 @@ void InformerWorker::handleDeltas(const QList<Delta> &deltas)
         // The summary's key (equal to the delta's) so that the hashes share one string.
         const QString stored = entry->summary.key == key ? entry->summary.key : key;
         m_pendingRemovals.remove(stored);
-        if (const auto pending = m_pendingUpserts.constFind(stored);
-            pending == m_pendingUpserts.cend())
+        // One lookup: the slot is made empty when the key is new, else it holds the state this
+        // one supersedes.
+        const qsizetype pendingBefore = m_pendingUpserts.size();
+        InformerEntry &slot = m_pendingUpserts[stored];
+        if (m_pendingUpserts.size() != pendingBefore)
             m_pendingOrder << stored;
         else
-            m_pendingSuperseded.append(pending->summary);
-        m_pendingUpserts.emplace(stored, std::move(*entry)); // moved: insert() would copy
+            m_pendingSuperseded.append(std::move(slot.summary));
+        slot = std::move(*entry); // moved: insert() would copy
     }
     if (!m_timer->isActive())
         m_timer->start();
