@@ -10,6 +10,7 @@
 // objects of the usual shape straight into the summary (PlainReader) and walks the others.
 
 #include "controller/kube/objectsummarizer.h"
+#include "controller/kube/stringpool.h"
 #include "models/lifecyclemapping.h"
 #include "models/objectsummary.h"
 
@@ -21,6 +22,7 @@
 
 using namespace Qt::StringLiterals;
 using reconscope::controller::kube::ObjectSummarizer;
+using reconscope::controller::kube::StringPool;
 using reconscope::models::LifecycleMapping;
 using reconscope::models::ObjectSummary;
 
@@ -80,6 +82,14 @@ void check(const ObjectSummarizer &summarizer,
 {
     const auto fast = summarizer.summarize(text);
     const auto reference = ObjectSummary::fromBytes(text, mapping);
+    // Interning as it reads (through a pool that has met the text's strings before) changes
+    // nothing either.
+    static StringPool strings;
+    const auto pooled = summarizer.summarize(text, &strings);
+    if (pooled.ok() != fast.ok())
+        fail("whether the object is accepted when interning");
+    if (pooled.ok())
+        compare(*pooled, *fast);
     // Like Go's decoder (which reads them as U+FFFD), the client takes ill-formed UTF-8 and lone
     // surrogate escapes in stride (tst_hostileclient::invalidUtf8InWatchedObject); nlohmann
     // refuses them. Such text only has to be summarised without harm.
