@@ -3,11 +3,13 @@
 #include "controller/kube/credentialprovider.h"
 #include "controller/kube/liststreamdecoder.h"
 #include "controller/kube/redaction.h"
+#include "controller/kube/streamedget.h"
 
 #include <spdlog/spdlog.h>
 
 #include <QHostAddress>
 #include <QNetworkAccessManager>
+#include <QNetworkProxy>
 #include <QNetworkReply>
 #include <QNetworkRequest>
 #include <QSslError>
@@ -324,7 +326,7 @@ QByteArray RestClient::userAgent()
     return QByteArrayLiteral("reconscope/" RECONSCOPE_VERSION);
 }
 
-QNetworkRequest RestClient::buildRequest(const Call &call) const
+QUrl RestClient::urlOf(const Call &call) const
 {
     QUrl url = m_config.server;
     const QString basePath = url.path().endsWith(u'/') ? url.path().chopped(1) : url.path();
@@ -340,7 +342,12 @@ QNetworkRequest RestClient::buildRequest(const Call &call) const
         }
         url.setQuery(QString::fromLatin1(query), QUrl::StrictMode);
     }
-    QNetworkRequest request(url);
+    return url;
+}
+
+QNetworkRequest RestClient::buildRequest(const Call &call) const
+{
+    QNetworkRequest request(urlOf(call));
     request.setHeader(QNetworkRequest::UserAgentHeader, userAgent());
     request.setRawHeader("Accept", call.accept.isEmpty() ? "application/json" : call.accept);
     if (!call.contentType.isEmpty())
@@ -365,27 +372,53 @@ ApiError RestClient::errorOf(QNetworkReply *reply) const
             error.retryAfterSeconds = *seconds;
         return error;
     }
+    StreamedGet::Failure failure = StreamedGet::Failure::Connection;
+    switch (reply->error()) {
+    case QNetworkReply::SslHandshakeFailedError:
+        failure = StreamedGet::Failure::Tls;
+        break;
+    case QNetworkReply::OperationCanceledError:
+        failure = StreamedGet::Failure::Cancelled;
+        break;
+    case QNetworkReply::TimeoutError:
+        failure = StreamedGet::Failure::Timeout;
+        break;
+    default:
+        break;
+    }
+    return transportError(failure,
+                          reply->errorString(),
+                          reply->property(SslErrorsProperty).value<QList<QSslError>>());
+}
+
+ApiError RestClient::errorOf(const StreamedGet &get) const
+{
+    const StreamedGet::Result &result = get.result();
+    return transportError(result.failure, result.errorString, result.sslErrors);
+}
+
+ApiError RestClient::transportError(StreamedGet::Failure failure,
+                                    const QString &errorString,
+                                    const QList<QSslError> &sslErrors) const
+{
     const QString target = m_config.server.toString();
-    const auto sslErrors = reply->property(SslErrorsProperty).value<QList<QSslError>>();
     if (!sslErrors.isEmpty()) {
         return ApiError::make(ApiError::Category::Tls,
                               u"TLS handshake with %1 failed: %2"_s.arg(
                                   target, describeSslErrors(sslErrors, m_config.peerVerifyName())));
     }
-    switch (reply->error()) {
-    case QNetworkReply::SslHandshakeFailedError:
-        return ApiError::make(
-            ApiError::Category::Tls,
-            u"TLS handshake with %1 failed: %2 (a server that rejects the "
-            u"client certificate fails this way too)"_s.arg(target, reply->errorString()));
-    case QNetworkReply::OperationCanceledError:
+    switch (failure) {
+    case StreamedGet::Failure::Tls:
+        return ApiError::make(ApiError::Category::Tls,
+                              u"TLS handshake with %1 failed: %2 (a server that rejects the "
+                              u"client certificate fails this way too)"_s.arg(target, errorString));
+    case StreamedGet::Failure::Cancelled:
         return ApiError::make(ApiError::Category::Cancelled, u"request cancelled"_s);
-    case QNetworkReply::TimeoutError:
+    case StreamedGet::Failure::Timeout:
         return ApiError::make(ApiError::Category::Network,
                               u"%1 did not answer in time"_s.arg(target));
     default:
-        return ApiError::make(ApiError::Category::Network,
-                              u"%1: %2"_s.arg(target, reply->errorString()));
+        return ApiError::make(ApiError::Category::Network, u"%1: %2"_s.arg(target, errorString));
     }
 }
 
@@ -479,42 +512,123 @@ void RestClient::send(Call call, ReplyHandler onReply, std::function<void(ApiErr
                                           status,
                                           redaction::loggableHeaders(headers).toStdString());
                         }
-                        if (const auto seconds
-                            = retryAfterOf(status, reply->rawHeader("Retry-After"));
-                            seconds && call.retryAfterAttempts < m_retryPolicy.maxRetries) {
-                            ++call.retryAfterAttempts;
-                            ++m_retryAfterRetries;
-                            spdlog::debug("{} {}: {} with Retry-After {} s, attempt {} of {}",
-                                          call.method.toStdString(),
-                                          call.path.toStdString(),
+                        if (resendIfAsked(call,
                                           status,
-                                          *seconds,
-                                          call.retryAfterAttempts,
-                                          m_retryPolicy.maxRetries);
-                            const auto delay = std::chrono::milliseconds(*seconds * 1000LL);
-                            auto again = [this, call, onReply, onError] {
-                                send(call, onReply, onError);
-                            };
-                            if (m_retryPolicy.scheduler) {
-                                QPointer<RestClient> self(this);
-                                m_retryPolicy.scheduler(delay, [self, again] {
-                                    if (self)
-                                        again();
-                                });
-                            } else {
-                                QTimer::singleShot(delay, this, again);
-                            }
+                                          reply->rawHeader("Retry-After"),
+                                          [this, onReply, onError](const Call &again) {
+                                              send(again, onReply, onError);
+                                          }))
                             return;
-                        }
-                        if (status == 401 && !call.retried
-                            && (m_config.exec || !m_config.tokenFile.isEmpty())) {
-                            m_credentials->invalidate();
-                            call.retried = true;
-                            send(call, onReply, onError);
-                            return;
-                        }
                         onReply(reply);
                     });
+        });
+}
+
+bool RestClient::resendIfAsked(Call &call,
+                               int status,
+                               const QByteArray &retryAfterHeader,
+                               std::function<void(const Call &)> again)
+{
+    if (const auto seconds = retryAfterOf(status, retryAfterHeader);
+        seconds && call.retryAfterAttempts < m_retryPolicy.maxRetries) {
+        ++call.retryAfterAttempts;
+        ++m_retryAfterRetries;
+        spdlog::debug("{} {}: {} with Retry-After {} s, attempt {} of {}",
+                      call.method.toStdString(),
+                      call.path.toStdString(),
+                      status,
+                      *seconds,
+                      call.retryAfterAttempts,
+                      m_retryPolicy.maxRetries);
+        const auto delay = std::chrono::milliseconds(*seconds * 1000LL);
+        auto resend = [call, again = std::move(again)] {
+            again(call);
+        };
+        if (m_retryPolicy.scheduler) {
+            QPointer<RestClient> self(this);
+            m_retryPolicy.scheduler(delay, [self, resend] {
+                if (self)
+                    resend();
+            });
+        } else {
+            QTimer::singleShot(delay, this, resend);
+        }
+        return true;
+    }
+    if (status == 401 && !call.retried && (m_config.exec || !m_config.tokenFile.isEmpty())) {
+        m_credentials->invalidate();
+        call.retried = true;
+        again(call);
+        return true;
+    }
+    return false;
+}
+
+void RestClient::sendStreamed(Call call, std::function<void(std::optional<ApiError>)> done)
+{
+    m_credentials->acquire(
+        this, [this, call, done](models::Result<Credentials, ApiError> credentials) mutable {
+            if (!credentials) {
+                done(credentials.error());
+                return;
+            }
+            StreamedGet::Request request;
+            request.url = urlOf(call);
+            request.ssl = m_ssl;
+            if (!credentials->clientCertificate.isNull()) {
+                request.ssl.setLocalCertificate(credentials->clientCertificate);
+                request.ssl.setPrivateKey(credentials->clientKey);
+            }
+            request.peerVerifyName = m_config.tlsServerName;
+            request.idleTimeoutMs = RequestTimeoutMs;
+            request.headers
+                = { { "User-Agent", userAgent() },
+                    { "Accept", call.accept.isEmpty() ? "application/json" : call.accept } };
+            if (!credentials->authorization.isEmpty())
+                request.headers.append({ "Authorization", credentials->authorization });
+            if (spdlog::should_log(spdlog::level::trace)) {
+                spdlog::trace(
+                    "request {} {} [{}]{} on a connection of its own",
+                    call.method.toStdString(),
+                    redaction::loggableUrl(request.url).toStdString(),
+                    redaction::loggableHeaders(request.headers).toStdString(),
+                    !credentials->clientCertificate.isNull() ? " with a client certificate" : "");
+            }
+            auto *get = new StreamedGet(this);
+            get->setBodySink(
+                [decoder = call.listDecoder](QByteArrayView piece) { decoder->feed(piece); });
+            connect(get, &StreamedGet::finished, this, [this, get, call, done]() mutable {
+                get->deleteLater();
+                const StreamedGet::Result &result = get->result();
+                const int status = result.status;
+                if (spdlog::should_log(spdlog::level::trace) && status != 0) {
+                    spdlog::trace("response {} {}: {} [{}], {} body bytes",
+                                  call.method.toStdString(),
+                                  redaction::loggableUrl(urlOf(call)).toStdString(),
+                                  status,
+                                  redaction::loggableHeaders(result.headers).toStdString(),
+                                  result.bodyBytes);
+                }
+                if (result.failure != StreamedGet::Failure::None) {
+                    done(errorOf(*get));
+                    return;
+                }
+                if (resendIfAsked(
+                        call, status, get->header("Retry-After"), [this, done](const Call &again) {
+                            sendStreamed(again, done);
+                        }))
+                    return;
+                if (status >= 300 || status < 200) {
+                    ApiError error
+                        = ApiError::fromHttp(status, get->header("Content-Type"), result.errorBody);
+                    if (const auto seconds = retryAfterOf(status, get->header("Retry-After")))
+                        error.retryAfterSeconds = *seconds;
+                    done(std::move(error));
+                    return;
+                }
+                done(std::nullopt);
+            });
+            get->start(request);
         });
 }
 
@@ -722,45 +836,63 @@ void RestClient::listPageStreaming(const ResourceRef &resource,
 {
     Call call{ "GET", resource.collectionPath(namespace_), query, {}, {}, "application/json" };
     call.listDecoder = std::make_shared<ListStreamDecoder>(options.onItem);
+    const auto finishPage = [this,
+                             resource,
+                             namespace_,
+                             options,
+                             continueToken,
+                             accumulated,
+                             callback,
+                             decoder = call.listDecoder](std::optional<ApiError> error) {
+        if (error) {
+            if (!continueToken.isEmpty() && error->isExpired()) {
+                // The continue token's snapshot was compacted: list again in one go.
+                ListOptions full = options;
+                full.limit = 0;
+                *accumulated = {};
+                if (options.onRestart)
+                    options.onRestart();
+                listPage(resource, namespace_, full, {}, accumulated, callback);
+                return;
+            }
+            callback(std::move(*error));
+            return;
+        }
+        if (!decoder->finish()) {
+            callback(ApiError::make(ApiError::Category::Decode, decoder->errorString()));
+            return;
+        }
+        if (continueToken.isEmpty()) {
+            accumulated->resourceVersion = decoder->resourceVersion();
+            accumulated->kind = decoder->kind();
+        }
+        if (!decoder->continueToken().isEmpty()) {
+            listPage(
+                resource, namespace_, options, decoder->continueToken(), accumulated, callback);
+            return;
+        }
+        accumulated->continueToken.clear();
+        callback(std::move(*accumulated));
+    };
+    const QString scheme = m_config.server.scheme();
+    if (m_listTransport == ListTransport::Direct
+        && m_network->proxy().type() == QNetworkProxy::NoProxy
+        && (scheme == u"https"_s || scheme == u"http"_s)) {
+        sendStreamed(std::move(call), finishPage);
+        return;
+    }
     send(
         call,
-        [this, resource, namespace_, options, continueToken, accumulated, callback, call](
-            QNetworkReply *reply) {
+        [this, finishPage, decoder = call.listDecoder](QNetworkReply *reply) {
             const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
             if (reply->error() != QNetworkReply::NoError || status >= 300 || status == 0) {
-                const ApiError error = errorOf(reply);
-                if (!continueToken.isEmpty() && error.isExpired()) {
-                    // The continue token's snapshot was compacted: list again in one go.
-                    ListOptions full = options;
-                    full.limit = 0;
-                    *accumulated = {};
-                    if (options.onRestart)
-                        options.onRestart();
-                    listPage(resource, namespace_, full, {}, accumulated, callback);
-                    return;
-                }
-                callback(error);
+                finishPage(errorOf(reply));
                 return;
             }
-            ListStreamDecoder &decoder = *call.listDecoder;
-            decoder.feed(reply);
-            if (!decoder.finish()) {
-                callback(ApiError::make(ApiError::Category::Decode, decoder.errorString()));
-                return;
-            }
-            if (continueToken.isEmpty()) {
-                accumulated->resourceVersion = decoder.resourceVersion();
-                accumulated->kind = decoder.kind();
-            }
-            if (!decoder.continueToken().isEmpty()) {
-                listPage(
-                    resource, namespace_, options, decoder.continueToken(), accumulated, callback);
-                return;
-            }
-            accumulated->continueToken.clear();
-            callback(std::move(*accumulated));
+            decoder->feed(reply);
+            finishPage(std::nullopt);
         },
-        [callback](ApiError error) { callback(std::move(error)); });
+        [finishPage](ApiError error) { finishPage(std::move(error)); });
 }
 
 WatchConnection *RestClient::watch(const ResourceRef &resource,

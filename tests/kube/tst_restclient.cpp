@@ -7,6 +7,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <zlib.h>
+
 #include <memory>
 
 using namespace Qt::StringLiterals;
@@ -40,6 +42,12 @@ private slots:
     void proxyUrlTunnelsThroughProxy();
     void watchStreamsEvents();
     void silentWatchIsConsideredDead();
+    void streamedListFraming_data();
+    void streamedListFraming();
+    void streamedListErrors_data();
+    void streamedListErrors();
+    void streamedListRetries();
+    void streamedListLargeBodyInOrder();
 
 private:
     QSslConfiguration serverSsl(const QString &certificate, const QString &key) const;
@@ -73,6 +81,91 @@ const ResourceRef CustomApps{ u"infrastructure.internal.net"_s, u"v1"_s, u"custo
 QString errorText(const JsonResult &result)
 {
     return result.ok() ? QString() : result.error().toString();
+}
+
+// A streamed list (ListOptions::onItem) read through one transport: the items as handed out.
+struct StreamedList
+{
+    std::optional<ApiError> error;
+    QList<QByteArray> items;
+    QString resourceVersion;
+};
+
+StreamedList listStreamed(RestClient &client, RestClient::ListTransport transport)
+{
+    client.setListTransport(transport);
+    auto items = std::make_shared<QList<QByteArray>>();
+    ListOptions options;
+    options.limit = 0;
+    options.resourceVersion = u"0"_s;
+    options.onItem = [items](QByteArrayView item) {
+        items->append(item.toByteArray());
+    };
+    using ListResult = reconscope::models::Result<ListPage, ApiError>;
+    const auto result
+        = waitFor<ListResult>([&](auto done) { client.list(CustomApps, {}, options, done); });
+    StreamedList list;
+    if (!result) {
+        list.error = ApiError::make(ApiError::Category::Network, u"no answer in 10 s"_s);
+        return list;
+    }
+    if (!result->ok())
+        list.error = result->error();
+    else
+        list.resourceVersion = result->value().resourceVersion;
+    list.items = *items;
+    return list;
+}
+
+QByteArray gzipped(const QByteArray &bytes)
+{
+    z_stream stream{};
+    deflateInit2(&stream, Z_BEST_SPEED, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+    QByteArray out(qsizetype(deflateBound(&stream, uLong(bytes.size()))), Qt::Uninitialized);
+    stream.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(bytes.data()));
+    stream.avail_in = uInt(bytes.size());
+    stream.next_out = reinterpret_cast<Bytef *>(out.data());
+    stream.avail_out = uInt(out.size());
+    deflate(&stream, Z_FINISH);
+    out.truncate(qsizetype(stream.total_out));
+    deflateEnd(&stream);
+    return out;
+}
+
+// Writes the pieces one event-loop turn apart (each its own read on the other side), then closes.
+void writeApart(QTcpSocket *socket, QList<QByteArray> pieces)
+{
+    if (pieces.isEmpty()) {
+        socket->disconnectFromHost();
+        return;
+    }
+    socket->write(pieces.takeFirst());
+    socket->flush();
+    QTimer::singleShot(1, socket, [socket, pieces] { writeApart(socket, pieces); });
+}
+
+QByteArray chunk(const QByteArray &bytes, const QByteArray &extension = {})
+{
+    return QByteArray::number(bytes.size(), 16) + extension + "\r\n" + bytes + "\r\n";
+}
+
+const QByteArray ListHead = R"({"apiVersion":"infrastructure.internal.net/v1","items":[)";
+const QByteArray ListTail = R"(],"kind":"CustomAppList","metadata":{"resourceVersion":"42"}})";
+
+QList<QByteArray> listItems()
+{
+    QList<QByteArray> items;
+    for (int i = 0; i < 40; ++i) {
+        items << R"({"metadata":{"name":"app-)" + QByteArray::number(i)
+                + R"(","namespace":"default"},"spec":{"note":")" + QByteArray(i * 37, 'x')
+                + R"( \"quoted\" \u00e9"}})";
+    }
+    return items;
+}
+
+QByteArray listBody()
+{
+    return ListHead + listItems().join(',') + ListTail;
 }
 
 } // namespace
@@ -675,6 +768,262 @@ void tst_RestClient::silentWatchIsConsideredDead()
     QCOMPARE(error->category, ApiError::Category::Network);
     QVERIFY2(error->message.contains(u"brought nothing for 300 ms"_s), qPrintable(error->message));
     delete watch;
+}
+
+void tst_RestClient::streamedListFraming_data()
+{
+    QTest::addColumn<QList<QByteArray>>("answer"); // written one event-loop turn apart
+    const QByteArray body = listBody();
+    const QByteArray head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n";
+    QTest::newRow("Content-Length, one write")
+        << QList<QByteArray>{ head + "Content-Length: " + QByteArray::number(body.size())
+                              + "\r\n\r\n" + body };
+    QList<QByteArray> cut{ head + "Content-Length: " + QByteArray::number(body.size()) + "\r\n" };
+    for (qsizetype at = 0; at < body.size(); at += 333)
+        cut << (at == 0 ? "\r\n" : "") + body.mid(at, 333);
+    QTest::newRow("Content-Length, head and body cut anywhere") << cut;
+    // Chunks of odd sizes, a chunk extension, a chunk line cut in two, and a trailer.
+    QList<QByteArray> chunked{ head + "Transfer-Encoding: chunked\r\n\r\n" };
+    for (qsizetype at = 0, size = 1; at < body.size(); at += size, size = size * 3 + 1) {
+        const QByteArray piece = chunk(body.mid(at, size), at == 0 ? ";name=value" : "");
+        chunked << piece.left(1) << piece.mid(1);
+    }
+    chunked << "0\r\nX-Trailer: yes\r\n\r\n";
+    QTest::newRow("chunked, with an extension and a trailer") << chunked;
+    const QByteArray packed = gzipped(body);
+    QTest::newRow("gzip, Content-Length")
+        << QList<QByteArray>{ head + "Content-Encoding: gzip\r\nContent-Length: "
+                                  + QByteArray::number(packed.size()) + "\r\n\r\n",
+                              packed.left(100),
+                              packed.mid(100) };
+    QList<QByteArray> gzipChunked{
+        head + "Content-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n"
+    };
+    for (qsizetype at = 0; at < packed.size(); at += 97)
+        gzipChunked << chunk(packed.mid(at, 97));
+    gzipChunked << "0\r\n\r\n";
+    QTest::newRow("gzip, chunked") << gzipChunked;
+    QTest::newRow("no length: the body ends with the connection")
+        << QList<QByteArray>{ head + "Connection: close\r\n\r\n", body.left(5000), body.mid(5000) };
+    QTest::newRow("an interim 100 Continue first")
+        << QList<QByteArray>{ "HTTP/1.1 100 Continue\r\n\r\n",
+                              head + "Content-Length: " + QByteArray::number(body.size())
+                                  + "\r\n\r\n" + body };
+}
+
+void tst_RestClient::streamedListFraming()
+{
+    // Both transports hand out the same items from every framing HTTP/1.1 allows for an answer.
+    QFETCH(QList<QByteArray>, answer);
+    m_server->handler = [answer](const TestRequest &, QTcpSocket *socket) {
+        writeApart(socket, answer);
+    };
+    RestClient client(clientConfig());
+    for (const auto transport :
+         { RestClient::ListTransport::Direct, RestClient::ListTransport::QtNetwork }) {
+        const StreamedList list = listStreamed(client, transport);
+        QVERIFY2(!list.error, qPrintable(list.error ? list.error->toString() : QString()));
+        QCOMPARE(list.items, listItems());
+        QCOMPARE(list.resourceVersion, u"42"_s);
+    }
+    // The direct request: the client's certificate, the usual headers, gzip asked for.
+    QCOMPARE(m_server->requests.size(), 2);
+    const TestRequest &direct = m_server->requests.first();
+    QCOMPARE(direct.clientCommonName, m_server->requests.last().clientCommonName);
+    QVERIFY(!direct.clientCommonName.isEmpty());
+    QCOMPARE(direct.target, m_server->requests.last().target);
+    QCOMPARE(direct.headers.value("user-agent"), RestClient::userAgent());
+    QCOMPARE(direct.headers.value("accept"), QByteArray("application/json"));
+    QCOMPARE(direct.headers.value("accept-encoding"), QByteArray("gzip"));
+    QCOMPARE(direct.headers.value("host"), "127.0.0.1:" + QByteArray::number(m_server->port()));
+}
+
+void tst_RestClient::streamedListErrors_data()
+{
+    QTest::addColumn<QString>("server"); // "", "expired", "refused"
+    QTest::addColumn<QList<QByteArray>>("answer");
+    QTest::addColumn<int>("category");
+    QTest::addColumn<QString>("message"); // a part of the message
+    QTest::addColumn<bool>("sameAsQtNetwork"); // the same ApiError from both transports
+    const auto category = [](ApiError::Category c) {
+        return int(c);
+    };
+    const QByteArray expired
+        = R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 5, 9","reason":"Expired","code":410})";
+    QTest::newRow("410 Status") << QString()
+                                << QList<QByteArray>{ "HTTP/1.1 410 Gone\r\nContent-Type: "
+                                                      "application/json\r\nContent-Length: "
+                                                      + QByteArray::number(expired.size())
+                                                      + "\r\n\r\n" + expired }
+                                << category(ApiError::Category::Status)
+                                << u"too old resource version"_s << true;
+    QTest::newRow("410 Status, chunked")
+        << QString()
+        << QList<QByteArray>{ "HTTP/1.1 410 Gone\r\nContent-Type: "
+                              "application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
+                              chunk(expired.left(20)),
+                              chunk(expired.mid(20)),
+                              "0\r\n\r\n" }
+        << category(ApiError::Category::Status) << u"too old resource version"_s << true;
+    const QByteArray body = listBody();
+    QTest::newRow("cut short: the connection ends inside the body")
+        << QString()
+        << QList<QByteArray>{ "HTTP/1.1 200 OK\r\nContent-Length: "
+                                  + QByteArray::number(body.size()) + "\r\n\r\n",
+                              body.left(body.size() / 2) }
+        << category(ApiError::Category::Network) << u"before the answer was complete"_s << false;
+    QTest::newRow("cut short: chunked without its last chunk")
+        << QString()
+        << QList<QByteArray>{ "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
+                              chunk(body.left(900)) }
+        << category(ApiError::Category::Network) << u"before the answer was complete"_s << false;
+    QTest::newRow("a chunk size that is not hex")
+        << QString()
+        << QList<QByteArray>{ "HTTP/1.1 200 OK\r\nTransfer-Encoding: "
+                              "chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n" }
+        << category(ApiError::Category::Network) << u"no valid size"_s << false;
+    QTest::newRow("a chunk longer than its size")
+        << QString()
+        << QList<QByteArray>{ "HTTP/1.1 200 OK\r\nTransfer-Encoding: "
+                              "chunked\r\n\r\n2\r\n{}}\r\n0\r\n\r\n" }
+        << category(ApiError::Category::Network) << u"longer than its size"_s << false;
+    QTest::newRow("gzip that is not gzip")
+        << QString()
+        << QList<QByteArray>{ "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: "
+                              "12\r\n\r\nnot gzipped!" }
+        << category(ApiError::Category::Network) << u"gzip"_s << false;
+    QTest::newRow("not HTTP") << QString() << QList<QByteArray>{ "SSH-2.0-OpenSSH_9.2\r\n\r\n" }
+                              << category(ApiError::Category::Network)
+                              << u"not an HTTP/1.1 answer"_s << false;
+    QTest::newRow("a body that is not a list")
+        << QString() << QList<QByteArray>{ "HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\n[1,2,3]" }
+        << category(ApiError::Category::Decode) << QString() << true;
+    QTest::newRow("expired server certificate")
+        << u"expired"_s << QList<QByteArray>() << category(ApiError::Category::Tls)
+        << u"the server's certificate expired on "_s << true;
+    QTest::newRow("connection refused")
+        << u"refused"_s << QList<QByteArray>() << category(ApiError::Category::Network)
+        << u"refused"_s << false;
+}
+
+void tst_RestClient::streamedListErrors()
+{
+    QFETCH(QString, server);
+    QFETCH(QList<QByteArray>, answer);
+    QFETCH(int, category);
+    QFETCH(QString, message);
+    QFETCH(bool, sameAsQtNetwork);
+    if (server == u"expired"_s)
+        m_server = std::make_unique<TestServer>(serverSsl(u"expired.crt"_s, u"server.key"_s));
+    m_server->handler = [answer](const TestRequest &, QTcpSocket *socket) {
+        writeApart(socket, answer);
+    };
+    ClientConfig config = clientConfig();
+    if (server == u"refused"_s) {
+        const quint16 port = m_server->port();
+        m_server.reset();
+        config.server.setPort(port);
+    }
+    RestClient client(config);
+    const StreamedList direct = listStreamed(client, RestClient::ListTransport::Direct);
+    QVERIFY(direct.error);
+    QCOMPARE(int(direct.error->category), category);
+    QVERIFY2(direct.error->message.contains(message, Qt::CaseInsensitive),
+             qPrintable(direct.error->message));
+    if (sameAsQtNetwork) {
+        const StreamedList viaQt = listStreamed(client, RestClient::ListTransport::QtNetwork);
+        QVERIFY(viaQt.error);
+        QCOMPARE(direct.error->toString(), viaQt.error->toString());
+        QCOMPARE(direct.error->code, viaQt.error->code);
+    }
+}
+
+void tst_RestClient::streamedListRetries()
+{
+    // 401 with an exec plugin: run again, sent again; 429 with Retry-After: sent again after the
+    // delay (recorded, not waited). As for every other request.
+    QTemporaryDir dir;
+    const QString script = dir.filePath(u"plugin.sh"_s);
+    {
+        QFile file(script);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("#!/bin/sh\n"
+                   "n=$(cat runs 2>/dev/null || echo 0); n=$((n + 1)); echo $n > runs\n"
+                   "printf '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":"
+                   "\"ExecCredential\",\"status\":{\"token\":\"token-%s\"}}' $n\n");
+    }
+    QFile::setPermissions(script, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    const QByteArray body = listBody();
+    int answered = 0;
+    m_server->handler = [&](const TestRequest &request, QTcpSocket *socket) {
+        ++answered;
+        if (request.headers.value("authorization") != "Bearer token-2") {
+            TestServer::respond(
+                socket,
+                401,
+                "application/json",
+                R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401})");
+        } else if (answered < 4) {
+            socket->write(
+                "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 3\r\nContent-Length: 0\r\n\r\n");
+            socket->disconnectFromHost();
+        } else {
+            TestServer::respond(socket, 200, "application/json", body);
+        }
+    };
+    ClientConfig config = clientConfig();
+    config.exec
+        = ExecConfig{ u"client.authentication.k8s.io/v1"_s, script, {}, {}, {}, false, u"Never"_s };
+    config.execWorkingDirectory = dir.path();
+    RestClient client(config);
+    QList<qint64> delays;
+    RestClient::RetryPolicy policy;
+    policy.scheduler = [&delays](std::chrono::milliseconds delay, std::function<void()> action) {
+        delays << delay.count();
+        QTimer::singleShot(0, std::move(action));
+    };
+    client.setRetryPolicy(policy);
+    const StreamedList list = listStreamed(client, RestClient::ListTransport::Direct);
+    QVERIFY2(!list.error, qPrintable(list.error ? list.error->toString() : QString()));
+    QCOMPARE(list.items, listItems());
+    QCOMPARE(client.credentials()->execRuns(), 2);
+    QCOMPARE(answered, 4); // 401, 429, 429, 200
+    QCOMPARE(delays, (QList<qint64>{ 3000, 3000 }));
+    QCOMPARE(client.retriesAfterRetryAfter(), 2);
+}
+
+void tst_RestClient::streamedListLargeBodyInOrder()
+{
+    // 24 MB, more than the reader keeps waiting for the client's thread (8 MB): it pauses and
+    // goes on, and every item arrives once, in order.
+    QByteArray body = ListHead;
+    QList<QByteArray> expected;
+    for (int i = 0; i < 8000; ++i) {
+        expected << R"({"metadata":{"name":"app-)" + QByteArray::number(i)
+                + R"("},"spec":{"note":")" + QByteArray(3000, char('a' + i % 26)) + R"("}})";
+        body += (i ? "," : "") + expected.last();
+    }
+    body += ListTail;
+    m_server->handler = [&body](const TestRequest &, QTcpSocket *socket) {
+        TestServer::respond(socket, 200, "application/json", body);
+    };
+    RestClient client(clientConfig());
+    client.setListTransport(RestClient::ListTransport::Direct);
+    auto items = std::make_shared<QList<QByteArray>>();
+    ListOptions options;
+    options.limit = 0;
+    options.onItem = [items](QByteArrayView item) {
+        items->append(item.toByteArray());
+        if (items->size() % 1000 == 0)
+            QThread::msleep(20); // a slow consumer: the reader must wait for it
+    };
+    using ListResult = reconscope::models::Result<ListPage, ApiError>;
+    const auto result
+        = waitFor<ListResult>([&](auto done) { client.list(CustomApps, {}, options, done); });
+    QVERIFY(result);
+    QVERIFY2(result->ok(), qPrintable(result->ok() ? QString() : result->error().toString()));
+    QCOMPARE(items->size(), expected.size());
+    QVERIFY(*items == expected);
 }
 
 QTEST_GUILESS_MAIN(tst_RestClient)
