@@ -20,40 +20,43 @@ std::optional<Transition> LifecycleTracker::upsert(const ObjectSummary &summary,
                                                    QDateTime *since)
 {
     LifecycleVerdict derived = deriveLifecycle(summary, mapping);
-    auto transition = m_log.observe(summary.key,
-                                    derived.state,
-                                    derived.reason,
-                                    summary.generation,
-                                    summary.observedGeneration,
-                                    now,
-                                    since);
     if (verdict)
         *verdict = derived;
-    m_verdicts.emplace(summary.key, std::move(derived)); // (insert() would copy)
-    return transition;
+    return upsertDerived(summary, std::move(derived), now, since);
+}
+
+std::optional<Transition> LifecycleTracker::upsertDerived(const ObjectSummary &summary,
+                                                          LifecycleVerdict verdict,
+                                                          const QDateTime &now,
+                                                          QDateTime *since)
+{
+    // The log keeps the verdict with the object's transitions: one hash entry per object.
+    return m_log.observe(summary.key,
+                         std::move(verdict),
+                         summary.generation,
+                         summary.observedGeneration,
+                         now,
+                         since);
 }
 
 std::optional<Transition> LifecycleTracker::remove(const QString &key, const QDateTime &now)
 {
-    m_verdicts.remove(key);
     return m_log.remove(key, now, QStringLiteral("object deleted"));
 }
 
 void LifecycleTracker::clear()
 {
     m_log.clear();
-    m_verdicts = {};
 }
 
 void LifecycleTracker::reserve(qsizetype objects)
 {
     m_log.reserve(objects);
-    m_verdicts.reserve(objects);
 }
 
 LifecycleVerdict LifecycleTracker::verdict(const QString &key) const
 {
-    return m_verdicts.value(key);
+    return m_log.verdict(key);
 }
 
 } // namespace reconscope::models

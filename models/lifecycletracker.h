@@ -3,8 +3,6 @@
 #include "models/lifecycle.h"
 #include "models/transitionlog.h"
 
-#include <QHash>
-
 namespace reconscope::models {
 
 // Lifecycle rules and transition log together: feed it object summaries as they change and it
@@ -24,6 +22,12 @@ public:
                                      const QDateTime &now,
                                      LifecycleVerdict *verdict,
                                      QDateTime *since);
+    // The same with the verdict derived already (deriveLifecycle(summary, mapping), which needs
+    // no tracker: a large batch derives its verdicts on another thread while this one records).
+    std::optional<Transition> upsertDerived(const ObjectSummary &summary,
+                                            LifecycleVerdict verdict,
+                                            const QDateTime &now,
+                                            QDateTime *since);
     // The object was deleted.
     std::optional<Transition> remove(const QString &key, const QDateTime &now);
     void clear();
@@ -36,8 +40,7 @@ public:
     const StateGraphStats &stats() const { return m_log.stats(); }
 
 private:
-    TransitionLog m_log;
-    QHash<QString, LifecycleVerdict> m_verdicts;
+    TransitionLog m_log; // also keeps each object's verdict
 };
 
 } // namespace reconscope::models

@@ -92,18 +92,20 @@ void ResourceTableModel::applyBatch(QList<ResourceRow> upserts, const QStringLis
     for (ResourceRow &row : upserts) {
         if (!removed.isEmpty() && removed.contains(row.key))
             continue;
-        const auto it = m_index.constFind(row.key);
-        const int existing = it == m_index.cend() ? -1 : *it;
-        if (existing >= first) {
-            added[existing - first] = std::move(row);
-        } else if (existing >= 0) {
+        // One look into the index per row: found, or added (a first list is all new keys).
+        const qsizetype known = m_index.size();
+        int &slot = m_index[row.key];
+        if (m_index.size() != known) {
+            slot = first + int(added.size());
+            added.append(std::move(row));
+        } else if (slot >= first) {
+            added[slot - first] = std::move(row);
+        } else {
+            const int existing = slot;
             count(m_rows[existing], -1);
             count(row, +1);
             m_rows[existing] = std::move(row);
             changed.append(existing);
-        } else {
-            m_index.insert(row.key, first + int(added.size()));
-            added.append(std::move(row));
         }
     }
     // One dataChanged per contiguous run of changed rows. (A single signal spanning scattered

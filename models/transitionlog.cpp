@@ -106,33 +106,78 @@ std::optional<Transition> TransitionLog::observe(const QString &key,
                                                  const QDateTime &time,
                                                  QDateTime *since)
 {
-    auto it = m_objects.find(key);
-    if (it == m_objects.end()) {
-        Step step = makeStep(std::nullopt, newState, reason, generation, observedGeneration, time);
+    // One look into the hash, also for a new key (most keys of a first list).
+    const qsizetype known = m_objects.size();
+    Track &track = m_objects[key];
+    return record(key,
+                  track,
+                  m_objects.size() != known,
+                  newState,
+                  reason,
+                  generation,
+                  observedGeneration,
+                  time,
+                  since);
+}
+
+std::optional<Transition> TransitionLog::observe(const QString &key,
+                                                 LifecycleVerdict verdict,
+                                                 std::optional<qint64> generation,
+                                                 std::optional<qint64> observedGeneration,
+                                                 const QDateTime &time,
+                                                 QDateTime *since)
+{
+    const qsizetype known = m_objects.size();
+    Track &track = m_objects[key];
+    auto transition = record(key,
+                             track,
+                             m_objects.size() != known,
+                             verdict.state,
+                             verdict.reason,
+                             generation,
+                             observedGeneration,
+                             time,
+                             since);
+    track.verdict = std::move(verdict);
+    return transition;
+}
+
+std::optional<Transition> TransitionLog::record(const QString &key,
+                                                Track &track,
+                                                bool added,
+                                                LifecycleState newState,
+                                                const QString &reason,
+                                                std::optional<qint64> generation,
+                                                std::optional<qint64> observedGeneration,
+                                                const QDateTime &time,
+                                                QDateTime *since)
+{
+    if (added) {
+        track.latest
+            = makeStep(std::nullopt, newState, reason, generation, observedGeneration, time);
         m_stats.recordTransition(std::nullopt, newState, QDateTime(), time);
-        it = m_objects.emplace(key, Track{ std::move(step), {} }); // (insert() would copy)
         if (since)
-            *since = timeOf(it->latest);
-        return transition(it.key(), it->latest);
+            *since = timeOf(track.latest);
+        return transition(key, track.latest);
     }
-    const StateNode from = node(it->latest.to);
+    const StateNode from = node(track.latest.to);
     if (from == newState) {
         if (since)
-            *since = timeOf(it->latest);
+            *since = timeOf(track.latest);
         return std::nullopt;
     }
-    m_stats.recordTransition(from, newState, timeOf(it->latest), time);
+    m_stats.recordTransition(from, newState, timeOf(track.latest), time);
     Step step = makeStep(from, newState, reason, generation, observedGeneration, time);
     // The newest historyLimit steps: the latest and historyLimit - 1 older ones.
     if (m_historyLimit > 1) {
-        it->older.push_back(std::move(it->latest));
-        if (it->older.size() > qsizetype(m_historyLimit - 1))
-            it->older.removeFirst();
+        track.older.push_back(std::move(track.latest));
+        if (track.older.size() > qsizetype(m_historyLimit - 1))
+            track.older.removeFirst();
     }
-    it->latest = std::move(step);
+    track.latest = std::move(step);
     if (since)
-        *since = timeOf(it->latest);
-    return transition(it.key(), it->latest);
+        *since = timeOf(track.latest);
+    return transition(key, track.latest);
 }
 
 std::optional<Transition>
@@ -198,6 +243,12 @@ std::optional<LifecycleState> TransitionLog::state(const QString &key) const
     if (it == m_objects.cend())
         return std::nullopt;
     return node(it->latest.to);
+}
+
+LifecycleVerdict TransitionLog::verdict(const QString &key) const
+{
+    const auto it = m_objects.constFind(key);
+    return it == m_objects.cend() ? LifecycleVerdict() : it->verdict;
 }
 
 QDateTime TransitionLog::stateSince(const QString &key) const

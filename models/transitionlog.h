@@ -1,5 +1,6 @@
 #pragma once
 
+#include "models/lifecycle.h"
 #include "models/lifecyclestate.h"
 #include "models/stategraphstats.h"
 
@@ -60,6 +61,14 @@ public:
                                       std::optional<qint64> observedGeneration,
                                       const QDateTime &time,
                                       QDateTime *since = nullptr);
+    // The same for the verdict that puts the object in its state, which the log keeps with the
+    // object (LifecycleTracker's verdict(), without a second hash of every object).
+    std::optional<Transition> observe(const QString &key,
+                                      LifecycleVerdict verdict,
+                                      std::optional<qint64> generation,
+                                      std::optional<qint64> observedGeneration,
+                                      const QDateTime &time,
+                                      QDateTime *since = nullptr);
     // The object is gone: its state -> [*]. Nothing for an unknown key.
     std::optional<Transition>
     remove(const QString &key, const QDateTime &time, const QString &reason = QString());
@@ -76,6 +85,9 @@ public:
     // The number of retained transitions of the object.
     qsizetype historySize(const QString &key) const;
     std::optional<LifecycleState> state(const QString &key) const;
+    // The verdict last observed with the object (Unknown for an unknown key or one observed with
+    // a state alone).
+    LifecycleVerdict verdict(const QString &key) const;
     // When the object entered its current state; invalid for an unknown key.
     QDateTime stateSince(const QString &key) const;
     // The time of its last retained transition; invalid for an unknown key.
@@ -105,7 +117,17 @@ private:
     {
         Step latest;
         QList<Step> older;
+        LifecycleVerdict verdict;
     };
+    std::optional<Transition> record(const QString &key,
+                                     Track &track,
+                                     bool added,
+                                     LifecycleState newState,
+                                     const QString &reason,
+                                     std::optional<qint64> generation,
+                                     std::optional<qint64> observedGeneration,
+                                     const QDateTime &time,
+                                     QDateTime *since);
     static Step makeStep(StateNode from,
                          StateNode to,
                          const QString &reason,

@@ -10,10 +10,14 @@
 #include <nlohmann/json.hpp>
 
 #include <QElapsedTimer>
+#include <QRunnable>
+#include <QSemaphore>
 #include <QThreadPool>
 #include <QTimer>
 
 #include <algorithm>
+#include <functional>
+#include <optional>
 
 using namespace Qt::StringLiterals;
 
@@ -41,6 +45,34 @@ DiscoveredResource customAppResource()
     return resource;
 }
 
+// Work handed to a pool for the rest of a turn: joined before the turn ends, taken back and done
+// here when the pool has not started it (its thread busy or not given a core yet), so that the UI
+// thread never waits for work that is not running.
+class JoinedTask final : public QRunnable
+{
+public:
+    explicit JoinedTask(std::function<void()> work)
+        : m_work(std::move(work))
+    {
+        setAutoDelete(false);
+    }
+    void run() override
+    {
+        m_work();
+        m_done.release();
+    }
+    void join(QThreadPool *pool)
+    {
+        if (pool->tryTake(this))
+            run();
+        m_done.acquire();
+    }
+
+private:
+    std::function<void()> m_work;
+    QSemaphore m_done;
+};
+
 } // namespace
 
 ConsoleSession::ConsoleSession(QObject *parent)
@@ -50,7 +82,9 @@ ConsoleSession::ConsoleSession(QObject *parent)
     , m_table(new models::ResourceTableModel(this))
     , m_rateTimer(new QTimer(this))
     , m_pendingTimer(new QTimer(this))
+    , m_preparePool(new QThreadPool(this))
 {
+    m_preparePool->setMaxThreadCount(1);
     m_pendingTimer->setSingleShot(true);
     m_pendingTimer->setInterval(0);
     connect(m_pendingTimer, &QTimer::timeout, this, &ConsoleSession::processPending);
@@ -259,6 +293,45 @@ models::ResourceRow ConsoleSession::buildRow(const InformerEntry &entry,
     return row;
 }
 
+void ConsoleSession::deriveRows(const QStringList &keys,
+                                qsizetype from,
+                                qsizetype to,
+                                std::vector<DerivedRow> *out) const
+{
+    out->resize(std::size_t(to - from));
+    for (qsizetype i = from; i < to; ++i) {
+        DerivedRow &derived = (*out)[std::size_t(i - from)];
+        derived.entry = m_informer->entry(keys.at(i));
+        if (!derived.entry)
+            continue;
+        derived.verdict = models::deriveLifecycle(derived.entry->summary, m_mapping);
+        derived.row = models::ResourceRow::fromSummary(derived.entry->summary, derived.verdict);
+    }
+}
+
+void ConsoleSession::recordRows(std::vector<DerivedRow> &derived,
+                                const QDateTime &now,
+                                PendingBatch *batch)
+{
+    for (DerivedRow &next : derived) {
+        if (!next.entry)
+            continue;
+        QDateTime since;
+        const auto transition
+            = m_tracker.upsertDerived(next.entry->summary, std::move(next.verdict), now, &since);
+        PreparedRow prepared{ std::move(next.row) };
+        // The log's latest transition is the one that brought the object into its state.
+        prepared.row.stateSince = since;
+        prepared.row.lastTransition = since;
+        if (transition) {
+            prepared.moved = true;
+            prepared.from = transition->from ? qint8(*transition->from) : qint8(-1);
+        }
+        batch->order.push_back(std::uint32_t(batch->rows.size()));
+        batch->rows.push_back(std::move(prepared));
+    }
+}
+
 models::Transition ConsoleSession::PreparedRow::transition() const
 {
     const models::StateNode fromNode
@@ -432,7 +505,7 @@ void ConsoleSession::processPending()
     QElapsedTimer turn;
     turn.start();
     const auto yield = [&] {
-        if (turn.nsecsElapsed() < TurnBudgetNs)
+        if (turn.nsecsElapsed() < m_turnBudgetNs)
             return false;
         m_pendingTimer->start();
         return true;
@@ -457,8 +530,12 @@ void ConsoleSession::processPending()
             const std::size_t start = batch.runs.back();
             if (start == batch.order.size())
                 return;
-            if (m_table->preferredSortColumn() >= 0)
-                std::stable_sort(batch.order.begin() + qsizetype(start), batch.order.end(), before);
+            // A first list arrives in the server's order (namespace, then name), most often the
+            // order shown already: checking costs a comparison per row, sorting a dozen.
+            const auto runBegin = batch.order.begin() + qsizetype(start);
+            if (m_table->preferredSortColumn() >= 0
+                && !std::is_sorted(runBegin, batch.order.end(), before))
+                std::stable_sort(runBegin, batch.order.end(), before);
             batch.runs.push_back(batch.order.size());
         };
         if (!batch.superseded.isEmpty()) {
@@ -474,26 +551,36 @@ void ConsoleSession::processPending()
                               - batch.prepared);
             batch.rows.reserve(std::size_t(batch.upserted.size()));
             batch.order.reserve(std::size_t(batch.upserted.size()));
-            while (batch.prepared < batch.upserted.size()) {
-                const qsizetype end = std::min(batch.upserted.size(), batch.prepared + 256);
-                for (; batch.prepared < end; ++batch.prepared) {
-                    const InformerEntry *entry = m_informer->entry(batch.upserted[batch.prepared]);
-                    if (!entry)
-                        continue;
-                    std::optional<models::Transition> transition;
-                    PreparedRow prepared{ buildRow(*entry, now, &transition) };
-                    if (transition) {
-                        prepared.moved = true;
-                        prepared.from = transition->from ? qint8(*transition->from) : qint8(-1);
-                    }
-                    batch.order.push_back(std::uint32_t(batch.rows.size()));
-                    batch.rows.push_back(std::move(prepared));
+            // A chunk of keys derived (store lookups, verdicts, rows: no tracker) on the pool
+            // while this thread records the one before it, until the turn's time is up; no
+            // derived chunk outlives the turn (the store changes between turns).
+            const QStringList &keys = std::as_const(batch.upserted);
+            std::vector<DerivedRow> ready;
+            std::vector<DerivedRow> coming;
+            qsizetype readyEnd = std::min(keys.size(), batch.prepared + ChunkRows);
+            deriveRows(keys, batch.prepared, readyEnd, &ready);
+            for (;;) {
+                const bool more = readyEnd < keys.size() && turn.nsecsElapsed() < m_turnBudgetNs;
+                const qsizetype comingEnd
+                    = more ? std::min(keys.size(), readyEnd + ChunkRows) : readyEnd;
+                std::optional<JoinedTask> task;
+                if (more) {
+                    task.emplace([this, &keys, &coming, from = readyEnd, to = comingEnd] {
+                        deriveRows(keys, from, to, &coming);
+                    });
+                    m_preparePool->start(&*task);
                 }
-                if (turn.nsecsElapsed() >= TurnBudgetNs || batch.prepared == batch.upserted.size())
-                    closeRun();
-                if (yield())
-                    return;
+                recordRows(ready, now, &batch);
+                batch.prepared = readyEnd;
+                if (!task)
+                    break;
+                task->join(m_preparePool);
+                std::swap(ready, coming);
+                readyEnd = comingEnd;
             }
+            closeRun();
+            if (yield())
+                return;
         }
         // A held first list waits for its last batch (which brings its keys and calls again).
         if (batch.listing && m_listHeld && !batch.closesList)
@@ -504,9 +591,12 @@ void ConsoleSession::processPending()
             if (batch.mergeAt + 2 >= batch.runs.size())
                 batch.mergeAt = 0;
             const auto first = batch.order.begin();
-            if (m_table->preferredSortColumn() >= 0)
+            const auto middle = first + qsizetype(batch.runs[batch.mergeAt + 1]);
+            // Two runs already in order (the second's first row not before the first's last:
+            // a list arriving sorted) are one run as they are.
+            if (m_table->preferredSortColumn() >= 0 && before(*middle, *(middle - 1)))
                 std::inplace_merge(first + qsizetype(batch.runs[batch.mergeAt]),
-                                   first + qsizetype(batch.runs[batch.mergeAt + 1]),
+                                   middle,
                                    first + qsizetype(batch.runs[batch.mergeAt + 2]),
                                    before);
             batch.runs.erase(batch.runs.begin() + qsizetype(batch.mergeAt) + 1);

@@ -16,10 +16,12 @@
 #include <QSet>
 #include <QString>
 
+#include <chrono>
 #include <deque>
 #include <memory>
 #include <vector>
 
+class QThreadPool;
 class QTimer;
 
 namespace reconscope::controller::cluster {
@@ -81,6 +83,10 @@ public:
     controller::console::ScenarioPlayer *scenarioPlayer() const { return m_player; }
     // The informer's batch interval, ~30 ms by default.
     void setBatchInterval(int milliseconds) { m_batchIntervalMs = milliseconds; }
+    // The time a large batch may hold the UI thread per event-loop turn before it yields, 16 ms
+    // by default (0: one chunk of rows per turn, each a sorted run of its own).
+    static constexpr qint64 DefaultTurnBudgetNs = 16'000'000;
+    void setTurnBudget(std::chrono::nanoseconds budget) { m_turnBudgetNs = budget.count(); }
     // The first list's objects tracked and shown as it streams in (InformerStore::
     // setProgressiveFirstList) rather than once it is complete; for the next informer started.
     // Off by default: measured at 50k objects on two cores (the bench child with
@@ -192,8 +198,6 @@ private:
     };
     // Rows per slice of a large batch; a batch of at most this many rows is applied at once.
     static constexpr qsizetype SliceRows = 2000;
-    // The UI-thread time a turn may spend on pending batches before it yields.
-    static constexpr qint64 TurnBudgetNs = 16'000'000;
     void applyNow(const QStringList &upserted,
                   const QStringList &removed,
                   const QList<models::ObjectSummary> &superseded = {});
@@ -208,6 +212,22 @@ private:
     // The first list's rows would land among those shown: the table gives its rows back and the
     // rest of the list joins the front batch, inserted in order once complete.
     void holdFirstList();
+    // What a row of a large batch needs that involves no tracker: the store's entry, its verdict
+    // and the row made from both (its times come from the tracker). Pure, so that the next chunk
+    // of keys is derived on m_preparePool while this thread records the chunk before it.
+    struct DerivedRow
+    {
+        const controller::kube::InformerEntry *entry = nullptr;
+        models::LifecycleVerdict verdict;
+        models::ResourceRow row;
+    };
+    static constexpr qsizetype ChunkRows = 512;
+    void deriveRows(const QStringList &keys,
+                    qsizetype from,
+                    qsizetype to,
+                    std::vector<DerivedRow> *out) const;
+    // The chunk through the tracker (its transitions) into the batch's rows, in order.
+    void recordRows(std::vector<DerivedRow> &derived, const QDateTime &now, PendingBatch *batch);
     models::ResourceRow buildRow(const controller::kube::InformerEntry &entry,
                                  const QDateTime &now,
                                  std::optional<models::Transition> *transition);
@@ -232,6 +252,7 @@ private:
     models::LifecycleMapping m_mapping;
     QString m_namespace;
     int m_batchIntervalMs = 30;
+    qint64 m_turnBudgetNs = DefaultTurnBudgetNs;
     bool m_progressiveFirstList = false;
     QSet<QString> m_writableContexts;
 
@@ -239,6 +260,8 @@ private:
     models::ResourceTableModel *m_table;
     QTimer *m_rateTimer;
     QTimer *m_pendingTimer;
+    // One thread beside the UI thread for pure per-object work of large batches, within a turn.
+    QThreadPool *m_preparePool;
     QList<models::ObjectSummary> m_superseded; // of the informer batch whose keys come next
     std::deque<PendingBatch> m_pending;
     quint64 m_informerGeneration = 0; // counts restarts: pending work of an older one is void

@@ -9,7 +9,22 @@ using models::ResourceTableModel;
 
 ResourceSortProxy::ResourceSortProxy(QObject *parent)
     : QSortFilterProxyModel(parent)
-{ }
+{
+    connect(this, &QSortFilterProxyModel::sortRoleChanged, this, [this] { updateCompareMode(); });
+    connect(this, &QSortFilterProxyModel::sortCaseSensitivityChanged, this, [this] {
+        updateCompareMode();
+    });
+    connect(this, &QSortFilterProxyModel::sortLocaleAwareChanged, this, [this] {
+        updateCompareMode();
+    });
+    updateCompareMode();
+}
+
+void ResourceSortProxy::updateCompareMode()
+{
+    m_rowsCompare = sortRole() == ResourceTableModel::SortRole;
+    m_plainStrings = !isSortLocaleAware() && sortCaseSensitivity() == Qt::CaseSensitive;
+}
 
 ResourceSortProxy::~ResourceSortProxy() = default;
 
@@ -21,16 +36,14 @@ void ResourceSortProxy::setSourceModel(QAbstractItemModel *model)
 
 bool ResourceSortProxy::lessThan(const QModelIndex &left, const QModelIndex &right) const
 {
-    const ResourceRow *a = m_table && sortRole() == ResourceTableModel::SortRole
-        ? m_table->rowAt(left.row())
-        : nullptr;
+    const ResourceRow *a = m_table && m_rowsCompare ? m_table->rowAt(left.row()) : nullptr;
     const ResourceRow *b = a ? m_table->rowAt(right.row()) : nullptr;
     if (!a || !b || left.column() != right.column())
         return QSortFilterProxyModel::lessThan(left, right);
     const int column = left.column();
     if (column == ResourceTableModel::NameColumn || column == ResourceTableModel::NamespaceColumn
         || column == ResourceTableModel::ReasonColumn) {
-        if (isSortLocaleAware() || sortCaseSensitivity() != Qt::CaseSensitive)
+        if (!m_plainStrings)
             return QSortFilterProxyModel::lessThan(left, right);
     }
     if (column < 0 || column >= ResourceTableModel::ColumnCount)

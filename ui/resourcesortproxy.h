@@ -27,7 +27,13 @@ protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
 
 private:
+    // What lessThan() would otherwise ask for at each of the (tens of thousands of) comparisons
+    // a large insertion makes: kept up to date from the properties' change signals.
+    void updateCompareMode();
+
     const models::ResourceTableModel *m_table = nullptr;
+    bool m_rowsCompare = false; // sorted by SortRole: the rows' own values are compared
+    bool m_plainStrings = true; // case-sensitive and not locale-aware
 };
 
 } // namespace reconscope::ui

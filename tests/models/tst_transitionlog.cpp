@@ -44,6 +44,7 @@ private slots:
     void removeUnknownKey();
     void trackerDerivesAndLogs();
     void trackerThroughput();
+    void trackerKeepsEachVerdictWithItsObject();
 };
 
 void tst_TransitionLog::designedGraph_data()
@@ -361,6 +362,67 @@ void tst_TransitionLog::trackerDerivesAndLogs()
     QCOMPARE(gone->from, StateNode(S::Reconciling));
     QCOMPARE(tracker.stats().objectCount(), 0);
     QCOMPARE(tracker.log().stats().totalTransitions(), 4);
+}
+
+// The verdict of each object's latest upsert, kept by the log with the object (no second hash):
+// updated also when the state stays, gone with the object; a verdict derived elsewhere
+// (upsertDerived) records exactly what upsert() records.
+void tst_TransitionLog::trackerKeepsEachVerdictWithItsObject()
+{
+    const LifecycleMapping mapping;
+    const auto summaryOf = [&](const char *json) {
+        auto summary = ObjectSummary::fromBytes(QByteArrayView(json), mapping);
+        if (!summary)
+            qFatal("%s", qPrintable(summary.error().message));
+        return *summary;
+    };
+    const QList<ObjectSummary> steps{
+        summaryOf(R"({"metadata":{"name":"a","namespace":"d","generation":1}})"),
+        summaryOf(R"({"metadata":{"name":"b","namespace":"d","generation":1},
+            "status":{"observedGeneration":1,"conditions":[{"type":"Ready","status":"False","reason":"Rolling","message":"1/3"}]}})"),
+        summaryOf(R"({"metadata":{"name":"a","namespace":"d","generation":1},
+            "status":{"observedGeneration":1,"conditions":[{"type":"Ready","status":"True","reason":"Synchronized"}]}})"),
+        // The same state for another reason: no transition, the newer verdict.
+        summaryOf(R"({"metadata":{"name":"a","namespace":"d","generation":1},
+            "status":{"observedGeneration":1,"conditions":[{"type":"Ready","status":"True","reason":"AllGood","message":"3/3"}]}})"),
+    };
+    LifecycleTracker upserted;
+    LifecycleTracker derived;
+    for (int i = 0; i < steps.size(); ++i) {
+        const ObjectSummary &summary = steps[i];
+        LifecycleVerdict verdict;
+        QDateTime since;
+        const auto viaUpsert = upserted.upsert(summary, mapping, t(i), &verdict, &since);
+        QDateTime derivedSince;
+        const auto viaDerived = derived.upsertDerived(
+            summary, deriveLifecycle(summary, mapping), t(i), &derivedSince);
+        QCOMPARE(viaDerived, viaUpsert);
+        QCOMPARE(derivedSince, since);
+        QCOMPARE(verdict, deriveLifecycle(summary, mapping));
+        QCOMPARE(upserted.verdict(summary.key), verdict);
+        QCOMPARE(derived.verdict(summary.key), verdict);
+        QCOMPARE(derived.log().verdict(summary.key), verdict);
+    }
+    QCOMPARE(upserted.verdict(u"d/a"_s).reason, u"AllGood"_s);
+    QCOMPARE(upserted.verdict(u"d/a"_s).message, u"3/3"_s);
+    QCOMPARE(upserted.log().historySize(u"d/a"_s), 2);
+    QCOMPARE(upserted.verdict(u"d/b"_s).state, S::Reconciling);
+    QCOMPARE(upserted.verdict(u"d/b"_s).message, u"1/3"_s);
+    for (const QString &key : { u"d/a"_s, u"d/b"_s })
+        QCOMPARE(derived.log().history(key), upserted.log().history(key));
+    QCOMPARE(derived.stats().totalTransitions(), upserted.stats().totalTransitions());
+
+    // Gone with the object; unknown keys and a cleared tracker give the Unknown verdict.
+    QVERIFY(upserted.remove(u"d/a"_s, t(9)));
+    QCOMPARE(upserted.verdict(u"d/a"_s), LifecycleVerdict());
+    QCOMPARE(upserted.verdict(u"d/zz"_s), LifecycleVerdict());
+    QCOMPARE(upserted.verdict(u"d/b"_s).state, S::Reconciling);
+    upserted.clear();
+    QCOMPARE(upserted.verdict(u"d/b"_s), LifecycleVerdict());
+    // A log fed states alone keeps no verdict.
+    TransitionLog log;
+    QVERIFY(log.observe(u"d/c"_s, S::Ready, u"Fine"_s, 1, 1, t(0)));
+    QCOMPARE(log.verdict(u"d/c"_s), LifecycleVerdict());
 }
 
 void tst_TransitionLog::trackerThroughput()

@@ -17,6 +17,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
+#include <chrono>
+
 using namespace Qt::StringLiterals;
 using namespace reconscope;
 using namespace reconscope::ui;
@@ -30,13 +33,14 @@ constexpr int Timeout = 60000;
 constexpr int Objects = 6000; // three slices
 
 // Creates `count` CustomApps with shuffled names in namespaces "east" and "west", on the
-// cluster's thread; returns the number of failed creates.
-int seed(cluster::EmbeddedServer *server, int count)
+// cluster's thread; returns the number of failed creates. With `statuses`, three of every four are
+// given a status (Ready, not ready, Degraded; the fourth stays Pending).
+int seed(cluster::EmbeddedServer *server, int count, bool statuses = false)
 {
     int failures = 0;
     QMetaObject::invokeMethod(
         server,
-        [server, count, &failures] {
+        [server, count, statuses, &failures] {
             cluster::Cluster *store = cluster::clusterOf(*server);
             const cluster::ResourceRef namespaces{ {}, u"v1"_s, u"namespaces"_s };
             for (const char *ns : { "east", "west" }) {
@@ -53,13 +57,31 @@ int seed(cluster::EmbeddedServer *server, int count)
             for (int i = 0; i < count; ++i) {
                 const std::string name
                     = "app-" + std::to_string(random.bounded(1000000)) + "-" + std::to_string(i);
-                failures += !store->create(
+                const QString ns = i % 2 ? u"east"_s : u"west"_s;
+                auto created = store->create(
                     apps,
-                    i % 2 ? u"east"_s : u"west"_s,
+                    ns,
                     json{ { "apiVersion", "infrastructure.internal.net/v1" },
                           { "kind", "CustomApp" },
                           { "metadata", { { "name", name } } },
                           { "spec", { { "image", "nginx:1.27" }, { "replicas", 1 } } } });
+                failures += !created.ok();
+                if (!created.ok() || !statuses || i % 4 == 0)
+                    continue;
+                const char *type = i % 4 == 3 ? "Degraded" : "Ready";
+                const char *status = i % 4 == 2 ? "False" : "True";
+                json object = created->object;
+                object["status"] = { { "observedGeneration", 1 },
+                                     { "conditions",
+                                       { { { "type", type },
+                                           { "status", status },
+                                           { "reason", "Seeded" + std::to_string(i % 7) },
+                                           { "message", "object " + std::to_string(i) },
+                                           { "lastTransitionTime", "2026-11-30T10:00:00Z" } } } } };
+                const auto written
+                    = store->updateStatus(apps, ns, QString::fromStdString(name), object);
+                if (!written.ok() && failures++ == 0)
+                    qWarning() << written.error().message;
             }
         },
         Qt::BlockingQueuedConnection);
@@ -76,6 +98,8 @@ private slots:
     void firstListInSortedSlices_data();
     void firstListInSortedSlices();
     void watchEventsDuringTheFillWin();
+    void rowsOverManyTurnsAreTheObjects_data();
+    void rowsOverManyTurnsAreTheObjects();
 };
 
 void tst_ConsoleLargeBatch::firstListInSortedSlices_data()
@@ -168,6 +192,106 @@ void tst_ConsoleLargeBatch::firstListInSortedSlices()
         QCOMPARE(tracker.stats().objectsIn(s), model->countIn(s));
     }
     QCOMPARE(tracker.stats().edgeCount(std::nullopt, models::LifecycleState::Pending), Objects);
+}
+
+void tst_ConsoleLargeBatch::rowsOverManyTurnsAreTheObjects_data()
+{
+    QTest::addColumn<int>("column");
+    QTest::addColumn<qint64>("turnBudgetNs");
+    // Turns of one chunk each: many sorted runs, merged (names) or found in order already
+    // (namespaces: the list's own order); and turns of the default length, whose chunks after the
+    // first are derived beside the UI thread.
+    QTest::newRow("names, one chunk a turn") << int(ResourceTableModel::NameColumn) << qint64(0);
+    QTest::newRow("namespaces, one chunk a turn")
+        << int(ResourceTableModel::NamespaceColumn) << qint64(0);
+    QTest::newRow("names, default turns")
+        << int(ResourceTableModel::NameColumn) << ConsoleSession::DefaultTurnBudgetNs;
+}
+
+// Every row of a first list built over many turns (its verdicts derived in chunks, some on another
+// thread) is what the object's summary and the lifecycle rules give, once, in order; the tracker
+// holds the same verdicts and one transition per object.
+void tst_ConsoleLargeBatch::rowsOverManyTurnsAreTheObjects()
+{
+    QFETCH(int, column);
+    QFETCH(qint64, turnBudgetNs);
+    constexpr int Count = 4000;
+    cluster::EmbeddedClusterOptions options;
+    options.demo = false;
+    options.simulateWorkloads = false;
+    cluster::BackgroundCluster background(options, u"test-cluster"_s);
+    QSignalSpy started(&background, &cluster::BackgroundCluster::started);
+    QVERIFY(background.start().ok());
+    QVERIFY(started.wait(Timeout));
+    QCOMPARE(seed(background.server(), Count, true), 0);
+
+    ConsoleSession session;
+    session.setTurnBudget(std::chrono::nanoseconds(turnBudgetNs));
+    ResourceTablePanel panel(session.tableModel());
+    panel.view()->sortByColumn(column, Qt::AscendingOrder);
+    QAbstractItemModelTester modelTester(session.tableModel(),
+                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester proxyTester(panel.proxy(),
+                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QList<models::Transition> transitions;
+    connect(&session,
+            &ConsoleSession::transitionsObserved,
+            this,
+            [&](const QList<models::Transition> &observed) { transitions += observed; });
+    QVERIFY(session.openKubeconfig(background.kubeconfigPath()).ok());
+    QTRY_COMPARE_WITH_TIMEOUT(session.tableModel()->rowCount(), Count, Timeout);
+    QTRY_VERIFY_WITH_TIMEOUT(!session.tableModel()->listing(), Timeout);
+    QCOMPARE(panel.proxy()->rowCount(), Count);
+
+    const ResourceTableModel *model = session.tableModel();
+    const models::LifecycleTracker &tracker = session.tracker();
+    const models::LifecycleMapping &mapping = session.mapping();
+    std::array<int, models::LifecycleStateCount> states{};
+    for (int row = 0; row < Count; ++row) {
+        const models::ResourceRow &shown = *model->rowAt(row);
+        if (row > 0)
+            QVERIFY2(ResourceTableModel::compareRows(*model->rowAt(row - 1), shown, column) <= 0,
+                     qPrintable(u"row %1"_s.arg(row)));
+        QCOMPARE(panel.proxy()->mapToSource(panel.proxy()->index(row, 0)).row(), row);
+        const controller::kube::InformerEntry *entry = session.informer()->entry(shown.key);
+        QVERIFY2(entry, qPrintable(shown.key));
+        const models::LifecycleVerdict verdict = models::deriveLifecycle(entry->summary, mapping);
+        models::ResourceRow expected = models::ResourceRow::fromSummary(entry->summary, verdict);
+        expected.stateSince = tracker.log().stateSince(shown.key);
+        expected.lastTransition = expected.stateSince;
+        QCOMPARE(shown.key, expected.key);
+        QCOMPARE(shown.namespaceName, expected.namespaceName);
+        QCOMPARE(shown.name, expected.name);
+        QCOMPARE(shown.resourceVersion, expected.resourceVersion);
+        QCOMPARE(shown.generation, expected.generation);
+        QCOMPARE(shown.observedGeneration, expected.observedGeneration);
+        QCOMPARE(shown.creationTimestamp, expected.creationTimestamp);
+        QCOMPARE(shown.state, expected.state);
+        QCOMPARE(shown.reason, expected.reason);
+        QCOMPARE(shown.message, expected.message);
+        QVERIFY(shown.stateSince.isValid());
+        QCOMPARE(shown.stateSince, expected.stateSince);
+        QCOMPARE(shown.lastTransition, expected.lastTransition);
+        QCOMPARE(tracker.verdict(shown.key), verdict);
+        QCOMPARE(tracker.log().historySize(shown.key), 1);
+        ++states[std::size_t(shown.state)];
+    }
+    // The seeded mix: a quarter each Pending, Ready, Reconciling (not ready) and Degraded.
+    QCOMPARE(states[std::size_t(models::LifecycleState::Pending)], Count / 4);
+    QCOMPARE(states[std::size_t(models::LifecycleState::Ready)], Count / 4);
+    QCOMPARE(states[std::size_t(models::LifecycleState::Reconciling)], Count / 4);
+    QCOMPARE(states[std::size_t(models::LifecycleState::Degraded)], Count / 4);
+    for (int state = 0; state < models::LifecycleStateCount; ++state)
+        QCOMPARE(model->countIn(models::LifecycleState(state)), states[std::size_t(state)]);
+    QCOMPARE(tracker.log().objectCount(), Count);
+    QCOMPARE(transitions.size(), Count);
+    QSet<QString> announced;
+    for (const models::Transition &transition : std::as_const(transitions)) {
+        QVERIFY(!transition.from);
+        QCOMPARE(tracker.log().history(transition.key), QList<models::Transition>{ transition });
+        announced.insert(transition.key);
+    }
+    QCOMPARE(announced.size(), Count);
 }
 
 void tst_ConsoleLargeBatch::watchEventsDuringTheFillWin()
