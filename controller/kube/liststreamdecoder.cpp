@@ -55,13 +55,48 @@ void ListStreamDecoder::feed(QByteArrayView chunk)
             fail(u"malformed list response: data after the list"_s);
         return;
     }
-    const qsizetype old = makeRoom(chunk.size());
-    m_buffer.resize(old + chunk.size());
-    std::memcpy(m_buffer.data() + old, chunk.data(), size_t(chunk.size()));
-    if (m_buffer.size() < m_retryAt)
-        return;
-    m_retryAt = 0;
-    while (step(false)) { }
+    // The chunk is decoded where it lies; only a value cut by its end is copied, to be completed
+    // by the next chunks. A cut value takes from those no more than the scan needs to retry, and
+    // once it is whole the rest of the chunk is decoded in place again.
+    qsizetype at = 0; // chunk[0, at) is decoded or in the buffer
+    while (at < chunk.size()) {
+        if (pendingBytes() == 0) {
+            const QByteArrayView rest = chunk.sliced(at);
+            m_buffer.resize(0); // keeps the capacity
+            m_pos = 0;
+            m_retryAt = 0;
+            while (step(rest, false)) { }
+            if (hasError())
+                return;
+            const qsizetype decoded = m_pos;
+            const qsizetype retryAt = m_retryAt > 0 ? m_retryAt - decoded : 0;
+            m_pos = 0;
+            makeRoom(rest.size() - decoded);
+            m_buffer.append(rest.data() + decoded, rest.size() - decoded);
+            m_retryAt = retryAt;
+            return;
+        }
+        const qsizetype old = makeRoom(0); // the cut value, at the buffer's front
+        const qsizetype take
+            = std::min(chunk.size() - at, std::max<qsizetype>(m_retryAt - old, 4096));
+        makeRoom(take);
+        m_buffer.append(chunk.data() + at, take);
+        if (m_buffer.size() < m_retryAt)
+            return; // all of the chunk was taken (take is what the retry needs at most)
+        m_retryAt = 0;
+        while (step(m_buffer, false)) { }
+        if (hasError())
+            return;
+        if (m_pos < old) {
+            at += take; // still cut (it waits for more), or only whitespace was left
+            continue;
+        }
+        // Past the bytes the buffer had: go on from the same place in the chunk.
+        at += m_pos - old;
+        m_buffer.resize(0);
+        m_pos = 0;
+        m_retryAt = 0;
+    }
 }
 
 void ListStreamDecoder::feed(QIODevice *device)
@@ -80,7 +115,7 @@ void ListStreamDecoder::feed(QIODevice *device)
     if (m_buffer.size() < m_retryAt)
         return;
     m_retryAt = 0;
-    while (step(false)) { }
+    while (step(m_buffer, false)) { }
 }
 
 bool ListStreamDecoder::finish()
@@ -88,7 +123,7 @@ bool ListStreamDecoder::finish()
     if (hasError())
         return false;
     m_retryAt = 0;
-    while (m_state != State::Done && step(true)) { }
+    while (m_state != State::Done && step(m_buffer, true)) { }
     if (hasError())
         return false;
     if (m_state != State::Done) {
@@ -122,9 +157,9 @@ void ListStreamDecoder::memberValue(QByteArrayView key, QByteArrayView value)
     }
 }
 
-bool ListStreamDecoder::step(bool final)
+bool ListStreamDecoder::step(QByteArrayView data, bool final)
 {
-    const QByteArrayView rest = QByteArrayView(m_buffer).sliced(m_pos);
+    const QByteArrayView rest = data.sliced(m_pos);
     jsonscan::Scanner scanner(rest);
     // A value that does not end inside the buffer: wait for at least twice as many bytes (so an
     // item cut across many chunks is scanned a bounded number of times); at the end it is an error.
@@ -132,7 +167,7 @@ bool ListStreamDecoder::step(bool final)
         if (final)
             fail(u"malformed list response: %1"_s.arg(what));
         else
-            m_retryAt = m_buffer.size() + std::max<qsizetype>(rest.size(), 4096);
+            m_retryAt = data.size() + std::max<qsizetype>(rest.size(), 4096);
         return false;
     };
     const auto advance = [&] {
@@ -148,14 +183,22 @@ bool ListStreamDecoder::step(bool final)
             fail(u"malformed list response: not a JSON object"_s);
             return false;
         }
-        m_state = State::Key;
-        if (scanner.consume('}'))
-            m_state = State::Done;
+        m_state = State::FirstKey;
         return advance();
+    case State::FirstKey:
+        // An empty object, its '}' perhaps in a later chunk than its '{'.
+        if (scanner.consume('}')) {
+            m_state = State::Done;
+            return advance();
+        }
+        m_state = State::Key;
+        return true;
     case State::Key: {
         QByteArrayView key;
         if (!scanner.string(&key)) {
-            if (scanner.atEnd())
+            // Refused within an escape's length of the end (a \\u with its digits still to
+            // come): perhaps only cut by the chunk's end.
+            if (rest.data() + rest.size() - scanner.position() < 6)
                 return incomplete(u"truncated member name"_s);
             fail(u"malformed list response"_s);
             return false;

@@ -41,9 +41,20 @@ public:
     const char *bufferAddress() const { return m_buffer.constData(); }
 
 private:
-    enum class State { Start, Key, AfterKey, FirstItem, Items, AfterItem, AfterMember, Done };
-    // Decodes what it can; false when it needs more bytes (or has failed).
-    bool step(bool final);
+    enum class State {
+        Start,
+        FirstKey,
+        Key,
+        AfterKey,
+        FirstItem,
+        Items,
+        AfterItem,
+        AfterMember,
+        Done
+    };
+    // Decodes what it can of data[m_pos...] (the buffer, or a chunk decoded where it lies);
+    // false when it needs more bytes (or has failed).
+    bool step(QByteArrayView data, bool final);
     void fail(const QString &message);
     // Makes room for `incoming` more bytes after what is left to decode, which it moves to the
     // buffer's front; returns where the new bytes go.

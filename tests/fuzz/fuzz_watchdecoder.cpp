@@ -3,8 +3,11 @@
 // The input is a watch response body. It is decoded twice, once whole and once cut into chunks
 // whose sizes come from the input itself, and both decodings must agree event for event: a chunk
 // boundary (inside a UTF-8 sequence, a string, a CRLF) must never change what is decoded. The same
-// bytes are also decoded as a list response.
+// bytes are also decoded as a list response, whole and (ListStreamDecoder) streamed in the same
+// chunks, each chunk its own copy as the network hands them over: the streamed decoding must be
+// the same whatever the cuts.
 
+#include "controller/kube/liststreamdecoder.h"
 #include "controller/kube/watchdecoder.h"
 
 #include <cstdint>
@@ -57,6 +60,44 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         if (event.type == WatchEvent::Type::Error)
             (void)event.status.message.size();
     }
+
+    // The list decoder fed as views, whole and in chunks.
+    struct Streamed
+    {
+        QList<QByteArray> items;
+        bool ok = false;
+        QString resourceVersion;
+        QString continueToken;
+        QString kind;
+    };
+    const auto stream = [&body, chunkSeed](bool cut) {
+        Streamed out;
+        ListStreamDecoder decoder([&out](QByteArrayView item) { out.items << item.toByteArray(); });
+        qsizetype at = 0;
+        qsizetype step = cut ? 1 + chunkSeed % 29 : body.size();
+        while (at < body.size()) {
+            const qsizetype length = std::min(step, body.size() - at);
+            const QByteArray chunk = body.sliced(at, length).toByteArray();
+            decoder.feed(chunk);
+            at += length;
+            step = 1 + (step * 13 + chunkSeed) % 4099;
+        }
+        out.ok = decoder.finish();
+        out.resourceVersion = decoder.resourceVersion();
+        out.continueToken = decoder.continueToken();
+        out.kind = decoder.kind();
+        return out;
+    };
+    const Streamed streamedWhole = stream(false);
+    const Streamed streamedCut = stream(true);
+    if (streamedWhole.ok != streamedCut.ok)
+        std::abort(); // a chunk boundary changed whether the list is accepted
+    if (streamedWhole.ok
+        && (streamedWhole.items != streamedCut.items
+            || streamedWhole.resourceVersion != streamedCut.resourceVersion
+            || streamedWhole.continueToken != streamedCut.continueToken
+            || streamedWhole.kind != streamedCut.kind))
+        std::abort(); // a chunk boundary changed the items or the list's metadata
 
     ListPage page;
     QString error;

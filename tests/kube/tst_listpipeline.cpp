@@ -40,6 +40,7 @@ private slots:
     void streamDecoderErrors_data();
     void streamDecoderErrors();
     void streamDecoderReusesItsBuffer();
+    void streamDecoderDecodesChunksInPlace();
     void scannerEscapesAtEveryOffset();
     void preparedListEqualsPlain_data();
     void preparedListEqualsPlain();
@@ -402,6 +403,10 @@ void tst_ListPipeline::streamDecoderErrors_data()
         R"({"items":null,"metadata":{"resourceVersion":"1"}})")
                                 << -1;
     QTest::newRow("empty list") << QByteArray(R"({"items":[],"metadata":{}})") << -1;
+    QTest::newRow("empty object") << QByteArray("{}") << -1;
+    QTest::newRow("escaped member name") << QByteArray(R"({"k\u00e9y":1,"items":[]})") << -1;
+    QTest::newRow("bad escape in member name") << QByteArray(R"({"k\x":1,"items":[]})") << 0;
+    QTest::newRow("empty object, spaced") << QByteArray(" { \n } \n") << -1;
     QTest::newRow("bad item") << QByteArray(R"({"items":[{]}})") << 0;
     QTest::newRow("items not an array") << QByteArray(R"({"items":{"a":1}})") << 0;
     QTest::newRow("not json") << QByteArray("404 page not found\n") << 0;
@@ -465,6 +470,41 @@ void tst_ListPipeline::streamDecoderReusesItsBuffer()
 // jsonscan steps over two-character escapes inside its sixteen-byte blocks: escapes (valid or
 // not, alone or in a row, ending a string or cut by a block's end) at every offset within and
 // across blocks are judged as nlohmann judges them.
+// Chunks handed over as views are decoded where they lie: an item wholly inside a chunk is
+// handed out from the chunk's own bytes (not copied first), one cut by a chunk's end is completed
+// from the next; every item comes out once, in order, whatever the cuts.
+void tst_ListPipeline::streamDecoderDecodesChunksInPlace()
+{
+    QByteArray body = R"({"kind":"CustomAppList","metadata":{"resourceVersion":"9"},"items":[)";
+    QList<QByteArray> items;
+    for (int i = 0; i < 300; ++i) {
+        items << R"({"metadata":{"name":"n)" + QByteArray::number(i)
+                + R"("},"spec":{"text":"a \"quoted\" )" + QByteArray(i % 50 * 40, 'x') + R"("}})";
+        body += (i ? " ,\n " : "") + items.last();
+    }
+    body += "]}\n";
+    for (const qsizetype chunkSize : { 1, 7, 4096, 5000, 65536 }) {
+        QList<QByteArray> got;
+        qsizetype inPlace = 0;
+        QByteArrayView chunk;
+        ListStreamDecoder decoder([&](QByteArrayView item) {
+            got << item.toByteArray();
+            if (item.data() >= chunk.data() && item.data() + item.size() <= chunk.end())
+                ++inPlace;
+        });
+        for (qsizetype at = 0; at < body.size(); at += chunkSize) {
+            const QByteArray copy = body.mid(at, chunkSize); // a chunk's own bytes
+            chunk = copy;
+            decoder.feed(chunk);
+        }
+        QVERIFY(decoder.finish());
+        QCOMPARE(got, items);
+        QCOMPARE(decoder.resourceVersion(), u"9"_s);
+        if (chunkSize == 65536)
+            QVERIFY2(inPlace > 200, qPrintable(QString::number(inPlace)));
+    }
+}
+
 void tst_ListPipeline::scannerEscapesAtEveryOffset()
 {
     const QList<QByteArray> pieces = {
