@@ -87,9 +87,11 @@ void ResourceTableModel::applyBatch(QList<ResourceRow> upserts, const QStringLis
     // the row it will have (a row number past the end until the insertion) so that it is looked
     // up once, also when it comes twice in the batch.
     QList<int> changed;
-    QList<ResourceRow> added;
+    // The new rows stay where they are in `upserts` until inserted: their positions there.
+    QList<qsizetype> added;
     const int first = int(m_rows.size());
-    for (ResourceRow &row : upserts) {
+    for (qsizetype i = 0; i < upserts.size(); ++i) {
+        ResourceRow &row = upserts[i];
         if (!removed.isEmpty() && removed.contains(row.key))
             continue;
         // One look into the index per row: found, or added (a first list is all new keys).
@@ -97,9 +99,9 @@ void ResourceTableModel::applyBatch(QList<ResourceRow> upserts, const QStringLis
         int &slot = m_index[row.key];
         if (m_index.size() != known) {
             slot = first + int(added.size());
-            added.append(std::move(row));
+            added.append(i);
         } else if (slot >= first) {
-            added[slot - first] = std::move(row);
+            upserts[added[slot - first]] = std::move(row); // the newer of a key twice in the batch
         } else {
             const int existing = slot;
             count(m_rows[existing], -1);
@@ -129,15 +131,21 @@ void ResourceTableModel::applyBatch(QList<ResourceRow> upserts, const QStringLis
         // A first fill (the informer's initial list): one reset, so that a sorted proxy sorts
         // the rows once instead of placing each of them.
         beginResetModel();
-        m_rows = std::move(added);
+        if (added.size() == upserts.size()) {
+            m_rows = std::move(upserts);
+        } else {
+            m_rows.reserve(added.size());
+            for (const qsizetype i : std::as_const(added))
+                m_rows.append(std::move(upserts[i]));
+        }
         for (const ResourceRow &row : std::as_const(m_rows))
             count(row, +1);
         endResetModel();
     } else if (!added.isEmpty()) {
         beginInsertRows({}, first, first + int(added.size()) - 1);
-        for (ResourceRow &row : added) {
-            count(row, +1);
-            m_rows.append(std::move(row));
+        for (const qsizetype i : std::as_const(added)) {
+            count(upserts[i], +1);
+            m_rows.append(std::move(upserts[i]));
         }
         endInsertRows();
     }

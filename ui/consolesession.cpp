@@ -319,7 +319,8 @@ void ConsoleSession::recordRows(std::vector<DerivedRow> &derived,
         QDateTime since;
         const auto transition
             = m_tracker.upsertDerived(next.entry->summary, std::move(next.verdict), now, &since);
-        PreparedRow prepared{ std::move(next.row) };
+        batch->order.push_back(std::uint32_t(batch->rows.size()));
+        PreparedRow &prepared = batch->rows.emplace_back(PreparedRow{ std::move(next.row) });
         // The log's latest transition is the one that brought the object into its state.
         prepared.row.stateSince = since;
         prepared.row.lastTransition = since;
@@ -327,8 +328,6 @@ void ConsoleSession::recordRows(std::vector<DerivedRow> &derived,
             prepared.moved = true;
             prepared.from = transition->from ? qint8(*transition->from) : qint8(-1);
         }
-        batch->order.push_back(std::uint32_t(batch->rows.size()));
-        batch->rows.push_back(std::move(prepared));
     }
 }
 
@@ -557,7 +556,8 @@ void ConsoleSession::processPending()
             const QStringList &keys = std::as_const(batch.upserted);
             std::vector<DerivedRow> ready;
             std::vector<DerivedRow> coming;
-            qsizetype readyEnd = std::min(keys.size(), batch.prepared + ChunkRows);
+            // (The turn's first chunk, derived here with the pool idle, is a small one.)
+            qsizetype readyEnd = std::min(keys.size(), batch.prepared + FirstChunkRows);
             deriveRows(keys, batch.prepared, readyEnd, &ready);
             for (;;) {
                 const bool more = readyEnd < keys.size() && turn.nsecsElapsed() < m_turnBudgetNs;

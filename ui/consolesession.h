@@ -222,6 +222,7 @@ private:
         models::ResourceRow row;
     };
     static constexpr qsizetype ChunkRows = 512;
+    static constexpr qsizetype FirstChunkRows = 64;
     void deriveRows(const QStringList &keys,
                     qsizetype from,
                     qsizetype to,
