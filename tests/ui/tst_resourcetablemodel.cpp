@@ -56,6 +56,7 @@ private slots:
     void sortedProxyGetsOneInsertPerBatch();
     void int64GenerationsExact();
     void fiftyThousandObjectsPerTick();
+    void firstFillKeepsFirstPlacesAndLastStates();
 
 private:
     std::unique_ptr<ResourceTableModel> m_model;
@@ -390,6 +391,34 @@ void tst_ResourceTableModel::fiftyThousandObjectsPerTick()
     for (const QString &key : std::as_const(expected))
         QVERIFY(m_model->rowOf(key) >= 0);
     QVERIFY2(worstTick < 1000, qPrintable(QString::number(worstTick)));
+}
+
+// A first fill large enough for one reset, with a key given twice and one removed in the same
+// batch: each key once, where it first came, with the state it was given last.
+void tst_ResourceTableModel::firstFillKeepsFirstPlacesAndLastStates()
+{
+    const int count = int(ResourceTableModel::ResetThreshold) + 100;
+    QList<ResourceRow> rows;
+    for (int i = 0; i < count; ++i)
+        rows << row(u"app-%1"_s.arg(i), LifecycleState::Pending);
+    rows << row(u"app-7"_s, LifecycleState::Ready) << row(u"app-9"_s, LifecycleState::Degraded);
+    QSignalSpy reset(m_model.get(), &QAbstractItemModel::modelReset);
+    QSignalSpy inserted(m_model.get(), &QAbstractItemModel::rowsInserted);
+    m_model->applyBatch(rows, { u"demo/app-8"_s });
+    QCOMPARE(reset.size(), 1);
+    QCOMPARE(inserted.size(), 0);
+    QCOMPARE(m_model->rowCount(), count - 1);
+    QCOMPARE(m_model->rowOf(u"demo/app-8"_s), -1);
+    for (int at = 0; at < m_model->rowCount(); ++at) {
+        const int i = at < 8 ? at : at + 1;
+        QCOMPARE(m_model->rowAt(at)->key, u"demo/app-%1"_s.arg(i));
+        QCOMPARE(m_model->rowOf(m_model->rowAt(at)->key), at);
+    }
+    QCOMPARE(m_model->find(u"demo/app-7"_s)->state, LifecycleState::Ready);
+    QCOMPARE(m_model->find(u"demo/app-9"_s)->state, LifecycleState::Degraded);
+    QCOMPARE(m_model->countIn(LifecycleState::Pending), count - 3);
+    QCOMPARE(m_model->countIn(LifecycleState::Ready), 1);
+    QCOMPARE(m_model->countIn(LifecycleState::Degraded), 1);
 }
 
 QTEST_GUILESS_MAIN(tst_ResourceTableModel)
