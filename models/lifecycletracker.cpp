@@ -22,21 +22,28 @@ std::optional<Transition> LifecycleTracker::upsert(const ObjectSummary &summary,
     LifecycleVerdict derived = deriveLifecycle(summary, mapping);
     if (verdict)
         *verdict = derived;
-    return upsertDerived(summary, std::move(derived), now, since);
-}
-
-std::optional<Transition> LifecycleTracker::upsertDerived(const ObjectSummary &summary,
-                                                          LifecycleVerdict verdict,
-                                                          const QDateTime &now,
-                                                          QDateTime *since)
-{
     // The log keeps the verdict with the object's transitions: one hash entry per object.
     return m_log.observe(summary.key,
-                         std::move(verdict),
+                         std::move(derived),
                          summary.generation,
                          summary.observedGeneration,
                          now,
                          since);
+}
+
+bool LifecycleTracker::upsertDerived(const ObjectSummary &summary,
+                                     LifecycleVerdict verdict,
+                                     const QDateTime &now,
+                                     QDateTime *since,
+                                     StateNode *from)
+{
+    return m_log.observeMove(summary.key,
+                             std::move(verdict),
+                             summary.generation,
+                             summary.observedGeneration,
+                             now,
+                             since,
+                             from);
 }
 
 std::optional<Transition> LifecycleTracker::remove(const QString &key, const QDateTime &now)

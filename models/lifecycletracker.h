@@ -23,11 +23,14 @@ public:
                                      LifecycleVerdict *verdict,
                                      QDateTime *since);
     // The same with the verdict derived already (deriveLifecycle(summary, mapping), which needs
-    // no tracker: a large batch derives its verdicts on another thread while this one records).
-    std::optional<Transition> upsertDerived(const ObjectSummary &summary,
-                                            LifecycleVerdict verdict,
-                                            const QDateTime &now,
-                                            QDateTime *since);
+    // no tracker: a large batch derives its verdicts on another thread while this one records),
+    // without making the transition: whether the object moved, and then from where (`from`;
+    // nullopt = [*]). The log holds the transition.
+    bool upsertDerived(const ObjectSummary &summary,
+                       LifecycleVerdict verdict,
+                       const QDateTime &now,
+                       QDateTime *since,
+                       StateNode *from);
     // The object was deleted.
     std::optional<Transition> remove(const QString &key, const QDateTime &now);
     void clear();

@@ -109,15 +109,16 @@ std::optional<Transition> TransitionLog::observe(const QString &key,
     // One look into the hash, also for a new key (most keys of a first list).
     const qsizetype known = m_objects.size();
     Track &track = m_objects[key];
-    return record(key,
-                  track,
-                  m_objects.size() != known,
-                  newState,
-                  reason,
-                  generation,
-                  observedGeneration,
-                  time,
-                  since);
+    if (!record(track,
+                m_objects.size() != known,
+                newState,
+                reason,
+                generation,
+                observedGeneration,
+                time,
+                since))
+        return std::nullopt;
+    return transition(key, track.latest);
 }
 
 std::optional<Transition> TransitionLog::observe(const QString &key,
@@ -127,30 +128,60 @@ std::optional<Transition> TransitionLog::observe(const QString &key,
                                                  const QDateTime &time,
                                                  QDateTime *since)
 {
-    const qsizetype known = m_objects.size();
-    Track &track = m_objects[key];
-    auto transition = record(key,
-                             track,
-                             m_objects.size() != known,
-                             verdict.state,
-                             verdict.reason,
-                             generation,
-                             observedGeneration,
-                             time,
-                             since);
-    track.verdict = std::move(verdict);
-    return transition;
+    bool moved = false;
+    const Track &track = observeVerdict(
+        key, std::move(verdict), generation, observedGeneration, time, since, &moved);
+    if (!moved)
+        return std::nullopt;
+    return transition(key, track.latest);
 }
 
-std::optional<Transition> TransitionLog::record(const QString &key,
-                                                Track &track,
-                                                bool added,
-                                                LifecycleState newState,
-                                                const QString &reason,
-                                                std::optional<qint64> generation,
-                                                std::optional<qint64> observedGeneration,
-                                                const QDateTime &time,
-                                                QDateTime *since)
+bool TransitionLog::observeMove(const QString &key,
+                                LifecycleVerdict verdict,
+                                std::optional<qint64> generation,
+                                std::optional<qint64> observedGeneration,
+                                const QDateTime &time,
+                                QDateTime *since,
+                                StateNode *from)
+{
+    bool moved = false;
+    const Track &track = observeVerdict(
+        key, std::move(verdict), generation, observedGeneration, time, since, &moved);
+    if (moved && from)
+        *from = node(track.latest.from);
+    return moved;
+}
+
+const TransitionLog::Track &TransitionLog::observeVerdict(const QString &key,
+                                                          LifecycleVerdict verdict,
+                                                          std::optional<qint64> generation,
+                                                          std::optional<qint64> observedGeneration,
+                                                          const QDateTime &time,
+                                                          QDateTime *since,
+                                                          bool *moved)
+{
+    const qsizetype known = m_objects.size();
+    Track &track = m_objects[key];
+    *moved = record(track,
+                    m_objects.size() != known,
+                    verdict.state,
+                    verdict.reason,
+                    generation,
+                    observedGeneration,
+                    time,
+                    since);
+    track.verdict = std::move(verdict);
+    return track;
+}
+
+bool TransitionLog::record(Track &track,
+                           bool added,
+                           LifecycleState newState,
+                           const QString &reason,
+                           std::optional<qint64> generation,
+                           std::optional<qint64> observedGeneration,
+                           const QDateTime &time,
+                           QDateTime *since)
 {
     if (added) {
         track.latest
@@ -158,13 +189,13 @@ std::optional<Transition> TransitionLog::record(const QString &key,
         m_stats.recordTransition(std::nullopt, newState, QDateTime(), time);
         if (since)
             *since = timeOf(track.latest);
-        return transition(key, track.latest);
+        return true;
     }
     const StateNode from = node(track.latest.to);
     if (from == newState) {
         if (since)
             *since = timeOf(track.latest);
-        return std::nullopt;
+        return false;
     }
     m_stats.recordTransition(from, newState, timeOf(track.latest), time);
     Step step = makeStep(from, newState, reason, generation, observedGeneration, time);
@@ -177,7 +208,7 @@ std::optional<Transition> TransitionLog::record(const QString &key,
     track.latest = std::move(step);
     if (since)
         *since = timeOf(track.latest);
-    return transition(key, track.latest);
+    return true;
 }
 
 std::optional<Transition>

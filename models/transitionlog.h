@@ -69,6 +69,15 @@ public:
                                       std::optional<qint64> observedGeneration,
                                       const QDateTime &time,
                                       QDateTime *since = nullptr);
+    // The same without making the transition: whether the object moved (its state changed, or it
+    // is new), and then from where (`from`; nullopt = [*]).
+    bool observeMove(const QString &key,
+                     LifecycleVerdict verdict,
+                     std::optional<qint64> generation,
+                     std::optional<qint64> observedGeneration,
+                     const QDateTime &time,
+                     QDateTime *since,
+                     StateNode *from);
     // The object is gone: its state -> [*]. Nothing for an unknown key.
     std::optional<Transition>
     remove(const QString &key, const QDateTime &time, const QString &reason = QString());
@@ -119,15 +128,23 @@ private:
         QList<Step> older;
         LifecycleVerdict verdict;
     };
-    std::optional<Transition> record(const QString &key,
-                                     Track &track,
-                                     bool added,
-                                     LifecycleState newState,
-                                     const QString &reason,
-                                     std::optional<qint64> generation,
-                                     std::optional<qint64> observedGeneration,
-                                     const QDateTime &time,
-                                     QDateTime *since);
+    // The object's track once the verdict is observed, and whether it moved.
+    const Track &observeVerdict(const QString &key,
+                                LifecycleVerdict verdict,
+                                std::optional<qint64> generation,
+                                std::optional<qint64> observedGeneration,
+                                const QDateTime &time,
+                                QDateTime *since,
+                                bool *moved);
+    // Whether it moved.
+    bool record(Track &track,
+                bool added,
+                LifecycleState newState,
+                const QString &reason,
+                std::optional<qint64> generation,
+                std::optional<qint64> observedGeneration,
+                const QDateTime &time,
+                QDateTime *since);
     static Step makeStep(StateNode from,
                          StateNode to,
                          const QString &reason,

@@ -317,16 +317,17 @@ void ConsoleSession::recordRows(std::vector<DerivedRow> &derived,
         if (!next.entry)
             continue;
         QDateTime since;
-        const auto transition
-            = m_tracker.upsertDerived(next.entry->summary, std::move(next.verdict), now, &since);
+        models::StateNode from;
+        const bool moved = m_tracker.upsertDerived(
+            next.entry->summary, std::move(next.verdict), now, &since, &from);
         batch->order.push_back(std::uint32_t(batch->rows.size()));
         PreparedRow &prepared = batch->rows.emplace_back(PreparedRow{ std::move(next.row) });
         // The log's latest transition is the one that brought the object into its state.
         prepared.row.stateSince = since;
         prepared.row.lastTransition = since;
-        if (transition) {
+        if (moved) {
             prepared.moved = true;
-            prepared.from = transition->from ? qint8(*transition->from) : qint8(-1);
+            prepared.from = from ? qint8(*from) : qint8(-1);
         }
     }
 }
@@ -621,6 +622,7 @@ void ConsoleSession::processPending()
             QList<models::Transition> transitions;
             rows.reserve(qsizetype(end - batch.inserted));
             keys.reserve(qsizetype(end - batch.inserted));
+            transitions.reserve(qsizetype(end - batch.inserted));
             for (; batch.inserted < end; ++batch.inserted) {
                 PreparedRow &prepared = batch.rows[batch.order[batch.inserted]];
                 if (!prepared.announced)

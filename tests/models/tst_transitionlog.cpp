@@ -394,9 +394,14 @@ void tst_TransitionLog::trackerKeepsEachVerdictWithItsObject()
         QDateTime since;
         const auto viaUpsert = upserted.upsert(summary, mapping, t(i), &verdict, &since);
         QDateTime derivedSince;
-        const auto viaDerived = derived.upsertDerived(
-            summary, deriveLifecycle(summary, mapping), t(i), &derivedSince);
-        QCOMPARE(viaDerived, viaUpsert);
+        StateNode from = S::Unknown;
+        const bool moved = derived.upsertDerived(
+            summary, deriveLifecycle(summary, mapping), t(i), &derivedSince, &from);
+        QCOMPARE(moved, viaUpsert.has_value());
+        if (moved)
+            QCOMPARE(from, viaUpsert->from);
+        QCOMPARE(derived.log().lastTransition(summary.key),
+                 upserted.log().lastTransition(summary.key));
         QCOMPARE(derivedSince, since);
         QCOMPARE(verdict, deriveLifecycle(summary, mapping));
         QCOMPARE(upserted.verdict(summary.key), verdict);
