@@ -363,10 +363,18 @@ private:
                     return false;
                 if (text.isEmpty())
                     return true;
-                const auto time = models::parseRfc3339(QString::fromLatin1(text));
-                if (!time)
-                    return false;
-                summary.creationTimestamp = *time;
+                // Objects made together share their creation second: the last text this
+                // thread parsed is answered without parsing it again.
+                thread_local QByteArray lastText;
+                thread_local QDateTime lastTime;
+                if (text != lastText) {
+                    const auto time = models::parseRfc3339(QString::fromLatin1(text));
+                    if (!time)
+                        return false;
+                    lastText = text.toByteArray();
+                    lastTime = *time;
+                }
+                summary.creationTimestamp = lastTime;
                 return true;
             }
             if (key == "deletionTimestamp")

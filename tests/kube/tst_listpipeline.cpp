@@ -36,6 +36,7 @@ private slots:
     void compactJsonFixtures();
     void summarizerMatchesFromBytes_data();
     void summarizerMatchesFromBytes();
+    void summarizerTimestampsInARow();
     void streamDecoderAnySplit();
     void streamDecoderErrors_data();
     void streamDecoderErrors();
@@ -335,6 +336,32 @@ void tst_ListPipeline::summarizerMatchesFromBytes()
         return;
     }
     compareSummaries(*fast, *reference);
+}
+
+// Creation times met in a row (the same second again, another, an unreadable one, the first
+// again) are each read as ObjectSummary::fromBytes reads them.
+void tst_ListPipeline::summarizerTimestampsInARow()
+{
+    const ObjectSummarizer summarizer(LifecycleMapping::defaults());
+    const auto object = [](const char *time) {
+        return QByteArray(R"({"metadata":{"name":"a","creationTimestamp":")") + time + R"("}})";
+    };
+    for (const char *time : { "2026-11-30T10:09:46Z",
+                              "2026-11-30T10:09:46Z",
+                              "2026-11-30T10:09:47+02:00",
+                              "yesterday",
+                              "2026-11-30T10:09:46Z" }) {
+        const QByteArray bytes = object(time);
+        const auto fast = summarizer.summarize(bytes);
+        const auto reference = ObjectSummary::fromBytes(bytes, LifecycleMapping::defaults());
+        QCOMPARE(fast.ok(), reference.ok());
+        if (reference.ok()) {
+            QCOMPARE(fast->creationTimestamp.isValid(), reference->creationTimestamp.isValid());
+            QCOMPARE(fast->creationTimestamp, reference->creationTimestamp);
+            QCOMPARE(fast->creationTimestamp.offsetFromUtc(),
+                     reference->creationTimestamp.offsetFromUtc());
+        }
+    }
 }
 
 void tst_ListPipeline::streamDecoderAnySplit()
