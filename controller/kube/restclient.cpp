@@ -311,6 +311,9 @@ RestClient::RestClient(ClientConfig config, QObject *parent)
     const auto proxy = m_config.proxy ? m_config.proxy : proxyFromEnvironment(m_config.server);
     m_network->setProxy(proxy ? *proxy : QNetworkProxy(QNetworkProxy::NoProxy));
     m_network->setAutoDeleteReplies(false);
+    // The way back to QNetworkAccessManager for streamed lists, should a network setup need it.
+    if (qEnvironmentVariable("RECONSCOPE_LIST_TRANSPORT") == u"qtnetwork"_s)
+        m_listTransport = ListTransport::QtNetwork;
     spdlog::debug("kube client: {}", redaction::describeConfig(m_config).toStdString());
 }
 

@@ -24,8 +24,6 @@ constexpr qsizetype MaxHeadBytes = qsizetype(1) << 20;
 constexpr qsizetype MaxLineBytes = 4096;
 // What the socket may hold before it waits for a drain (TCP holds the rest back).
 constexpr qint64 SocketBufferBytes = qint64(1) << 20;
-// Body not taken yet by the caller's thread above which the reader stops reading.
-constexpr qsizetype MaxUntakenBytes = qsizetype(8) << 20;
 
 QByteArrayView trimmed(QByteArrayView text)
 {
@@ -118,6 +116,7 @@ public:
     void drain();
 
 private:
+    void readAvailable();
     enum class Stage {
         Head,
         Length,
@@ -160,9 +159,10 @@ struct StreamedGet::Shared
     QByteArray body; // not taken yet
     bool stalled = false; // the reader stopped reading until the body is taken
     std::optional<Result> result;
+    qsizetype maxUntakenBytes = 0;
 
     // Reader thread: more body. The caller's thread is woken when the body was empty (it takes
-    // everything there is then); above MaxUntakenBytes the reader stops (full()).
+    // everything there is then); above maxUntakenBytes the reader stops (full()).
     void put(QByteArrayView bytes)
     {
         const QMutexLocker lock(&mutex);
@@ -174,16 +174,19 @@ struct StreamedGet::Shared
     bool full()
     {
         const QMutexLocker lock(&mutex);
-        stalled = body.size() >= MaxUntakenBytes;
+        stalled = body.size() >= maxUntakenBytes;
         return stalled;
     }
-    // Caller's thread: the body so far; the reader goes on if it had stopped.
-    QByteArray take()
+    // Caller's thread: the body so far, swapped into `into` (whose bytes are dropped and whose
+    // allocation the reader fills next, so that two buffers take turns instead of fresh pages
+    // for every piece); the reader goes on if it had stopped.
+    void take(QByteArray *into)
     {
+        into->resize(0);
         const QMutexLocker lock(&mutex);
         if (std::exchange(stalled, false))
             QMetaObject::invokeMethod(connection, &Connection::drain, Qt::QueuedConnection);
-        return std::exchange(body, {});
+        std::swap(*into, body);
     }
     // Reader thread: the answer is complete or failed.
     void publish(Result done)
@@ -223,6 +226,7 @@ void StreamedGet::start(const Request &request)
     m_thread->setObjectName(u"streamed-get"_s);
     auto *connection = new Connection(m_shared);
     m_shared->connection = connection;
+    m_shared->maxUntakenBytes = request.maxUntakenBytes;
     connection->moveToThread(m_thread);
     connect(m_thread, &QThread::finished, connection, &QObject::deleteLater);
     m_thread->start();
@@ -237,9 +241,9 @@ QByteArray StreamedGet::header(QByteArrayView name) const
 
 void StreamedGet::takeBody()
 {
-    const QByteArray body = m_shared->take();
-    if (!body.isEmpty() && m_sink)
-        m_sink(body);
+    m_shared->take(&m_taken);
+    if (!m_taken.isEmpty() && m_sink)
+        m_sink(m_taken);
 }
 
 void StreamedGet::handleFinished()
@@ -329,8 +333,13 @@ void StreamedGet::Connection::scheduleDrain()
 void StreamedGet::Connection::drain()
 {
     m_drainScheduled = false;
-    if (m_finished || !m_socket || m_shared->full())
-        return; // the caller's thread asks again when it has taken the body
+    // While the caller's thread has maxUntakenBytes to take, nothing is read (it asks again).
+    if (!m_finished && m_socket && !m_shared->full())
+        readAvailable();
+}
+
+void StreamedGet::Connection::readAvailable()
+{
     const qint64 available = m_socket->bytesAvailable();
     if (available <= 0)
         return;
@@ -541,7 +550,7 @@ void StreamedGet::Connection::handleDisconnected()
 {
     if (m_finished)
         return;
-    drain(); // what arrived before the end
+    readAvailable(); // what arrived before the end, even while the caller's thread is behind
     if (m_finished)
         return;
     if (m_stage == Stage::UntilClose || m_stage == Stage::Done) {

@@ -26,9 +26,8 @@ namespace reconscope::controller::kube {
 // per SSL_read, so a 177 MB list is ~44k cross-thread deliveries with an allocation and a copy
 // each. Here the reader appends to one buffer that the caller's thread takes whole whenever it is
 // ready for more: a few hundred deliveries. Reading that list alone costs 0.33-0.43 s of CPU
-// through QNAM, 0.17-0.19 s on a socket read in place (session 6, 2 cores). The reader stops
-// reading while 8 MB wait to be taken (TCP then holds the server back). RestClient uses this for
-// streamed lists only, when no proxy is in the way.
+// through QNAM, 0.17-0.19 s on a socket read in place (session 6, 2 cores). RestClient uses this
+// for streamed lists only, when no proxy is in the way.
 //
 // The answer is read as RFC 9112 frames it: a status line (1xx interim answers skipped), header
 // fields, then a body delimited by chunked transfer coding, Content-Length, or the connection's
@@ -50,6 +49,9 @@ public:
         QSslConfiguration ssl; // https only
         QString peerVerifyName; // the name the certificate must carry; empty: the URL's host
         int idleTimeoutMs = 0; // no byte for this long ends the request; 0: never
+        // Body not taken yet by the caller's thread above which the reader stops reading (TCP
+        // then holds the server back).
+        qsizetype maxUntakenBytes = qsizetype(4) << 20;
     };
 
     enum class Failure {
@@ -102,6 +104,7 @@ private:
     std::shared_ptr<Shared> m_shared;
     QThread *m_thread = nullptr;
     std::function<void(QByteArrayView)> m_sink;
+    QByteArray m_taken; // the last piece handed to the sink; its allocation goes back
     Result m_result;
 };
 

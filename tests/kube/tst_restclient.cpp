@@ -47,7 +47,9 @@ private slots:
     void streamedListErrors_data();
     void streamedListErrors();
     void streamedListRetries();
+    void streamedListLargeBodyInOrder_data();
     void streamedListLargeBodyInOrder();
+    void streamedGetStopsAndGoesOn();
 
 private:
     QSslConfiguration serverSsl(const QString &certificate, const QString &key) const;
@@ -133,7 +135,7 @@ QByteArray gzipped(const QByteArray &bytes)
 }
 
 // Writes the pieces one event-loop turn apart (each its own read on the other side), then closes.
-void writeApart(QTcpSocket *socket, QList<QByteArray> pieces)
+void writeApart(QTcpSocket *socket, QList<QByteArray> pieces, int gapMs = 1)
 {
     if (pieces.isEmpty()) {
         socket->disconnectFromHost();
@@ -141,7 +143,8 @@ void writeApart(QTcpSocket *socket, QList<QByteArray> pieces)
     }
     socket->write(pieces.takeFirst());
     socket->flush();
-    QTimer::singleShot(1, socket, [socket, pieces] { writeApart(socket, pieces); });
+    QTimer::singleShot(
+        gapMs, socket, [socket, pieces, gapMs] { writeApart(socket, pieces, gapMs); });
 }
 
 QByteArray chunk(const QByteArray &bytes, const QByteArray &extension = {})
@@ -992,13 +995,21 @@ void tst_RestClient::streamedListRetries()
     QCOMPARE(client.retriesAfterRetryAfter(), 2);
 }
 
+void tst_RestClient::streamedListLargeBodyInOrder_data()
+{
+    QTest::addColumn<int>("objects"); // of ~3 KB
+    QTest::addColumn<int>("firstPieceDelayMs");
+    // More than the reader keeps waiting for the client's thread (4 MB): it stops and goes on.
+    QTest::newRow("24 MB, a slow consumer") << 8000 << 0;
+}
+
 void tst_RestClient::streamedListLargeBodyInOrder()
 {
-    // 24 MB, more than the reader keeps waiting for the client's thread (8 MB): it pauses and
-    // goes on, and every item arrives once, in order.
+    QFETCH(int, objects);
+    QFETCH(int, firstPieceDelayMs);
     QByteArray body = ListHead;
     QList<QByteArray> expected;
-    for (int i = 0; i < 8000; ++i) {
+    for (int i = 0; i < objects; ++i) {
         expected << R"({"metadata":{"name":"app-)" + QByteArray::number(i)
                 + R"("},"spec":{"note":")" + QByteArray(3000, char('a' + i % 26)) + R"("}})";
         body += (i ? "," : "") + expected.last();
@@ -1012,7 +1023,9 @@ void tst_RestClient::streamedListLargeBodyInOrder()
     auto items = std::make_shared<QList<QByteArray>>();
     ListOptions options;
     options.limit = 0;
-    options.onItem = [items](QByteArrayView item) {
+    options.onItem = [items, firstPieceDelayMs](QByteArrayView item) {
+        if (items->isEmpty())
+            QThread::msleep(firstPieceDelayMs);
         items->append(item.toByteArray());
         if (items->size() % 1000 == 0)
             QThread::msleep(20); // a slow consumer: the reader must wait for it
@@ -1024,6 +1037,45 @@ void tst_RestClient::streamedListLargeBodyInOrder()
     QVERIFY2(result->ok(), qPrintable(result->ok() ? QString() : result->error().toString()));
     QCOMPARE(items->size(), expected.size());
     QVERIFY(*items == expected);
+}
+
+void tst_RestClient::streamedGetStopsAndGoesOn()
+{
+    // The reader stops once 64 KB wait for the client's thread, which is busy for a second, while
+    // the server sends the rest of a 600 KB body and closes; once the body is taken the reader
+    // goes on, and the answer is complete.
+    const QByteArray body = QByteArray(600 * 1024, 'x');
+    m_server->handler = [&body](const TestRequest &, QTcpSocket *socket) {
+        // The head and 1000 bytes, then the rest 64 KB at a time, 10 ms apart (the reader sees
+        // them one by one and stops after the first), then the end.
+        QList<QByteArray> pieces{ "HTTP/1.1 200 OK\r\nContent-Length: "
+                                  + QByteArray::number(body.size()) + "\r\n\r\n"
+                                  + body.left(1000) };
+        for (qsizetype at = 1000; at < body.size(); at += 64 * 1024)
+            pieces << body.mid(at, 64 * 1024);
+        writeApart(socket, pieces, 10);
+    };
+    const ClientConfig config = clientConfig();
+    StreamedGet get;
+    StreamedGet::Request request;
+    request.url = QUrl(m_server->url() + u"/big"_s);
+    request.ssl = config.sslConfiguration();
+    request.ssl.setLocalCertificate(config.clientCertificate);
+    request.ssl.setPrivateKey(config.clientKey);
+    request.maxUntakenBytes = 64 * 1024;
+    QByteArray received;
+    get.setBodySink([&received](QByteArrayView piece) {
+        if (received.isEmpty())
+            QThread::msleep(1000); // meanwhile the rest arrives and the server closes
+        received += piece;
+    });
+    QSignalSpy finished(&get, &StreamedGet::finished);
+    get.start(request);
+    QVERIFY(finished.wait(10000));
+    QCOMPARE(int(get.result().failure), int(StreamedGet::Failure::None));
+    QCOMPARE(get.result().status, 200);
+    QCOMPARE(received.size(), body.size());
+    QVERIFY(received == body);
 }
 
 QTEST_GUILESS_MAIN(tst_RestClient)
