@@ -85,6 +85,23 @@ QString errorText(const JsonResult &result)
     return result.ok() ? QString() : result.error().toString();
 }
 
+// An exec credential plugin that hands out token-1, token-2, ... (one more at each run, counted
+// in `runs` in its working directory, `dir`); its path, empty when it could not be written.
+QString writeCountingExecPlugin(const QTemporaryDir &dir)
+{
+    const QString script = dir.filePath(u"plugin.sh"_s);
+    QFile file(script);
+    if (!file.open(QIODevice::WriteOnly))
+        return {};
+    file.write("#!/bin/sh\n"
+               "n=$(cat runs 2>/dev/null || echo 0); n=$((n + 1)); echo $n > runs\n"
+               "printf '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":"
+               "\"ExecCredential\",\"status\":{\"token\":\"token-%s\"}}' $n\n");
+    file.close();
+    QFile::setPermissions(script, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    return script;
+}
+
 // A streamed list (ListOptions::onItem) read through one transport: the items as handed out.
 struct StreamedList
 {
@@ -565,16 +582,8 @@ void tst_RestClient::execPluginReRunOn401()
     // The plugin hands out token-1, token-2, ...; the server only accepts token-2, so the first
     // request is answered 401, the plugin runs again and the request is retried with token-2.
     QTemporaryDir dir;
-    const QString script = dir.filePath(u"plugin.sh"_s);
-    {
-        QFile file(script);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write("#!/bin/sh\n"
-                   "n=$(cat runs 2>/dev/null || echo 0); n=$((n + 1)); echo $n > runs\n"
-                   "printf '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":"
-                   "\"ExecCredential\",\"status\":{\"token\":\"token-%s\"}}' $n\n");
-    }
-    QFile::setPermissions(script, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    const QString script = writeCountingExecPlugin(dir);
+    QVERIFY(!script.isEmpty());
     m_server->handler = [](const TestRequest &request, QTcpSocket *socket) {
         if (request.headers.value("authorization") == "Bearer token-2")
             TestServer::respond(socket, 200, "application/json", R"({"ok":true})");
@@ -946,16 +955,8 @@ void tst_RestClient::streamedListRetries()
     // 401 with an exec plugin: run again, sent again; 429 with Retry-After: sent again after the
     // delay (recorded, not waited). As for every other request.
     QTemporaryDir dir;
-    const QString script = dir.filePath(u"plugin.sh"_s);
-    {
-        QFile file(script);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write("#!/bin/sh\n"
-                   "n=$(cat runs 2>/dev/null || echo 0); n=$((n + 1)); echo $n > runs\n"
-                   "printf '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":"
-                   "\"ExecCredential\",\"status\":{\"token\":\"token-%s\"}}' $n\n");
-    }
-    QFile::setPermissions(script, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    const QString script = writeCountingExecPlugin(dir);
+    QVERIFY(!script.isEmpty());
     const QByteArray body = listBody();
     int answered = 0;
     m_server->handler = [&](const TestRequest &request, QTcpSocket *socket) {
