@@ -174,6 +174,12 @@ bool ListStreamDecoder::step(QByteArrayView data, bool final)
         m_pos += scanner.position() - rest.data();
         return true;
     };
+    // A number is the one value whose end is not its own: one that ends where the bytes so far end
+    // may go on in the next chunk ("41" of "4141").
+    const auto endsCut = [&](QByteArrayView value) {
+        const char first = value.front();
+        return !final && scanner.atEnd() && (first == '-' || (first >= '0' && first <= '9'));
+    };
     scanner.skipWhitespace();
     if (scanner.atEnd())
         return final ? incomplete(u"the body ended inside the list"_s) : false;
@@ -221,7 +227,7 @@ bool ListStreamDecoder::step(QByteArrayView data, bool final)
             return advance();
         }
         QByteArrayView value;
-        if (!scanner.value(&value, 1))
+        if (!scanner.value(&value, 1) || endsCut(value))
             return incomplete(u"truncated or invalid member value"_s);
         if (m_key == "items" && value != "null") {
             fail(u"list response: items is not an array"_s);
@@ -240,7 +246,7 @@ bool ListStreamDecoder::step(QByteArrayView data, bool final)
         return true;
     case State::Items: {
         QByteArrayView item;
-        if (!scanner.value(&item, 1))
+        if (!scanner.value(&item, 1) || endsCut(item))
             return incomplete(u"an item is truncated or invalid"_s);
         ++m_items;
         m_onItem(item);

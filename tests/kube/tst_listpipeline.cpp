@@ -38,6 +38,7 @@ private slots:
     void summarizerMatchesFromBytes();
     void summarizerTimestampsInARow();
     void streamDecoderAnySplit();
+    void streamDecoderNumberCutByAChunk();
     void streamDecoderErrors_data();
     void streamDecoderErrors();
     void streamDecoderReusesItsBuffer();
@@ -420,6 +421,24 @@ void tst_ListPipeline::streamDecoderAnySplit()
     QCOMPARE(decodeSplit(everyByte), QString());
     QCOMPARE(decodeSplit(everyByte, true), QString());
     QCOMPARE(reference.continueToken, u"tok\"en"_s);
+}
+
+void tst_ListPipeline::streamDecoderNumberCutByAChunk()
+{
+    // A number ending where a chunk ends may go on in the next one (fuzz_watchdecoder: a member
+    // "4141" cut after "41" was taken as 41 and the list then refused).
+    const QByteArray body
+        = R"({"t":4141,"items":[12,-345,{"a":1}],"metadata":{"resourceVersion":"7"}})";
+    for (qsizetype cut = 1; cut < body.size(); ++cut) {
+        QList<QByteArray> got;
+        ListStreamDecoder decoder([&got](QByteArrayView item) { got << item.toByteArray(); });
+        decoder.feed(QByteArrayView(body).first(cut));
+        decoder.feed(QByteArrayView(body).sliced(cut));
+        QVERIFY2(decoder.finish(),
+                 qPrintable(u"cut at %1: %2"_s.arg(cut).arg(decoder.errorString())));
+        QCOMPARE(got, (QList<QByteArray>{ "12", "-345", R"({"a":1})" }));
+        QCOMPARE(decoder.resourceVersion(), u"7"_s);
+    }
 }
 
 void tst_ListPipeline::streamDecoderErrors_data()
