@@ -114,24 +114,14 @@ bool Scanner::string(QByteArrayView *out)
             ++m_p;
             if (m_p == m_end)
                 return false;
-            switch (*m_p) {
-            case '"':
-            case '\\':
-            case '/':
-            case 'b':
-            case 'f':
-            case 'n':
-            case 'r':
-            case 't':
+            if (isShortEscape(*m_p)) {
                 ++m_p;
-                break;
-            case 'u':
+            } else if (*m_p == 'u') {
                 if (m_end - m_p < 5 || !isHex(m_p[1]) || !isHex(m_p[2]) || !isHex(m_p[3])
                     || !isHex(m_p[4]))
                     return false;
                 m_p += 5;
-                break;
-            default:
+            } else {
                 return false;
             }
             continue;
