@@ -19,6 +19,7 @@
 
 #include <array>
 #include <chrono>
+#include <memory>
 
 using namespace Qt::StringLiterals;
 using namespace reconscope;
@@ -88,6 +89,20 @@ int seed(cluster::EmbeddedServer *server, int count, bool statuses = false)
     return failures;
 }
 
+// An embedded cluster with no demo and no simulated workloads, started; null when it did not
+// start.
+std::unique_ptr<cluster::BackgroundCluster> startQuietCluster()
+{
+    cluster::EmbeddedClusterOptions options;
+    options.demo = false;
+    options.simulateWorkloads = false;
+    auto background = std::make_unique<cluster::BackgroundCluster>(options, u"test-cluster"_s);
+    QSignalSpy started(background.get(), &cluster::BackgroundCluster::started);
+    if (!background->start().ok() || !started.wait(Timeout))
+        return nullptr;
+    return background;
+}
+
 } // namespace
 
 class tst_ConsoleLargeBatch final : public QObject
@@ -115,14 +130,9 @@ void tst_ConsoleLargeBatch::firstListInSortedSlices()
 {
     QFETCH(int, column);
     QFETCH(Qt::SortOrder, order);
-    cluster::EmbeddedClusterOptions options;
-    options.demo = false;
-    options.simulateWorkloads = false;
-    cluster::BackgroundCluster background(options, u"test-cluster"_s);
-    QSignalSpy started(&background, &cluster::BackgroundCluster::started);
-    QVERIFY(background.start().ok());
-    QVERIFY(started.wait(Timeout));
-    QCOMPARE(seed(background.server(), Objects), 0);
+    const auto background = startQuietCluster();
+    QVERIFY(background);
+    QCOMPARE(seed(background->server(), Objects), 0);
 
     ConsoleSession session;
     ResourceTablePanel panel(session.tableModel());
@@ -142,7 +152,7 @@ void tst_ConsoleLargeBatch::firstListInSortedSlices()
             [&](const QList<models::Transition> &observed) { transitions += observed; });
     panel.show();
 
-    QVERIFY(session.openKubeconfig(background.kubeconfigPath()).ok());
+    QVERIFY(session.openKubeconfig(background->kubeconfigPath()).ok());
     QTRY_COMPARE_WITH_TIMEOUT(session.tableModel()->rowCount(), Objects, Timeout);
     QCOMPARE(panel.proxy()->rowCount(), Objects);
 
@@ -216,14 +226,9 @@ void tst_ConsoleLargeBatch::rowsOverManyTurnsAreTheObjects()
     QFETCH(int, column);
     QFETCH(qint64, turnBudgetNs);
     constexpr int Count = 4000;
-    cluster::EmbeddedClusterOptions options;
-    options.demo = false;
-    options.simulateWorkloads = false;
-    cluster::BackgroundCluster background(options, u"test-cluster"_s);
-    QSignalSpy started(&background, &cluster::BackgroundCluster::started);
-    QVERIFY(background.start().ok());
-    QVERIFY(started.wait(Timeout));
-    QCOMPARE(seed(background.server(), Count, true), 0);
+    const auto background = startQuietCluster();
+    QVERIFY(background);
+    QCOMPARE(seed(background->server(), Count, true), 0);
 
     ConsoleSession session;
     session.setTurnBudget(std::chrono::nanoseconds(turnBudgetNs));
@@ -238,7 +243,7 @@ void tst_ConsoleLargeBatch::rowsOverManyTurnsAreTheObjects()
             &ConsoleSession::transitionsObserved,
             this,
             [&](const QList<models::Transition> &observed) { transitions += observed; });
-    QVERIFY(session.openKubeconfig(background.kubeconfigPath()).ok());
+    QVERIFY(session.openKubeconfig(background->kubeconfigPath()).ok());
     QTRY_COMPARE_WITH_TIMEOUT(session.tableModel()->rowCount(), Count, Timeout);
     QTRY_VERIFY_WITH_TIMEOUT(!session.tableModel()->listing(), Timeout);
     QCOMPARE(panel.proxy()->rowCount(), Count);
@@ -296,19 +301,14 @@ void tst_ConsoleLargeBatch::rowsOverManyTurnsAreTheObjects()
 
 void tst_ConsoleLargeBatch::watchEventsDuringTheFillWin()
 {
-    cluster::EmbeddedClusterOptions options;
-    options.demo = false;
-    options.simulateWorkloads = false;
-    cluster::BackgroundCluster background(options, u"test-cluster"_s);
-    QSignalSpy started(&background, &cluster::BackgroundCluster::started);
-    QVERIFY(background.start().ok());
-    QVERIFY(started.wait(Timeout));
-    QCOMPARE(seed(background.server(), Objects), 0);
+    const auto background = startQuietCluster();
+    QVERIFY(background);
+    QCOMPARE(seed(background->server(), Objects), 0);
     cluster::ChurnMutator *churn = nullptr;
     QMetaObject::invokeMethod(
-        background.server(),
+        background->server(),
         [&] {
-            cluster::Cluster *store = cluster::clusterOf(*background.server());
+            cluster::Cluster *store = cluster::clusterOf(*background->server());
             churn = new cluster::ChurnMutator(store, store);
             QVERIFY(churn->start(u"customapps"_s, 400).ok());
         },
@@ -319,16 +319,16 @@ void tst_ConsoleLargeBatch::watchEventsDuringTheFillWin()
     QAbstractItemModelTester proxyTester(panel.proxy(),
                                          QAbstractItemModelTester::FailureReportingMode::QtTest);
     panel.show();
-    QVERIFY(session.openKubeconfig(background.kubeconfigPath()).ok());
+    QVERIFY(session.openKubeconfig(background->kubeconfigPath()).ok());
     QTRY_COMPARE_WITH_TIMEOUT(session.tableModel()->rowCount(), Objects, Timeout);
     // Let some changes arrive after the fill too, then stop them.
     QSignalSpy changed(&session, &ConsoleSession::objectsChanged);
     QVERIFY(changed.wait(Timeout));
     QMetaObject::invokeMethod(
-        background.server(), [&] { churn->stop(); }, Qt::BlockingQueuedConnection);
+        background->server(), [&] { churn->stop(); }, Qt::BlockingQueuedConnection);
     qint64 applied = 0;
     QMetaObject::invokeMethod(
-        background.server(), [&] { applied = churn->applied(); }, Qt::BlockingQueuedConnection);
+        background->server(), [&] { applied = churn->applied(); }, Qt::BlockingQueuedConnection);
     QVERIFY(applied > 0);
 
     // Once the informer has caught up, every row shows the informer's latest version.
