@@ -5,6 +5,7 @@
 #include "app/logging.h"
 #include "app/reconcilecommand.h"
 #include "controller/kube/eventdispatcher.h"
+#include "models/heaptrim.h"
 
 #include <QCoreApplication>
 
@@ -35,6 +36,7 @@ QStringList argumentsAfterCommand(int argc, char *argv[])
 int main(int argc, char *argv[])
 {
     using namespace reconscope::app;
+    reconscope::models::keepLargeBlocksInHeap(); // before any thread starts
     crashhandler::install(); // a crash report without secrets, for every command
     struct Command
     {

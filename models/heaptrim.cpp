@@ -40,4 +40,13 @@ void trimHeap()
 #endif
 }
 
+void keepLargeBlocksInHeap()
+{
+#ifdef RECONSCOPE_GLIBC_MALLOC
+    // glibc's largest allowed threshold on 64-bit (HEAP_MAX_SIZE / 2).
+    constexpr int LargestThreshold = 32 * 1024 * 1024;
+    mallopt(M_MMAP_THRESHOLD, LargestThreshold);
+#endif
+}
+
 } // namespace reconscope::models

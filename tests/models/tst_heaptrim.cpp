@@ -11,6 +11,10 @@
 #include <memory>
 #include <vector>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 using namespace reconscope::models;
 
 namespace {
@@ -32,6 +36,7 @@ class tst_HeapTrim : public QObject
 
 private slots:
     void trimsWhereGlibcAllocates();
+    void largeBlocksComeFromTheHeapOnceAsked();
 };
 
 void tst_HeapTrim::trimsWhereGlibcAllocates()
@@ -68,6 +73,36 @@ void tst_HeapTrim::trimsWhereGlibcAllocates()
 #else
     QVERIFY(!canTrimHeap());
     trimHeap(); // does nothing, and does not crash
+#endif
+}
+
+void tst_HeapTrim::largeBlocksComeFromTheHeapOnceAsked()
+{
+    if (!usesGlibcAllocator()) {
+        keepLargeBlocksInHeap(); // does nothing, and does not crash
+        QSKIP("glibc's allocator is not the one in use");
+    }
+#if defined(__GLIBC__)
+    // mallinfo2().hblks: how many blocks are mapped on their own.
+    const auto allocate = [](std::size_t bytes) {
+        std::unique_ptr<char[]> block(new char[bytes]);
+        std::fill_n(block.get(), bytes, 'x');
+        return block;
+    };
+    {
+        // By default a 16 MB block is mapped on its own; freeing it raises glibc's threshold to
+        // 16 MB.
+        const std::size_t before = mallinfo2().hblks;
+        const auto block = allocate(16 * 1024 * 1024);
+        QCOMPARE(mallinfo2().hblks, before + 1);
+        QCOMPARE(block[123], 'x');
+    }
+    keepLargeBlocksInHeap();
+    // Above that raised threshold, 24 MB now come from the heap.
+    const std::size_t before = mallinfo2().hblks;
+    const auto block = allocate(24 * 1024 * 1024);
+    QCOMPARE(mallinfo2().hblks, before);
+    QCOMPARE(block[456], 'x');
 #endif
 }
 
