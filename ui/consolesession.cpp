@@ -45,10 +45,12 @@ DiscoveredResource customAppResource()
     return resource;
 }
 
+} // namespace
+
 // Work handed to a pool for the rest of a turn: joined before the turn ends, taken back and done
 // here when the pool has not started it (its thread busy or not given a core yet), so that the UI
-// thread never waits for work that is not running.
-class JoinedTask final : public QRunnable
+// thread never waits for work that is not running. Joined once; a second join returns at once.
+class ConsoleSession::JoinedTask final : public QRunnable
 {
 public:
     explicit JoinedTask(std::function<void()> work)
@@ -63,6 +65,9 @@ public:
     }
     void join(QThreadPool *pool)
     {
+        if (m_joined)
+            return;
+        m_joined = true;
         if (pool->tryTake(this))
             run();
         m_done.acquire();
@@ -71,9 +76,8 @@ public:
 private:
     std::function<void()> m_work;
     QSemaphore m_done;
+    bool m_joined = false;
 };
-
-} // namespace
 
 ConsoleSession::ConsoleSession(QObject *parent)
     : QObject(parent)
@@ -98,6 +102,7 @@ ConsoleSession::ConsoleSession(QObject *parent)
 
 ConsoleSession::~ConsoleSession()
 {
+    joinRunningTask();
     // The player, the reconciler, the informer's thread and the client go before the server they
     // talk to.
     m_player->pause();
@@ -198,8 +203,16 @@ models::Status<> ConsoleSession::switchContext(const QString &context)
     return {};
 }
 
+void ConsoleSession::joinRunningTask()
+{
+    if (m_runningTask)
+        m_runningTask->join(m_preparePool);
+    m_runningTask = nullptr;
+}
+
 void ConsoleSession::connectTo(const ClientConfig &config)
 {
+    joinRunningTask();
     delete m_informer;
     m_informer = nullptr;
     delete m_discovery;
@@ -230,6 +243,7 @@ void ConsoleSession::setNamespaceFilter(const QString &namespace_)
 
 void ConsoleSession::setResource(const DiscoveredResource &resource)
 {
+    joinRunningTask(); // it reads the mapping
     m_resource = resource;
     if (resource.qualifiedName() == customAppResource().qualifiedName()) {
         m_mapping = models::LifecycleMapping::forCustomApp();
@@ -248,6 +262,7 @@ void ConsoleSession::setResource(const DiscoveredResource &resource)
 
 void ConsoleSession::restartInformer()
 {
+    joinRunningTask();
     delete m_informer;
     m_informer = nullptr;
     m_pending.clear();
@@ -330,6 +345,95 @@ void ConsoleSession::recordRows(std::vector<DerivedRow> &derived,
             prepared.from = from ? qint8(*from) : qint8(-1);
         }
     }
+}
+
+bool ConsoleSession::keysInPreferredOrder(const QStringList &keys) const
+{
+    const int column = m_table->preferredSortColumn();
+    if (column < 0)
+        return true;
+    const bool byName = column == models::ResourceTableModel::NameColumn;
+    if (!byName && column != models::ResourceTableModel::NamespaceColumn)
+        return false;
+    // A key is "namespace/name", or "name" for a cluster-scoped object (no namespace).
+    const auto part = [byName](const QString &key) {
+        const qsizetype slash = key.indexOf(u'/');
+        if (byName)
+            return slash < 0 ? QStringView(key) : QStringView(key).sliced(slash + 1);
+        return slash < 0 ? QStringView() : QStringView(key).first(slash);
+    };
+    const bool ascending = m_table->preferredSortOrder() == Qt::AscendingOrder;
+    // (As ResourceTableModel::compareRows compares them: QString::compare, case-sensitive.)
+    for (qsizetype i = 1; i < keys.size(); ++i) {
+        const int order = part(keys.at(i - 1)).compare(part(keys.at(i)));
+        if (ascending ? order > 0 : order < 0)
+            return false;
+    }
+    return true;
+}
+
+void ConsoleSession::prepareRows(const QStringList &keys,
+                                 qsizetype from,
+                                 qsizetype to,
+                                 const QDateTime &now,
+                                 std::vector<PreparedRow> *out)
+{
+    out->reserve(std::size_t(to - from));
+    for (qsizetype i = from; i < to; ++i) {
+        const InformerEntry *entry = m_informer->entry(keys.at(i));
+        if (!entry)
+            continue;
+        models::LifecycleVerdict verdict = models::deriveLifecycle(entry->summary, m_mapping);
+        PreparedRow &prepared = out->emplace_back();
+        prepared.row = models::ResourceRow::fromSummary(entry->summary, verdict);
+        QDateTime since;
+        models::StateNode fromNode;
+        prepared.moved
+            = m_tracker.upsertDerived(entry->summary, std::move(verdict), now, &since, &fromNode);
+        if (prepared.moved)
+            prepared.from = fromNode ? qint8(*fromNode) : qint8(-1);
+        // The log's latest transition is the one that brought the object into its state.
+        prepared.row.stateSince = since;
+        prepared.row.lastTransition = since;
+    }
+}
+
+bool ConsoleSession::streamInsert(PendingBatch &batch,
+                                  QStringList *announced,
+                                  QList<models::Transition> *transitions)
+{
+    std::vector<PreparedRow> &rows = batch.streamed;
+    if (rows.empty())
+        return true;
+    // Still in the order the keys were found in (a header may have been clicked since), and after
+    // the list's last row shown. (A key the list gave twice would replace its row in place: a
+    // change, in order too.)
+    if (m_listTailColumn != m_table->preferredSortColumn()
+        || m_listTailOrder != m_table->preferredSortOrder())
+        return false;
+    if (!m_listTailKey.isEmpty()) {
+        const models::ResourceRow *tail = m_table->find(m_listTailKey);
+        if (!tail || m_table->preferredBefore(rows.front().row, *tail))
+            return false;
+    }
+    QList<models::ResourceRow> list;
+    list.reserve(qsizetype(rows.size()));
+    announced->reserve(announced->size() + qsizetype(rows.size()));
+    transitions->reserve(transitions->size() + qsizetype(rows.size()));
+    for (PreparedRow &prepared : rows) {
+        announced->append(prepared.row.key);
+        if (prepared.moved)
+            transitions->append(prepared.transition());
+        list.append(std::move(prepared.row));
+    }
+    // The last row of the list so far, in the order shown.
+    m_listTailKey = list.constLast().key;
+    m_listTailColumn = m_table->preferredSortColumn();
+    m_listTailOrder = m_table->preferredSortOrder();
+    rows.clear();
+    m_eventsThisSecond += list.size();
+    m_table->applyBatch(std::move(list), {});
+    return true;
 }
 
 models::Transition ConsoleSession::PreparedRow::transition() const
@@ -545,6 +649,82 @@ void ConsoleSession::processPending()
             if (!transitions.isEmpty())
                 emit transitionsObserved(transitions);
         }
+        // 1a. A first list into an empty table, its keys in the order shown: streamed. The pool
+        // derives and tracks a chunk while this thread puts the chunk before it into the table
+        // (the table's listeners read no tracker), then announces it once the pool is idle.
+        if (batch.prepared == 0 && batch.listing && !m_listHeld && !batch.streaming
+            && m_table->rowCount() == 0 && batch.rows.empty()
+            && keysInPreferredOrder(batch.upserted)) {
+            batch.streaming = true;
+            m_listTailKey.clear();
+            m_listTailColumn = m_table->preferredSortColumn();
+            m_listTailOrder = m_table->preferredSortOrder();
+            m_tracker.reserve(m_tracker.log().objectCount() + batch.upserted.size());
+            m_table->reserve(batch.upserted.size());
+        }
+        if (batch.streaming) {
+            const QDateTime now = QDateTime::currentDateTimeUtc();
+            const QStringList keys = batch.upserted; // the task's own (shared) handle
+            std::vector<PreparedRow> coming;
+            bool inOrder = true;
+            for (;;) {
+                // A chunk started while the turn lasts, and always when nothing is ready to go in.
+                const bool start = batch.prepared < keys.size()
+                    && (batch.streamed.empty() || turn.nsecsElapsed() < m_turnBudgetNs);
+                const qsizetype end = !start
+                    ? batch.prepared
+                    : std::min(keys.size(),
+                               batch.prepared + (batch.prepared == 0 ? FirstChunkRows : ChunkRows));
+                std::optional<JoinedTask> task;
+                if (start) {
+                    task.emplace([this, &keys, &coming, &now, from = batch.prepared, end] {
+                        prepareRows(keys, from, end, now, &coming);
+                    });
+                    m_runningTask = &*task;
+                    m_preparePool->start(&*task);
+                }
+                const quint64 generation = m_informerGeneration;
+                QStringList announced;
+                QList<models::Transition> transitions;
+                inOrder = streamInsert(batch, &announced, &transitions);
+                if (task)
+                    task->join(m_preparePool);
+                // A listener of the table restarted the informer (joining the task): the batch is
+                // gone.
+                if (generation != m_informerGeneration)
+                    return;
+                m_runningTask = nullptr;
+                batch.prepared = end;
+                if (!announced.isEmpty())
+                    emit objectsChanged(announced, {});
+                if (!transitions.isEmpty() && generation == m_informerGeneration)
+                    emit transitionsObserved(transitions);
+                if (generation != m_informerGeneration)
+                    return;
+                if (!inOrder || !task)
+                    break;
+                batch.streamed = std::exchange(coming, {});
+            }
+            if (!inOrder) {
+                // Rows that would land among those shown: the rest goes the held way (the rows
+                // shown taken back, all inserted in order once prepared).
+                batch.streaming = false;
+                for (std::vector<PreparedRow> *part : { &batch.streamed, &coming }) {
+                    for (PreparedRow &prepared : *part) {
+                        batch.order.push_back(std::uint32_t(batch.rows.size()));
+                        batch.rows.push_back(std::move(prepared));
+                    }
+                }
+                batch.streamed.clear();
+                closeRun();
+                holdFirstList();
+                continue;
+            }
+            if (batch.prepared < keys.size()) {
+                m_pendingTimer->start();
+                return;
+            }
+        }
         if (batch.prepared < batch.upserted.size()) {
             const QDateTime now = QDateTime::currentDateTimeUtc();
             m_tracker.reserve(m_tracker.log().objectCount() + batch.upserted.size()
@@ -569,6 +749,7 @@ void ConsoleSession::processPending()
                     task.emplace([this, &keys, &coming, from = readyEnd, to = comingEnd] {
                         deriveRows(keys, from, to, &coming);
                     });
+                    m_runningTask = &*task;
                     m_preparePool->start(&*task);
                 }
                 recordRows(ready, now, &batch);
@@ -576,6 +757,7 @@ void ConsoleSession::processPending()
                 if (!task)
                     break;
                 task->join(m_preparePool);
+                m_runningTask = nullptr;
                 std::swap(ready, coming);
                 readyEnd = comingEnd;
             }

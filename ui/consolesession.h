@@ -195,6 +195,12 @@ private:
         // the one that completed it.
         bool listing = false;
         bool closesList = false;
+        // A first list into an empty table whose keys come in the order shown (names or
+        // namespaces, as a list is ordered): each chunk of rows, derived and tracked on the pool,
+        // goes into the table while the pool prepares the next one, instead of all rows being
+        // built, then sorted, then inserted (streamInsert). `streamed`: prepared, not yet shown.
+        bool streaming = false;
+        std::vector<PreparedRow> streamed;
     };
     // Rows per slice of a large batch; a batch of at most this many rows is applied at once.
     static constexpr qsizetype SliceRows = 2000;
@@ -229,6 +235,27 @@ private:
                     std::vector<DerivedRow> *out) const;
     // The chunk through the tracker (its transitions) into the batch's rows, in order.
     void recordRows(std::vector<DerivedRow> &derived, const QDateTime &now, PendingBatch *batch);
+    // Whether a list's keys ("namespace/name") are in the table's preferred order (by name or
+    // namespace; false for the other columns, which need the objects' states).
+    bool keysInPreferredOrder(const QStringList &keys) const;
+    // A chunk of a streaming batch, on the pool: each object's row derived and recorded by the
+    // tracker, in order (the tracker is the pool's until the task is joined).
+    void prepareRows(const QStringList &keys,
+                     qsizetype from,
+                     qsizetype to,
+                     const QDateTime &now,
+                     std::vector<PreparedRow> *out);
+    // The streamed rows into the table, when they go after every row shown in the order shown
+    // (false, nothing done, otherwise: the list is then held). Touches the table only, never the
+    // tracker: it runs while the pool prepares the next chunk.
+    bool streamInsert(PendingBatch &batch,
+                      QStringList *announced,
+                      QList<models::Transition> *transitions);
+    // Work handed to the pool for the rest of a turn.
+    class JoinedTask;
+    // Joins the task the pool runs now, if any: before anything it reads or writes (the
+    // informer's store, the mapping, the tracker) changes or goes.
+    void joinRunningTask();
     models::ResourceRow buildRow(const controller::kube::InformerEntry &entry,
                                  const QDateTime &now,
                                  std::optional<models::Transition> *transition);
@@ -263,6 +290,7 @@ private:
     QTimer *m_pendingTimer;
     // One thread beside the UI thread for pure per-object work of large batches, within a turn.
     QThreadPool *m_preparePool;
+    JoinedTask *m_runningTask = nullptr;
     QList<models::ObjectSummary> m_superseded; // of the informer batch whose keys come next
     std::deque<PendingBatch> m_pending;
     quint64 m_informerGeneration = 0; // counts restarts: pending work of an older one is void

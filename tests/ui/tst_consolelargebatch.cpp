@@ -113,6 +113,9 @@ private slots:
     void firstListInSortedSlices_data();
     void firstListInSortedSlices();
     void watchEventsDuringTheFillWin();
+    void firstListInOrderStreams_data();
+    void firstListInOrderStreams();
+    void resortWhileStreamingHoldsTheList();
     void rowsOverManyTurnsAreTheObjects_data();
     void rowsOverManyTurnsAreTheObjects();
 };
@@ -202,6 +205,148 @@ void tst_ConsoleLargeBatch::firstListInSortedSlices()
         QCOMPARE(tracker.stats().objectsIn(s), model->countIn(s));
     }
     QCOMPARE(tracker.stats().edgeCount(std::nullopt, models::LifecycleState::Pending), Objects);
+}
+
+void tst_ConsoleLargeBatch::firstListInOrderStreams_data()
+{
+    QTest::addColumn<int>("column");
+    QTest::addColumn<Qt::SortOrder>("order");
+    QTest::addColumn<bool>("streams");
+    // The list comes by namespace, then name: in the order of a table sorted by namespace; not by
+    // name (two namespaces of shuffled names), nor namespaces descending.
+    QTest::newRow("namespace") << int(ResourceTableModel::NamespaceColumn) << Qt::AscendingOrder
+                               << true;
+    QTest::newRow("namespace descending")
+        << int(ResourceTableModel::NamespaceColumn) << Qt::DescendingOrder << false;
+    QTest::newRow("name") << int(ResourceTableModel::NameColumn) << Qt::AscendingOrder << false;
+    QTest::newRow("state") << int(ResourceTableModel::StateColumn) << Qt::AscendingOrder << false;
+}
+
+// A first list whose keys come in the order shown goes into the table chunk by chunk while the
+// pool derives and tracks the next chunk: when its first rows are announced, the tracker knows
+// only the objects of a chunk or two. Any other list is built whole (all tracked) first.
+void tst_ConsoleLargeBatch::firstListInOrderStreams()
+{
+    QFETCH(int, column);
+    QFETCH(Qt::SortOrder, order);
+    QFETCH(bool, streams);
+    const auto background = startQuietCluster();
+    QVERIFY(background);
+    QCOMPARE(seed(background->server(), Objects), 0);
+
+    ConsoleSession session;
+    ResourceTablePanel panel(session.tableModel());
+    panel.view()->sortByColumn(column, order);
+    QAbstractItemModelTester modelTester(session.tableModel(),
+                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester proxyTester(panel.proxy(),
+                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
+    qsizetype trackedAtFirst = -1;
+    int shownAtFirst = -1;
+    int announced = 0;
+    connect(&session,
+            &ConsoleSession::objectsChanged,
+            this,
+            [&](const QStringList &upserted, const QStringList &) {
+                if (trackedAtFirst < 0) {
+                    trackedAtFirst = session.tracker().log().objectCount();
+                    shownAtFirst = session.tableModel()->rowCount();
+                }
+                announced += int(upserted.size());
+            });
+    int transitions = 0;
+    connect(
+        &session,
+        &ConsoleSession::transitionsObserved,
+        this,
+        [&](const QList<models::Transition> &observed) { transitions += int(observed.size()); });
+    panel.show();
+    QVERIFY(session.openKubeconfig(background->kubeconfigPath()).ok());
+    QTRY_COMPARE_WITH_TIMEOUT(session.tableModel()->rowCount(), Objects, Timeout);
+    QTRY_VERIFY_WITH_TIMEOUT(!session.tableModel()->listing(), Timeout);
+
+    QVERIFY(shownAtFirst > 0);
+    if (streams) {
+        QVERIFY2(trackedAtFirst < Objects / 2, qPrintable(QString::number(trackedAtFirst)));
+        QVERIFY(shownAtFirst < trackedAtFirst);
+    } else {
+        QCOMPARE(trackedAtFirst, Objects);
+    }
+    QCOMPARE(announced, Objects);
+    QCOMPARE(transitions, Objects);
+    const ResourceTableModel *model = session.tableModel();
+    for (int row = 1; row < Objects; ++row) {
+        const int compared
+            = ResourceTableModel::compareRows(*model->rowAt(row - 1), *model->rowAt(row), column);
+        QVERIFY2(compared == 0 || (compared < 0) == (order == Qt::AscendingOrder),
+                 qPrintable(u"row %1"_s.arg(row)));
+        QCOMPARE(panel.proxy()->mapToSource(panel.proxy()->index(row, 0)).row(), row);
+    }
+    QCOMPARE(session.tracker().log().objectCount(), Objects);
+}
+
+// The table sorted by another column while a first list streams in: the rest of the list would
+// land among the rows shown, so they are taken back and the whole list goes in again in the new
+// order, each object announced and its transition sent once.
+void tst_ConsoleLargeBatch::resortWhileStreamingHoldsTheList()
+{
+    const auto background = startQuietCluster();
+    QVERIFY(background);
+    QCOMPARE(seed(background->server(), Objects), 0);
+
+    ConsoleSession session;
+    session.setTurnBudget(std::chrono::nanoseconds(0)); // a chunk a turn
+    ResourceTablePanel panel(session.tableModel());
+    panel.view()->sortByColumn(ResourceTableModel::NamespaceColumn, Qt::AscendingOrder);
+    QAbstractItemModelTester modelTester(session.tableModel(),
+                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester proxyTester(panel.proxy(),
+                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QSignalSpy resets(session.tableModel(), &QAbstractItemModel::modelReset);
+    QStringList announced;
+    bool resorted = false;
+    connect(&session,
+            &ConsoleSession::objectsChanged,
+            this,
+            [&](const QStringList &upserted, const QStringList &) {
+                announced += upserted;
+                if (!resorted) {
+                    resorted = true;
+                    QTimer::singleShot(0, &panel, [&] {
+                        QVERIFY(session.tableModel()->rowCount() < Objects);
+                        panel.view()->sortByColumn(ResourceTableModel::NameColumn,
+                                                   Qt::AscendingOrder);
+                    });
+                }
+            });
+    QList<models::Transition> transitions;
+    connect(&session,
+            &ConsoleSession::transitionsObserved,
+            this,
+            [&](const QList<models::Transition> &observed) { transitions += observed; });
+    panel.show();
+    QVERIFY(session.openKubeconfig(background->kubeconfigPath()).ok());
+    QTRY_COMPARE_WITH_TIMEOUT(session.tableModel()->rowCount(), Objects, Timeout);
+    QTRY_VERIFY_WITH_TIMEOUT(!session.tableModel()->listing(), Timeout);
+
+    QVERIFY(resorted);
+    QCOMPARE(resets.count(), 1); // the rows shown taken back
+    QCOMPARE(announced.size(), Objects);
+    QCOMPARE(QSet<QString>(announced.cbegin(), announced.cend()).size(), Objects);
+    QCOMPARE(transitions.size(), Objects);
+    const ResourceTableModel *model = session.tableModel();
+    const models::LifecycleTracker &tracker = session.tracker();
+    for (const models::Transition &transition : std::as_const(transitions)) {
+        QCOMPARE(tracker.log().history(transition.key), QList<models::Transition>{ transition });
+        QCOMPARE(model->find(transition.key)->stateSince, transition.time);
+    }
+    for (int row = 1; row < Objects; ++row) {
+        QVERIFY2(ResourceTableModel::compareRows(
+                     *model->rowAt(row - 1), *model->rowAt(row), ResourceTableModel::NameColumn)
+                     <= 0,
+                 qPrintable(u"row %1"_s.arg(row)));
+        QCOMPARE(panel.proxy()->mapToSource(panel.proxy()->index(row, 0)).row(), row);
+    }
 }
 
 void tst_ConsoleLargeBatch::rowsOverManyTurnsAreTheObjects_data()
