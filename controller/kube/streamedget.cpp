@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include <charconv>
+#include <cstring>
 #include <utility>
 
 using namespace Qt::StringLiterals;
@@ -170,6 +171,23 @@ struct StreamedGet::Shared
         body.append(bytes);
         if (wake && front)
             QMetaObject::invokeMethod(front, &StreamedGet::takeBody, Qt::QueuedConnection);
+    }
+    // Reader thread: up to `size` bytes read from `socket` straight onto the body's end (no copy
+    // in between). The lock is held while it reads: `size` is at most what the socket holds
+    // decrypted, so read() only copies from the socket's buffer (it neither waits nor emits).
+    qint64 putFrom(QIODevice *socket, qint64 size)
+    {
+        const QMutexLocker lock(&mutex);
+        const bool wake = body.isEmpty();
+        const qsizetype had = body.size();
+        if (body.capacity() < had + size)
+            body.reserve(std::max<qsizetype>(had + size, body.capacity() * 2));
+        body.resize(had + size);
+        const qint64 read = socket->read(body.data() + had, size);
+        body.resize(had + std::max<qint64>(read, 0));
+        if (read > 0 && wake && front)
+            QMetaObject::invokeMethod(front, &StreamedGet::takeBody, Qt::QueuedConnection);
+        return read;
     }
     bool full()
     {
@@ -340,17 +358,53 @@ void StreamedGet::Connection::drain()
 
 void StreamedGet::Connection::readAvailable()
 {
-    const qint64 available = m_socket->bytesAvailable();
-    if (available <= 0)
-        return;
-    m_read.resize(available);
-    const qint64 read = m_socket->read(m_read.data(), available);
-    if (read <= 0)
-        return;
-    if (m_idleTimer->isActive())
+    // A 2xx body that is not gzip goes from the socket straight to the caller's buffer. The rest
+    // (the head, chunk lines, gzip, an error's body) is read here and parsed by consume(); a
+    // chunk line is read only up to its end, so that the chunk's data after it is read directly.
+    bool readSome = false;
+    while (!m_finished && m_stage != Stage::Done) {
+        const qint64 available = m_socket->bytesAvailable();
+        if (available <= 0)
+            break;
+        const bool plainBody = !m_inflater && m_result.status >= 200 && m_result.status < 300;
+        if (plainBody
+            && (m_stage == Stage::Length || m_stage == Stage::ChunkData
+                || m_stage == Stage::UntilClose)) {
+            const qint64 wanted
+                = m_stage == Stage::UntilClose ? available : std::min(available, m_remaining);
+            const qint64 read = m_shared->putFrom(m_socket, wanted);
+            if (read <= 0)
+                break;
+            readSome = true;
+            m_result.bodyBytes += read;
+            if (m_stage != Stage::UntilClose) {
+                m_remaining -= read;
+                if (m_remaining == 0)
+                    m_stage = m_stage == Stage::Length ? Stage::Done : Stage::ChunkDataEnd;
+            }
+            continue;
+        }
+        qint64 wanted = available;
+        if (plainBody
+            && (m_stage == Stage::ChunkSize || m_stage == Stage::ChunkDataEnd
+                || m_stage == Stage::Trailers)) {
+            // Without a line end in sight, everything there is belongs to the line.
+            char line[MaxLineBytes + 2];
+            const qint64 seen = m_socket->peek(line, std::min<qint64>(available, sizeof line));
+            const auto *end = static_cast<const char *>(std::memchr(line, '\n', size_t(seen)));
+            if (end)
+                wanted = end - line + 1;
+        }
+        m_read.resize(wanted);
+        const qint64 read = m_socket->read(m_read.data(), wanted);
+        if (read <= 0)
+            break;
+        readSome = true;
+        if (!consume(QByteArrayView(m_read.constData(), read)))
+            return;
+    }
+    if (readSome && m_idleTimer->isActive())
         m_idleTimer->start();
-    if (!consume(QByteArrayView(m_read.constData(), read)))
-        return;
     if (m_stage == Stage::Done)
         complete();
 }
