@@ -133,10 +133,12 @@ struct Reflector::ListRun
     int pending = 0; // batches submitted and not done yet
     size_t taken = 0; // batches[0, taken) are in deltas
     QList<Delta> deltas; // the prepared items so far, in list order
-    // The first list, delivered as it is taken: `deltas` is emitted after each take(), and
-    // `delivered` is what this attempt delivered (known for good when the attempt is abandoned).
-    bool progressive = false;
+    // The keys and resourceVersions of the items taken so far, in list order: noted as each
+    // batch is taken, while the rest of the list streams in, rather than after its last byte.
     QList<KnownEntry> delivered;
+    // The first list, delivered as it is taken: `deltas` is emitted after each take(), and
+    // `delivered` is then what this attempt delivered (known for good when it is abandoned).
+    bool progressive = false;
     std::optional<ListPage> page; // the list's answer, once every page has arrived
 
     void restart()
@@ -162,8 +164,7 @@ struct Reflector::ListRun
                 Delta delta;
                 delta.meta = std::move(batch.metas[i]);
                 delta.prepared = std::move(batch.results[i]);
-                if (progressive)
-                    delivered.emplaceBack(knownKey(delta.meta), delta.meta.resourceVersion);
+                delivered.emplaceBack(knownKey(delta.meta), delta.meta.resourceVersion);
                 deltas.append(std::move(delta));
             }
             batches[taken].reset();
@@ -405,7 +406,7 @@ Reflector::Known &Reflector::known()
 void Reflector::completeList(ListPage &page, const std::shared_ptr<ListRun> &run)
 {
     QList<Delta> deltas;
-    QList<KnownEntry> listed; // what a progressive run delivered already, then `deltas`
+    QList<KnownEntry> listed; // the keys the batches had, then those of page.items
     if (run) {
         if (m_listRun == run)
             m_listRun.reset();
@@ -415,17 +416,18 @@ void Reflector::completeList(ListPage &page, const std::shared_ptr<ListRun> &run
         listed = std::move(run->delivered);
         run->restart();
     }
+    // Items of a run's batches are in `listed` already (noted as they were taken); page.items
+    // has items only when there is no preparer.
     deltas.reserve(deltas.size() + page.items.size());
+    listed.reserve(listed.size() + page.items.size());
     for (QByteArray &item : page.items) {
         Delta delta;
         if (!ObjectMeta::peek(item, &delta.meta))
             continue;
         delta.object = std::move(item);
+        listed.emplaceBack(knownKey(delta.meta), delta.meta.resourceVersion);
         deltas.append(std::move(delta));
     }
-    listed.reserve(listed.size() + deltas.size());
-    for (const Delta &delta : std::as_const(deltas))
-        listed.emplaceBack(knownKey(delta.meta), delta.meta.resourceVersion);
     const Known &previous = known();
     Known now; // what the list has, hashed (when something was known before it)
     QList<Delta> vanished;

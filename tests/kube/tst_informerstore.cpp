@@ -27,6 +27,8 @@ private slots:
     void watchBurstKeepsStreamOrder();
     void progressiveFirstListReachesStoreBeforeSync_data();
     void progressiveFirstListReachesStoreBeforeSync();
+    void firstListStartedOverReachesStoreWhole_data();
+    void firstListStartedOverReachesStoreWhole();
 
 private:
     std::unique_ptr<TestServer> m_server;
@@ -52,6 +54,12 @@ QByteArray listBody(const QList<QByteArray> &items, int rv)
         body += (i ? "," : "") + items[i];
     return body + R"(],"kind":"CustomAppList","metadata":{"continue":"","resourceVersion":")"
         + QByteArray::number(rv) + R"("}})";
+}
+
+QByteArray pagedListBody(const QList<QByteArray> &items, int rv, const QByteArray &continueToken)
+{
+    QByteArray body = listBody(items, rv);
+    return body.replace(R"("continue":"")", R"("continue":")" + continueToken + '"');
 }
 
 QByteArray line(const char *type, const QByteArray &object)
@@ -440,6 +448,98 @@ void tst_InformerStore::progressiveFirstListReachesStoreBeforeSync()
         QCOMPARE(entry->rawJson(), items[i]);
         QCOMPARE(entry->summary.resourceVersion, QString::number(100 + i));
     }
+    store.stop();
+}
+
+void tst_InformerStore::firstListStartedOverReachesStoreWhole_data()
+{
+    QTest::addColumn<bool>("progressive");
+    QTest::newRow("whole") << false;
+    QTest::newRow("progressive") << true;
+}
+
+// The worker takes a first list's objects as the pool prepares them, also for a store that gets
+// the list whole. When the list starts over (its continue token expired after the first page was
+// taken), the store still gets exactly the list that completed: an object the first attempt
+// delivered and the second lacks is never in it, one the second changed has the later state, in
+// the second list's order; taken whole, in one batch, with no superseded state (the store never
+// had the first attempt's).
+void tst_InformerStore::firstListStartedOverReachesStoreWhole()
+{
+    QFETCH(bool, progressive);
+    QList<QByteArray> first;
+    for (int i = 0; i < 1300; ++i)
+        first << object("app-" + QByteArray::number(10000 + i), 10 + i);
+    // The list as it is when started over: app-10001 and app-10002 gone, app-10003 changed.
+    QList<QByteArray> restarted = first;
+    restarted.removeAt(1);
+    restarted.removeAt(1);
+    restarted[1] = object("app-10003", 4000, "False");
+    int lists = 0;
+    m_server->handler = [&](const TestRequest &request, QTcpSocket *socket) {
+        if (request.query.hasQueryItem(u"watch"_s)) {
+            TestServer::startStream(socket);
+            return;
+        }
+        ++lists;
+        const QString token = request.queryValue(u"continue"_s);
+        if (lists == 1) {
+            QCOMPARE(request.queryValue(u"limit"_s), u"500"_s);
+            TestServer::respond(
+                socket, 200, "application/json", pagedListBody(first.mid(0, 500), 2000, "p2"));
+        } else if (token == u"p2"_s) {
+            // Expired a while later, once the first page's objects have been prepared.
+            QTimer::singleShot(300, socket, [socket] {
+                TestServer::respond(
+                    socket,
+                    410,
+                    "application/json",
+                    R"j({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"continue expired","reason":"Expired","code":410})j");
+            });
+        } else {
+            TestServer::respond(socket, 200, "application/json", listBody(restarted, 2100));
+        }
+    };
+    InformerStore store(m_config, CustomApps, u"default"_s);
+    store.setBatchInterval(16);
+    store.setProgressiveFirstList(progressive);
+    QSignalSpy changed(&store, &InformerStore::objectsChanged);
+    QSignalSpy superseded(&store, &InformerStore::statesSuperseded);
+    QSignalSpy synced(&store, &InformerStore::synced);
+    store.start();
+    QTRY_COMPARE_WITH_TIMEOUT(synced.size(), 1, 20000);
+    QCOMPARE(lists, 3);
+    QCOMPARE(store.resourceVersion(), u"2100"_s);
+    QCOMPARE(store.size(), restarted.size());
+    QStringList keys;
+    for (qsizetype i = 0; i < restarted.size(); ++i) {
+        const QString key = u"default/app-"_s + QString::number(i ? 10002 + i : 10000);
+        keys << key;
+        const InformerEntry *entry = store.entry(key);
+        QVERIFY2(entry, qPrintable(key));
+        QCOMPARE(entry->rawJson(), restarted[i]);
+    }
+    QVERIFY(!store.entry(u"default/app-10001"_s));
+    QVERIFY(!store.entry(u"default/app-10002"_s));
+    QCOMPARE(store.entry(u"default/app-10003"_s)->summary.resourceVersion, u"4000"_s);
+    if (progressive) {
+        // Shown as the attempts streamed in: what the second lacks was removed again.
+        QStringList upserted;
+        QStringList removed;
+        for (const auto &signal : std::as_const(changed)) {
+            upserted += signal.at(0).toStringList();
+            removed += signal.at(1).toStringList();
+        }
+        for (const QString &key : std::as_const(keys))
+            QVERIFY2(upserted.contains(key), qPrintable(key));
+        for (const QString &key : std::as_const(removed))
+            QVERIFY2(!keys.contains(key), qPrintable(key));
+        return;
+    }
+    QCOMPARE(changed.size(), 1);
+    QCOMPARE(changed.at(0).at(0).toStringList(), keys);
+    QCOMPARE(changed.at(0).at(1).toStringList(), QStringList());
+    QCOMPARE(superseded.size(), 0);
     store.stop();
 }
 
