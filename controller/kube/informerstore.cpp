@@ -150,6 +150,7 @@ void InformerWorker::handleDeltas(const QList<Delta> &deltas)
         m_pendingUpserts.reserve(wanted);
         m_pendingOrder.reserve(wanted);
     }
+    const QHash<QString, QString> &sentKeys = sent();
     // Keys to take out of m_pendingOrder, all in one pass (a restarted list can delete many).
     QSet<QString> unordered;
     const auto dropUnordered = [this, &unordered] {
@@ -166,7 +167,7 @@ void InformerWorker::handleDeltas(const QList<Delta> &deltas)
             ? static_cast<const PreparedEntry &>(*delta.prepared).entry.summary.key
             : delta.meta.key();
         if (delta.type == Delta::Type::Delete) {
-            const bool sent = m_sent.contains(key);
+            const bool sent = sentKeys.contains(key);
             if (const auto pending = m_pendingUpserts.constFind(key);
                 pending != m_pendingUpserts.cend()) {
                 // A state the store never got: kept for transition followers when the removal
@@ -187,7 +188,7 @@ void InformerWorker::handleDeltas(const QList<Delta> &deltas)
         }
         // A relist repeats unchanged objects: skip what the store already has.
         // (An object the store does not have is never skipped, even without a resourceVersion.)
-        if (const auto sent = m_sent.constFind(key); sent != m_sent.cend()
+        if (const auto sent = sentKeys.constFind(key); sent != sentKeys.cend()
             && *sent == delta.meta.resourceVersion && !m_pendingRemovals.contains(key)
             && !m_pendingUpserts.contains(key)) {
             continue;
@@ -258,6 +259,17 @@ QList<std::shared_ptr<PreparedObject>> InformerWorker::hashFirstList()
     return spent;
 }
 
+QHash<QString, QString> &InformerWorker::sent()
+{
+    if (!m_sentLater.isEmpty()) {
+        m_sent.reserve(m_sent.size() + m_sentLater.size());
+        for (const auto &[key, resourceVersion] : std::as_const(m_sentLater))
+            m_sent.insert(key, resourceVersion);
+        m_sentLater = {};
+    }
+    return m_sent;
+}
+
 void InformerWorker::handleSynced(const QString &resourceVersion)
 {
     m_resourceVersion = resourceVersion;
@@ -280,7 +292,8 @@ void InformerWorker::flush()
 {
     InformerBatch batch;
     // The store is empty: hand it a whole hash rather than entries to insert one by one there.
-    batch.replaces = m_sent.isEmpty() && !m_pendingOrder.isEmpty();
+    QHash<QString, QString> &sentKeys = sent();
+    batch.replaces = sentKeys.isEmpty() && !m_pendingOrder.isEmpty();
     if (batch.replaces) {
         batch.replacement = std::exchange(m_pendingUpserts, {});
         batch.upsertedKeys = std::exchange(m_pendingOrder, {});
@@ -289,11 +302,11 @@ void InformerWorker::flush()
     }
     for (const QString &key : batch.replaces ? QStringList() : m_pendingOrder) {
         InformerEntry entry = m_pendingUpserts.take(key);
-        m_sent.insert(key, entry.summary.resourceVersion);
+        sentKeys.insert(key, entry.summary.resourceVersion);
         batch.upserts.append(std::move(entry));
     }
     for (const QString &key : std::as_const(m_pendingRemovals)) {
-        m_sent.remove(key);
+        sentKeys.remove(key);
         batch.removals << key;
     }
     batch.removals.sort();
@@ -312,10 +325,13 @@ void InformerWorker::flush()
     auto sent = std::make_shared<InformerBatch>(std::move(batch));
     emit batchReady(sent);
     sent.reset();
+    // A whole list (the first) is noted as a list, hashed later (or on first use): hashing it
+    // now would take a core from the UI thread applying it.
     if (!replacement.isEmpty()) {
-        m_sent.reserve(m_sent.size() + replacement.size());
+        m_sentLater.reserve(m_sentLater.size() + replacement.size());
         for (auto it = replacement.cbegin(); it != replacement.cend(); ++it)
-            m_sent.insert(it.key(), it->summary.resourceVersion);
+            m_sentLater.emplaceBack(it.key(), it->summary.resourceVersion);
+        QTimer::singleShot(HashLaterMs, this, [this] { this->sent(); });
     }
     // The first list's buffers (the response, its split items) are freed by now but stay in
     // the heap's free lists; give them back, here on the worker's thread rather than the UI's.

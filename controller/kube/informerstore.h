@@ -109,6 +109,9 @@ private:
     // objects they were moved out of, for the caller to free when it suits.
     QList<std::shared_ptr<PreparedObject>> hashFirstList();
     void flush();
+    // How long after a first list is sent the keys noted then are hashed (unless needed before):
+    // past the time its receivers take to apply it, so that they have the cores meanwhile.
+    static constexpr int HashLaterMs = 1000;
 
     ClientConfig m_config;
     ResourceRef m_resource;
@@ -133,7 +136,11 @@ private:
 
     // Equal strings of the summaries shared (interned on the pool while a list streams in).
     std::shared_ptr<StringPool> m_strings;
-    QHash<QString, QString> m_sent; // key -> resourceVersion the store has
+    // key -> resourceVersion the store has: m_sent, once m_sentLater (the first list's, noted as
+    // a list when it was sent) is hashed into it, a while later or on first use (sent()).
+    QHash<QString, QString> &sent();
+    QHash<QString, QString> m_sent;
+    QList<std::pair<QString, QString>> m_sentLater;
     // The first list so far (for a store that takes it whole), in list order: its prepared
     // objects, hashed at the sync.
     QList<std::shared_ptr<PreparedObject>> m_firstList;

@@ -461,7 +461,7 @@ void Reflector::completeList(ListPage &page, const std::shared_ptr<ListRun> &run
     m_synced = true;
     if (!m_knownLater.isEmpty()) {
         const quint64 generation = m_generation;
-        QTimer::singleShot(0, this, [this, generation] {
+        QTimer::singleShot(HashLaterMs, this, [this, generation] {
             if (m_generation == generation)
                 known();
         });

@@ -165,10 +165,12 @@ private:
     // The hash of what the consumer has, made first from m_knownLater when that is not empty.
     Known &known();
     Known m_known;
-    // A first list's keys, in list order: hashed on first use or once the list's deltas are on
-    // their way (a zero timer), so that a 50k-object first list reaches the consumer without
-    // 50k inserts (and as many rehashes) before it; reserved at its exact size then.
+    // A first list's keys, in list order: hashed on first use or a while after the list's deltas
+    // are on their way (HashLaterMs), so that a 50k-object first list reaches the consumer
+    // without 50k inserts (and as many rehashes) before it, nor takes a core from the consumer
+    // applying it; reserved at its exact size then.
     QList<KnownEntry> m_knownLater;
+    static constexpr int HashLaterMs = 1000;
     QPointer<WatchConnection> m_watch;
     ReflectorState m_state;
     Preparer m_preparer;
