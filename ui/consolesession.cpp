@@ -652,25 +652,33 @@ void ConsoleSession::processPending()
         // 1a. A first list into an empty table, its keys in the order shown: streamed. The pool
         // derives and tracks a chunk while this thread puts the chunk before it into the table
         // (the table's listeners read no tracker), then announces it once the pool is idle.
+        // Whether the keys come in the order shown is found while the pool prepares the first
+        // chunk.
         if (batch.prepared == 0 && batch.listing && !m_listHeld && !batch.streaming
             && m_table->rowCount() == 0 && batch.rows.empty()
-            && keysInPreferredOrder(batch.upserted)) {
+            && (m_table->preferredSortColumn() < 0
+                || m_table->preferredSortColumn() == models::ResourceTableModel::NameColumn
+                || m_table->preferredSortColumn() == models::ResourceTableModel::NamespaceColumn)) {
             batch.streaming = true;
             m_listTailKey.clear();
             m_listTailColumn = m_table->preferredSortColumn();
             m_listTailOrder = m_table->preferredSortOrder();
             m_tracker.reserve(m_tracker.log().objectCount() + batch.upserted.size());
-            m_table->reserve(batch.upserted.size());
         }
         if (batch.streaming) {
             const QDateTime now = QDateTime::currentDateTimeUtc();
             const QStringList keys = batch.upserted; // the task's own (shared) handle
             std::vector<PreparedRow> coming;
             bool inOrder = true;
+            bool keysInOrder = true;
             for (;;) {
                 // A chunk started while the turn lasts, and always when nothing is ready to go in.
                 const bool start = batch.prepared < keys.size()
                     && (batch.streamed.empty() || turn.nsecsElapsed() < m_turnBudgetNs);
+                // The first chunk small, so that the pipeline starts soon. (Chunks as large as a
+                // slice, one insertion into the sorted proxy each, were no quicker: the proxy
+                // sorts each inserted block, and a chunk the pool has not started when this
+                // thread joins it is done here, whole.)
                 const qsizetype end = !start
                     ? batch.prepared
                     : std::min(keys.size(),
@@ -686,7 +694,13 @@ void ConsoleSession::processPending()
                 const quint64 generation = m_informerGeneration;
                 QStringList announced;
                 QList<models::Transition> transitions;
-                inOrder = streamInsert(batch, &announced, &transitions);
+                if (batch.prepared == 0) {
+                    keysInOrder = keysInPreferredOrder(keys);
+                    if (keysInOrder)
+                        m_table->reserve(keys.size());
+                } else {
+                    inOrder = streamInsert(batch, &announced, &transitions);
+                }
                 if (task)
                     task->join(m_preparePool);
                 // A listener of the table restarted the informer (joining the task): the batch is
@@ -701,11 +715,24 @@ void ConsoleSession::processPending()
                     emit transitionsObserved(transitions);
                 if (generation != m_informerGeneration)
                     return;
-                if (!inOrder || !task)
+                if (!inOrder || !keysInOrder || !task)
                     break;
                 batch.streamed = std::exchange(coming, {});
             }
-            if (!inOrder) {
+            if (!keysInOrder) {
+                // Not streamed after all: the first chunk is the first sorted run of the rows
+                // built whole.
+                batch.streaming = false;
+                batch.rows.reserve(std::size_t(keys.size()));
+                batch.order.reserve(std::size_t(keys.size()));
+                for (PreparedRow &prepared : coming) {
+                    batch.order.push_back(std::uint32_t(batch.rows.size()));
+                    batch.rows.push_back(std::move(prepared));
+                }
+                closeRun();
+                if (yield())
+                    return;
+            } else if (!inOrder) {
                 // Rows that would land among those shown: the rest goes the held way (the rows
                 // shown taken back, all inserted in order once prepared).
                 batch.streaming = false;
@@ -720,7 +747,7 @@ void ConsoleSession::processPending()
                 holdFirstList();
                 continue;
             }
-            if (batch.prepared < keys.size()) {
+            if (batch.streaming && batch.prepared < keys.size()) {
                 m_pendingTimer->start();
                 return;
             }
