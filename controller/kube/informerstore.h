@@ -105,9 +105,8 @@ signals:
 private:
     void handleDeltas(const QList<Delta> &deltas);
     void handleSynced(const QString &resourceVersion);
-    // Moves the first list's objects (m_firstList) into the pending hash; returns the prepared
-    // objects they were moved out of, for the caller to free when it suits.
-    QList<std::shared_ptr<PreparedObject>> hashFirstList();
+    // Moves the first list's objects (m_firstList) into the pending hash.
+    void hashFirstList();
     void flush();
     // How long after a first list is sent the keys noted then are hashed (unless needed before):
     // past the time its receivers take to apply it, so that they have the cores meanwhile.
@@ -141,9 +140,10 @@ private:
     QHash<QString, QString> &sent();
     QHash<QString, QString> m_sent;
     QList<std::pair<QString, QString>> m_sentLater;
-    // The first list so far (for a store that takes it whole), in list order: its prepared
-    // objects, hashed at the sync.
-    QList<std::shared_ptr<PreparedObject>> m_firstList;
+    // The first list so far (for a store that takes it whole), in list order, in chunks of
+    // ~100 KB (each freed as soon as it is hashed, at the sync).
+    QList<QList<InformerEntry>> m_firstList;
+    static constexpr qsizetype FirstListChunk = 256;
     QHash<QString, InformerEntry> m_pendingUpserts;
     QStringList m_pendingOrder;
     QSet<QString> m_pendingRemovals;
