@@ -50,6 +50,37 @@ void ResourceTableModel::rebuildIndex(int from)
         m_index.insert(m_rows[i].key, i);
 }
 
+void ResourceTableModel::clearRanks()
+{
+    m_ranks = {};
+    m_rankColumn = -1;
+    m_rankStep = 1;
+}
+
+void ResourceTableModel::extendRanks()
+{
+    if (m_ranks.isEmpty()) {
+        // The first rows of an empty model start the ranks, in the order the views sort in.
+        if (m_rows.isEmpty() || (m_sortColumn != NameColumn && m_sortColumn != NamespaceColumn))
+            return;
+        m_rankColumn = m_sortColumn;
+        m_rankStep = m_sortOrder == Qt::AscendingOrder ? 1 : -1;
+        m_ranks.reserve(m_rows.capacity());
+        m_ranks.append(0);
+    }
+    // Only while every row is ranked: a row appended out of order ends the ranking.
+    if (m_rankStep == 0 || m_ranks.size() == m_rows.size())
+        return;
+    for (qsizetype i = m_ranks.size(); i < m_rows.size(); ++i) {
+        const int order = compareRows(m_rows[i - 1], m_rows[i], m_rankColumn) * m_rankStep;
+        if (order > 0) {
+            m_rankStep = 0;
+            return;
+        }
+        m_ranks.append(m_ranks.constLast() + (order < 0 ? m_rankStep : 0));
+    }
+}
+
 void ResourceTableModel::applyBatch(QList<ResourceRow> upserts, const QStringList &removals)
 {
     const QSet<QString> removed(removals.cbegin(), removals.cend());
@@ -76,6 +107,9 @@ void ResourceTableModel::applyBatch(QList<ResourceRow> upserts, const QStringLis
             m_index.remove(m_rows[row].key);
         }
         m_rows.remove(first, last - first + 1);
+        // The ranks are the rows' own: the others keep theirs, in order.
+        if (first < m_ranks.size())
+            m_ranks.remove(first, std::min<qsizetype>(last + 1, m_ranks.size()) - first);
         endRemoveRows();
         lowestRemoved = first;
         end = begin;
@@ -104,6 +138,13 @@ void ResourceTableModel::applyBatch(QList<ResourceRow> upserts, const QStringLis
             upserts[added[slot - first]] = std::move(row); // the newer of a key twice in the batch
         } else {
             const int existing = slot;
+            // (A key's name and namespace do not change; should they, its rank and those after
+            // it go.)
+            if (existing < m_ranks.size()
+                && compareRows(m_rows[existing], row, m_rankColumn) != 0) {
+                m_ranks.resize(existing);
+                m_rankStep = 0;
+            }
             count(m_rows[existing], -1);
             count(row, +1);
             m_rows[existing] = std::move(row);
@@ -131,6 +172,7 @@ void ResourceTableModel::applyBatch(QList<ResourceRow> upserts, const QStringLis
         // A first fill (the informer's initial list): one reset, so that a sorted proxy sorts
         // the rows once instead of placing each of them.
         beginResetModel();
+        clearRanks();
         if (added.size() == upserts.size()) {
             m_rows = std::move(upserts);
         } else {
@@ -140,6 +182,7 @@ void ResourceTableModel::applyBatch(QList<ResourceRow> upserts, const QStringLis
         }
         for (const ResourceRow &row : std::as_const(m_rows))
             count(row, +1);
+        extendRanks();
         endResetModel();
     } else if (!added.isEmpty()) {
         beginInsertRows({}, first, first + int(added.size()) - 1);
@@ -147,6 +190,10 @@ void ResourceTableModel::applyBatch(QList<ResourceRow> upserts, const QStringLis
             count(upserts[i], +1);
             m_rows.append(std::move(upserts[i]));
         }
+        // Ranked before the proxy places them (in endInsertRows).
+        if (first == 0)
+            clearRanks();
+        extendRanks();
         endInsertRows();
     }
 }
@@ -171,6 +218,7 @@ void ResourceTableModel::clear()
     m_rows = {};
     m_index = {};
     m_counts.fill(0);
+    clearRanks();
     endResetModel();
 }
 
@@ -182,6 +230,7 @@ QList<ResourceRow> ResourceTableModel::takeRows()
     QList<ResourceRow> rows = std::exchange(m_rows, {});
     m_index = {};
     m_counts.fill(0);
+    clearRanks();
     endResetModel();
     return rows;
 }

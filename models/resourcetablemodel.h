@@ -112,6 +112,19 @@ public:
     Qt::SortOrder preferredSortOrder() const { return m_sortOrder; }
     // Whether `a` comes strictly before `b` in the preferred order.
     bool preferredBefore(const ResourceRow &a, const ResourceRow &b) const;
+    // compareRows(row a, row b, column) < 0 from two integers, when both rows are among those
+    // ranked in that column; nullopt otherwise. Rows appended to an empty model in the order of
+    // the preferred column (names or namespaces, either way), as a first list is, are ranked as
+    // they come (one comparison with the row before each), so that a sorting proxy placing them
+    // compares numbers instead of strings. The ranks of the rows before a row appended out of
+    // that order stay; removals keep the others'; a name or namespace never changes for a key.
+    std::optional<bool> rankedLess(int a, int b, int column) const
+    {
+        if (column != m_rankColumn || a < 0 || b < 0 || a >= m_ranks.size() || b >= m_ranks.size())
+            return std::nullopt;
+        return m_ranks[a] < m_ranks[b];
+    }
+    int rankedRows() const { return int(m_ranks.size()); }
 
 signals:
     void listingChanged();
@@ -119,6 +132,9 @@ signals:
 private:
     void rebuildIndex(int from);
     void count(const ResourceRow &row, int delta);
+    // Ranks the rows appended since the last ranked one while they keep the ranked order.
+    void extendRanks();
+    void clearRanks();
 
     QList<ResourceRow> m_rows;
     QHash<QString, int> m_index;
@@ -127,6 +143,12 @@ private:
     int m_sortColumn = -1;
     Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
     std::optional<qsizetype> m_listing;
+    // The ranks of rows [0, m_ranks.size()) in m_rankColumn (-1: none): equal values equal ranks,
+    // ranks ascending with the values; the rows were appended ascending (m_rankStep 1) or
+    // descending (-1).
+    QList<qint32> m_ranks;
+    int m_rankColumn = -1;
+    int m_rankStep = 1;
 };
 
 } // namespace reconscope::models

@@ -45,6 +45,9 @@ bool ResourceSortProxy::lessThan(const QModelIndex &left, const QModelIndex &rig
         || column == ResourceTableModel::ReasonColumn) {
         if (!m_plainStrings)
             return QSortFilterProxyModel::lessThan(left, right);
+        // Rows of a first list ranked as they came: two numbers instead of two strings.
+        if (const auto less = m_table->rankedLess(left.row(), right.row(), column))
+            return *less;
     }
     if (column < 0 || column >= ResourceTableModel::ColumnCount)
         return QSortFilterProxyModel::lessThan(left, right);

@@ -57,6 +57,7 @@ private slots:
     void int64GenerationsExact();
     void fiftyThousandObjectsPerTick();
     void firstFillKeepsFirstPlacesAndLastStates();
+    void ranksFollowRowsAppendedInOrder();
 
 private:
     std::unique_ptr<ResourceTableModel> m_model;
@@ -419,6 +420,88 @@ void tst_ResourceTableModel::firstFillKeepsFirstPlacesAndLastStates()
     QCOMPARE(m_model->countIn(LifecycleState::Pending), count - 3);
     QCOMPARE(m_model->countIn(LifecycleState::Ready), 1);
     QCOMPARE(m_model->countIn(LifecycleState::Degraded), 1);
+}
+
+namespace {
+
+ResourceRow rowIn(const QString &namespace_, const QString &name)
+{
+    ResourceRow made = row(name, LifecycleState::Pending);
+    made.namespaceName = namespace_;
+    made.key = objectKey(namespace_, name);
+    return made;
+}
+
+// Each pair of ranked rows compares by rank as compareRows compares them.
+bool ranksAgree(const ResourceTableModel &model, int column)
+{
+    for (int a = 0; a < model.rankedRows(); ++a) {
+        for (int b = 0; b < model.rankedRows(); ++b) {
+            const auto less = model.rankedLess(a, b, column);
+            if (!less
+                || *less
+                    != (ResourceTableModel::compareRows(*model.rowAt(a), *model.rowAt(b), column)
+                        < 0))
+                return false;
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+// Rows appended to an empty model in the order of the preferred column are ranked (equal values
+// equal ranks), until one comes out of that order; removals keep the others' ranks.
+void tst_ResourceTableModel::ranksFollowRowsAppendedInOrder()
+{
+    constexpr int Name = ResourceTableModel::NameColumn;
+    m_model->setPreferredOrder(Name, Qt::AscendingOrder);
+    m_model->applyBatch({ rowIn(u"b"_s, u"api"_s), rowIn(u"a"_s, u"cache"_s) }, {});
+    m_model->applyBatch({ rowIn(u"c"_s, u"cache"_s), rowIn(u"a"_s, u"db"_s) }, {});
+    QCOMPARE(m_model->rankedRows(), 4);
+    QVERIFY(ranksAgree(*m_model, Name));
+    QCOMPARE(m_model->rankedLess(1, 2, Name), std::optional<bool>(false)); // the same name
+    QCOMPARE(m_model->rankedLess(0, 3, Name), std::optional<bool>(true));
+    QCOMPARE(m_model->rankedLess(0, 3, ResourceTableModel::NamespaceColumn), std::nullopt);
+    QCOMPARE(m_model->rankedLess(0, 4, Name), std::nullopt);
+    // A change in place keeps the ranks; a row out of order ends them, also for rows after it.
+    m_model->applyBatch({ rowIn(u"a"_s, u"cache"_s) }, {});
+    QCOMPARE(m_model->rankedRows(), 4);
+    m_model->applyBatch({ rowIn(u"a"_s, u"web"_s), rowIn(u"a"_s, u"api2"_s) }, {});
+    QCOMPARE(m_model->rankedRows(), 5);
+    m_model->applyBatch({ rowIn(u"a"_s, u"zed"_s) }, {});
+    QCOMPARE(m_model->rankedRows(), 5);
+    QCOMPARE(m_model->rankedLess(0, 6, Name), std::nullopt);
+    QVERIFY(ranksAgree(*m_model, Name));
+    // Removed rows take their ranks with them.
+    m_model->applyBatch({}, { objectKey(u"c"_s, u"cache"_s), objectKey(u"a"_s, u"api2"_s) });
+    QCOMPARE(m_model->rankedRows(), 4);
+    QVERIFY(ranksAgree(*m_model, Name));
+    m_model->clear();
+    QCOMPARE(m_model->rankedRows(), 0);
+
+    // Descending, and a first fill taken as one reset.
+    const int column = ResourceTableModel::NamespaceColumn;
+    m_model->setPreferredOrder(column, Qt::DescendingOrder);
+    QList<ResourceRow> rows;
+    for (int i = int(ResourceTableModel::ResetThreshold); i > 0; --i)
+        rows << rowIn(u"ns%1"_s.arg(i / 2, 5, 10, QLatin1Char('0')), u"app%1"_s.arg(i));
+    m_model->applyBatch(rows, {});
+    QCOMPARE(m_model->rankedRows(), int(ResourceTableModel::ResetThreshold));
+    const int last = m_model->rankedRows() - 1;
+    QCOMPARE(m_model->rankedLess(last, 0, column), std::optional<bool>(true));
+    QCOMPARE(m_model->rankedLess(0, last, column), std::optional<bool>(false));
+    // ns02500 (once), ns02499 (twice), ns02498...
+    QCOMPARE(m_model->rankedLess(1, 0, column), std::optional<bool>(true));
+    QCOMPARE(m_model->rankedLess(1, 2, column), std::optional<bool>(false));
+    QCOMPARE(m_model->rankedLess(2, 1, column), std::optional<bool>(false));
+    QCOMPARE(m_model->rankedLess(3, 2, column), std::optional<bool>(true));
+    // Not ranked in another column, nor when the views sort by one that is not a string's.
+    QCOMPARE(m_model->rankedLess(0, 1, Name), std::nullopt);
+    m_model->clear();
+    m_model->setPreferredOrder(ResourceTableModel::StateColumn, Qt::AscendingOrder);
+    m_model->applyBatch({ rowIn(u"a"_s, u"x"_s), rowIn(u"a"_s, u"y"_s) }, {});
+    QCOMPARE(m_model->rankedRows(), 0);
 }
 
 QTEST_GUILESS_MAIN(tst_ResourceTableModel)

@@ -1,9 +1,11 @@
 #include "models/resourcetablemodel.h"
+#include "ui/resourcesortproxy.h"
 #include "ui/resourcetablepanel.h"
 #include "ui/statepalette.h"
 
 #include <QAbstractItemModelTester>
 #include <QLineEdit>
+#include <QRandomGenerator>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTableView>
@@ -57,6 +59,8 @@ private slots:
     void keyboardNavigation();
     void selectKeyClearsHidingFilter();
     void chipsAndStaleHighlightPainted();
+    void rankedRowsSortAsStrings_data();
+    void rankedRowsSortAsStrings();
 
 private:
     std::unique_ptr<ResourceTableModel> m_model;
@@ -147,6 +151,98 @@ void tst_ResourceTablePanel::chipsAndStaleHighlightPainted()
     QApplication::processEvents();
     const QImage after = m_panel->view()->viewport()->grab().toImage();
     QCOMPARE(pixelsNear(after, QColor(0xff, 0xe0, 0xb2)), 0);
+}
+
+void tst_ResourceTablePanel::rankedRowsSortAsStrings_data()
+{
+    QTest::addColumn<int>("column");
+    QTest::addColumn<Qt::SortOrder>("order");
+    QTest::newRow("name") << int(ResourceTableModel::NameColumn) << Qt::AscendingOrder;
+    QTest::newRow("name descending") << int(ResourceTableModel::NameColumn) << Qt::DescendingOrder;
+    QTest::newRow("namespace") << int(ResourceTableModel::NamespaceColumn) << Qt::AscendingOrder;
+    QTest::newRow("namespace descending")
+        << int(ResourceTableModel::NamespaceColumn) << Qt::DescendingOrder;
+}
+
+// The sort proxy compares ranked rows by rank (ResourceTableModel::rankedLess): through appends in
+// and out of order, changes and removals, with names and namespaces that repeat, it shows the
+// rows exactly as comparing their strings does.
+void tst_ResourceTablePanel::rankedRowsSortAsStrings()
+{
+    QFETCH(int, column);
+    QFETCH(Qt::SortOrder, order);
+    ResourceTableModel model;
+    model.setPreferredOrder(column, order);
+    ResourceSortProxy proxy;
+    proxy.setSourceModel(&model);
+    proxy.setSortRole(ResourceTableModel::SortRole);
+    proxy.setDynamicSortFilter(true);
+    proxy.sort(column, order);
+    QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QSortFilterProxyModel reference; // QVariant comparisons of the sort role's strings
+    reference.setSourceModel(&model);
+    reference.setSortRole(ResourceTableModel::SortRole);
+    reference.setDynamicSortFilter(true);
+    reference.sort(column, order);
+    QRandomGenerator random(20261130);
+    // The sorted column's strings grow with the rounds (shrink, descending), each repeated a few
+    // times, so that rows appended in order come after those shown.
+    const auto make = [&](int round) {
+        const int step = order == Qt::AscendingOrder ? round : 999 - round;
+        const QString sorted
+            = u"s%1-%2"_s.arg(step, 3, 10, QLatin1Char('0')).arg(random.bounded(3));
+        const QString other = u"o%1"_s.arg(random.bounded(5));
+        ResourceRow made = row(column == ResourceTableModel::NameColumn ? sorted : other,
+                               LifecycleState::Pending);
+        made.namespaceName = column == ResourceTableModel::NameColumn ? other : sorted;
+        made.key = objectKey(made.namespaceName, made.name);
+        return made;
+    };
+    const auto before = [&](const ResourceRow &a, const ResourceRow &b) {
+        const int compared = ResourceTableModel::compareRows(a, b, column);
+        return order == Qt::AscendingOrder ? compared < 0 : compared > 0;
+    };
+    int rankedMost = 0;
+    for (int round = 0; round < 60; ++round) {
+        QList<ResourceRow> rows;
+        for (int i = 0; i < 1 + int(random.bounded(30)); ++i)
+            rows << make(round);
+        // Mostly appended in order after the rows shown, as a first list comes.
+        if (round < 20 || random.bounded(4) != 0) {
+            std::stable_sort(rows.begin(), rows.end(), before);
+            if (model.rowCount() > 0) {
+                const ResourceRow *last = model.rowAt(model.rowCount() - 1);
+                rows.erase(std::remove_if(rows.begin(),
+                                          rows.end(),
+                                          [&](const ResourceRow &r) { return before(r, *last); }),
+                           rows.end());
+            }
+        }
+        QStringList removed;
+        if (round % 7 == 6) {
+            for (int i = 0; i < 5 && model.rowCount() > 0; ++i)
+                removed << model.rowAt(int(random.bounded(model.rowCount())))->key;
+        }
+        if (round % 5 == 4 && model.rowCount() > 0) {
+            ResourceRow changed = *model.rowAt(int(random.bounded(model.rowCount())));
+            changed.state = LifecycleState::Ready;
+            rows << changed;
+        }
+        model.applyBatch(rows, removed);
+        rankedMost = std::max(rankedMost, model.rankedRows());
+        // What the proxy shows is what a proxy comparing the strings shows, row for row.
+        QCOMPARE(proxy.rowCount(), model.rowCount());
+        QCOMPARE(reference.rowCount(), model.rowCount());
+        for (int i = 0; i < proxy.rowCount(); ++i) {
+            QCOMPARE(proxy.mapToSource(proxy.index(i, 0)).row(),
+                     reference.mapToSource(reference.index(i, 0)).row());
+            if (i > 0)
+                QVERIFY(!before(*model.rowAt(proxy.mapToSource(proxy.index(i, 0)).row()),
+                                *model.rowAt(proxy.mapToSource(proxy.index(i - 1, 0)).row())));
+        }
+    }
+    QVERIFY2(rankedMost > 100, qPrintable(QString::number(rankedMost)));
+    QVERIFY(model.rankedRows() < model.rowCount()); // appended out of order since
 }
 
 QTEST_MAIN(tst_ResourceTablePanel)
