@@ -11,12 +11,13 @@
 
 #include <QElapsedTimer>
 #include <QRunnable>
-#include <QSemaphore>
 #include <QThreadPool>
 #include <QTimer>
 
 #include <algorithm>
+#include <condition_variable>
 #include <functional>
+#include <mutex>
 #include <optional>
 
 using namespace Qt::StringLiterals;
@@ -50,6 +51,9 @@ DiscoveredResource customAppResource()
 // Work handed to a pool for the rest of a turn: joined before the turn ends, taken back and done
 // here when the pool has not started it (its thread busy or not given a core yet), so that the UI
 // thread never waits for work that is not running. Joined once; a second join returns at once.
+// Its start and its end go through a mutex of its own: what the thread that starts it wrote
+// before is seen by the work, and what the work wrote is seen after the join (also by
+// ThreadSanitizer, which does not see through the pool's own locks).
 class ConsoleSession::JoinedTask final : public QRunnable
 {
 public:
@@ -58,24 +62,41 @@ public:
     {
         setAutoDelete(false);
     }
+    void start(QThreadPool *pool)
+    {
+        {
+            const std::lock_guard lock(m_mutex);
+        }
+        pool->start(this);
+    }
     void run() override
     {
+        {
+            const std::lock_guard lock(m_mutex);
+        }
         m_work();
-        m_done.release();
+        const std::lock_guard lock(m_mutex);
+        m_done = true;
+        m_finished.notify_one();
     }
     void join(QThreadPool *pool)
     {
         if (m_joined)
             return;
         m_joined = true;
-        if (pool->tryTake(this))
-            run();
-        m_done.acquire();
+        if (pool->tryTake(this)) {
+            m_work();
+            return;
+        }
+        std::unique_lock lock(m_mutex);
+        m_finished.wait(lock, [this] { return m_done; });
     }
 
 private:
     std::function<void()> m_work;
-    QSemaphore m_done;
+    std::mutex m_mutex;
+    std::condition_variable m_finished;
+    bool m_done = false;
     bool m_joined = false;
 };
 
@@ -689,7 +710,7 @@ void ConsoleSession::processPending()
                         prepareRows(keys, from, end, now, &coming);
                     });
                     m_runningTask = &*task;
-                    m_preparePool->start(&*task);
+                    task->start(m_preparePool);
                 }
                 const quint64 generation = m_informerGeneration;
                 QStringList announced;
@@ -777,7 +798,7 @@ void ConsoleSession::processPending()
                         deriveRows(keys, from, to, &coming);
                     });
                     m_runningTask = &*task;
-                    m_preparePool->start(&*task);
+                    task->start(m_preparePool);
                 }
                 recordRows(ready, now, &batch);
                 batch.prepared = readyEnd;
