@@ -385,10 +385,13 @@ bool ConsoleSession::keysInPreferredOrder(const QStringList &keys) const
     };
     const bool ascending = m_table->preferredSortOrder() == Qt::AscendingOrder;
     // (As ResourceTableModel::compareRows compares them: QString::compare, case-sensitive.)
+    QStringView previous = keys.isEmpty() ? QStringView() : part(keys.constFirst());
     for (qsizetype i = 1; i < keys.size(); ++i) {
-        const int order = part(keys.at(i - 1)).compare(part(keys.at(i)));
+        const QStringView next = part(keys.at(i));
+        const int order = previous.compare(next);
         if (ascending ? order > 0 : order < 0)
             return false;
+        previous = next;
     }
     return true;
 }
@@ -696,14 +699,15 @@ void ConsoleSession::processPending()
                 // A chunk started while the turn lasts, and always when nothing is ready to go in.
                 const bool start = batch.prepared < keys.size()
                     && (batch.streamed.empty() || turn.nsecsElapsed() < m_turnBudgetNs);
-                // The first chunk small, so that the pipeline starts soon. (Chunks as large as a
-                // slice, one insertion into the sorted proxy each, were no quicker: the proxy
-                // sorts each inserted block, and a chunk the pool has not started when this
-                // thread joins it is done here, whole.)
+                // The first chunk, prepared while this thread looks at the order of the keys, is
+                // a slice (about as long); later ones are smaller. (Chunks of a slice, one
+                // insertion into the sorted proxy each, were no quicker: the proxy sorts each
+                // inserted block, and a chunk the pool has not started when this thread joins it
+                // is done here, whole.)
                 const qsizetype end = !start
                     ? batch.prepared
                     : std::min(keys.size(),
-                               batch.prepared + (batch.prepared == 0 ? FirstChunkRows : ChunkRows));
+                               batch.prepared + (batch.prepared == 0 ? SliceRows : ChunkRows));
                 std::optional<JoinedTask> task;
                 if (start) {
                     task.emplace([this, &keys, &coming, &now, from = batch.prepared, end] {
