@@ -133,6 +133,9 @@ public:
     controller::kube::DiscoveryClient *discovery() const { return m_discovery; }
     controller::kube::InformerStore *informer() const { return m_informer; }
     controller::cluster::EmbeddedServer *embeddedServer() const;
+    // Written by the prepare pool while a first list streams in (within an event-loop turn, while
+    // the table model takes the rows before): read it from the session's signals or between
+    // turns, never from a slot of the table model's own signals.
     const models::LifecycleTracker &tracker() const { return m_tracker; }
     models::ResourceTableModel *tableModel() const { return m_table; }
     controller::kube::ReflectorState connectionState() const;
@@ -288,7 +291,8 @@ private:
     models::ResourceTableModel *m_table;
     QTimer *m_rateTimer;
     QTimer *m_pendingTimer;
-    // One thread beside the UI thread for pure per-object work of large batches, within a turn.
+    // One thread beside the UI thread for per-object work of large batches, within a turn: pure
+    // derivation, and for a streamed first list also the tracker's records.
     QThreadPool *m_preparePool;
     JoinedTask *m_runningTask = nullptr;
     QList<models::ObjectSummary> m_superseded; // of the informer batch whose keys come next
