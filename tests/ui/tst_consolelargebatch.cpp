@@ -267,8 +267,9 @@ void tst_ConsoleLargeBatch::firstListInOrderStreams()
 
     QVERIFY(shownAtFirst > 0);
     if (streams) {
+        // The first chunk (a slice), and the next one when the turn had time to start it.
         QVERIFY2(trackedAtFirst < Objects / 2, qPrintable(QString::number(trackedAtFirst)));
-        QVERIFY(shownAtFirst < trackedAtFirst);
+        QVERIFY(shownAtFirst <= trackedAtFirst);
     } else {
         QCOMPARE(trackedAtFirst, Objects);
     }
