@@ -18,6 +18,15 @@ ResourceSortProxy::ResourceSortProxy(QObject *parent)
         updateCompareMode();
     });
     updateCompareMode();
+    m_filterNotifier = bindableFilterRegularExpression().addNotifier([this] {
+        const bool unfiltered = filterRegularExpression().pattern().isEmpty();
+        if (unfiltered == m_unfiltered)
+            return;
+        m_unfiltered = unfiltered;
+        // Qt tells once it has filtered the rows (setFilterFixedString), with the old answer:
+        // again with the new one.
+        invalidateFilter();
+    });
 }
 
 void ResourceSortProxy::updateCompareMode()
@@ -57,7 +66,7 @@ bool ResourceSortProxy::lessThan(const QModelIndex &left, const QModelIndex &rig
 
 bool ResourceSortProxy::filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const
 {
-    if (filterRegularExpression().pattern().isEmpty())
+    if (m_unfiltered)
         return true;
     return QSortFilterProxyModel::filterAcceptsRow(sourceRow, sourceParent);
 }

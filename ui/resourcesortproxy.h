@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QProperty>
 #include <QSortFilterProxyModel>
 
 namespace reconscope::models {
@@ -34,6 +35,10 @@ private:
     const models::ResourceTableModel *m_table = nullptr;
     bool m_rowsCompare = false; // sorted by SortRole: the rows' own values are compared
     bool m_plainStrings = true; // case-sensitive and not locale-aware
+    // No filter pattern: every row accepted without a copy of the expression per row (each row a
+    // first list inserts is asked).
+    bool m_unfiltered = true;
+    QPropertyNotifier m_filterNotifier;
 };
 
 } // namespace reconscope::ui

@@ -6,6 +6,7 @@
 #include <QAbstractItemModelTester>
 #include <QLineEdit>
 #include <QRandomGenerator>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTableView>
@@ -59,6 +60,7 @@ private slots:
     void keyboardNavigation();
     void selectKeyClearsHidingFilter();
     void chipsAndStaleHighlightPainted();
+    void filterThroughEverySetter();
     void rankedRowsSortAsStrings_data();
     void rankedRowsSortAsStrings();
 
@@ -151,6 +153,46 @@ void tst_ResourceTablePanel::chipsAndStaleHighlightPainted()
     QApplication::processEvents();
     const QImage after = m_panel->view()->viewport()->grab().toImage();
     QCOMPARE(pixelsNear(after, QColor(0xff, 0xe0, 0xb2)), 0);
+}
+
+// The proxy takes every row without asking while no filter is set (it keeps that from the
+// filter property's notifications, which Qt sends after filtering with setFilterFixedString):
+// every way of setting and clearing the filter filters.
+void tst_ResourceTablePanel::filterThroughEverySetter()
+{
+    ResourceTableModel model;
+    model.applyBatch({ row(u"api"_s, LifecycleState::Ready),
+                       row(u"web"_s, LifecycleState::Degraded),
+                       row(u"worker"_s, LifecycleState::Ready) },
+                     {});
+    ResourceSortProxy proxy;
+    proxy.setSourceModel(&model);
+    proxy.setFilterKeyColumn(ResourceTableModel::NameColumn);
+    QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(proxy.rowCount(), 3);
+    proxy.setFilterFixedString(u"web"_s);
+    QCOMPARE(proxy.rowCount(), 1);
+    proxy.setFilterFixedString(u"w"_s);
+    QCOMPARE(proxy.rowCount(), 2);
+    proxy.setFilterFixedString(QString());
+    QCOMPARE(proxy.rowCount(), 3);
+    proxy.setFilterRegularExpression(u"^a"_s);
+    QCOMPARE(proxy.rowCount(), 1);
+    proxy.setFilterRegularExpression(QString());
+    QCOMPARE(proxy.rowCount(), 3);
+    proxy.setFilterRegularExpression(QRegularExpression(u"er$"_s));
+    QCOMPARE(proxy.rowCount(), 1);
+    proxy.setFilterRegularExpression(QRegularExpression());
+    QCOMPARE(proxy.rowCount(), 3);
+    proxy.setFilterWildcard(u"w*"_s);
+    QCOMPARE(proxy.rowCount(), 2);
+    proxy.setFilterWildcard(QString());
+    QCOMPARE(proxy.rowCount(), 3);
+    // Rows inserted meanwhile are filtered too.
+    proxy.setFilterFixedString(u"web"_s);
+    model.applyBatch({ row(u"web2"_s, LifecycleState::Ready), row(u"db"_s, LifecycleState::Ready) },
+                     {});
+    QCOMPARE(proxy.rowCount(), 2);
 }
 
 void tst_ResourceTablePanel::rankedRowsSortAsStrings_data()
