@@ -460,6 +460,16 @@ bool ConsoleSession::streamInsert(PendingBatch &batch,
     return true;
 }
 
+bool ConsoleSession::announce(const QStringList &keys, const QList<models::Transition> &transitions)
+{
+    const quint64 generation = m_informerGeneration;
+    if (!keys.isEmpty())
+        emit objectsChanged(keys, {});
+    if (!transitions.isEmpty() && generation == m_informerGeneration)
+        emit transitionsObserved(transitions);
+    return generation == m_informerGeneration;
+}
+
 models::Transition ConsoleSession::PreparedRow::transition() const
 {
     const models::StateNode fromNode
@@ -734,11 +744,7 @@ void ConsoleSession::processPending()
                     return;
                 m_runningTask = nullptr;
                 batch.prepared = end;
-                if (!announced.isEmpty())
-                    emit objectsChanged(announced, {});
-                if (!transitions.isEmpty() && generation == m_informerGeneration)
-                    emit transitionsObserved(transitions);
-                if (generation != m_informerGeneration)
+                if (!announce(announced, transitions))
                     return;
                 if (!inOrder || !keysInOrder || !task)
                     break;
@@ -873,13 +879,7 @@ void ConsoleSession::processPending()
             }
             m_table->applyBatch(std::move(rows), {});
             m_eventsThisSecond += keys.size();
-            const quint64 generation = m_informerGeneration;
-            if (!keys.isEmpty())
-                emit objectsChanged(keys, {});
-            if (!transitions.isEmpty() && generation == m_informerGeneration)
-                emit transitionsObserved(transitions);
-            // A listener restarted the informer: the batch is gone.
-            if (generation != m_informerGeneration)
+            if (!announce(keys, transitions))
                 return;
             if (batch.inserted < batch.rows.size() && yield())
                 return;

@@ -254,6 +254,9 @@ private:
     bool streamInsert(PendingBatch &batch,
                       QStringList *announced,
                       QList<models::Transition> *transitions);
+    // Rows put into the table announced (their keys, then the transitions they made); false when
+    // a listener restarted the informer meanwhile: the batch being applied is gone.
+    bool announce(const QStringList &keys, const QList<models::Transition> &transitions);
     // Work handed to the pool for the rest of a turn.
     class JoinedTask;
     // Joins the task the pool runs now, if any: before anything it reads or writes (the
