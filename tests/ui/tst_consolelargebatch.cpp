@@ -103,6 +103,15 @@ std::unique_ptr<cluster::BackgroundCluster> startQuietCluster()
     return background;
 }
 
+// Every transition the session announces, appended to `into`.
+void collectTransitions(ConsoleSession &session, QList<models::Transition> *into)
+{
+    QObject::connect(&session,
+                     &ConsoleSession::transitionsObserved,
+                     &session,
+                     [into](const QList<models::Transition> &observed) { *into += observed; });
+}
+
 } // namespace
 
 class tst_ConsoleLargeBatch final : public QObject
@@ -149,10 +158,7 @@ void tst_ConsoleLargeBatch::firstListInSortedSlices()
     QSignalSpy changed(&session, &ConsoleSession::objectsChanged);
     QSignalSpy proxyInserts(panel.proxy(), &QAbstractItemModel::rowsInserted);
     QList<models::Transition> transitions;
-    connect(&session,
-            &ConsoleSession::transitionsObserved,
-            this,
-            [&](const QList<models::Transition> &observed) { transitions += observed; });
+    collectTransitions(session, &transitions);
     panel.show();
 
     QVERIFY(session.openKubeconfig(background->kubeconfigPath()).ok());
@@ -321,10 +327,7 @@ void tst_ConsoleLargeBatch::resortWhileStreamingHoldsTheList()
                 }
             });
     QList<models::Transition> transitions;
-    connect(&session,
-            &ConsoleSession::transitionsObserved,
-            this,
-            [&](const QList<models::Transition> &observed) { transitions += observed; });
+    collectTransitions(session, &transitions);
     panel.show();
     QVERIFY(session.openKubeconfig(background->kubeconfigPath()).ok());
     QTRY_COMPARE_WITH_TIMEOUT(session.tableModel()->rowCount(), Objects, Timeout);
@@ -385,10 +388,7 @@ void tst_ConsoleLargeBatch::rowsOverManyTurnsAreTheObjects()
     QAbstractItemModelTester proxyTester(panel.proxy(),
                                          QAbstractItemModelTester::FailureReportingMode::QtTest);
     QList<models::Transition> transitions;
-    connect(&session,
-            &ConsoleSession::transitionsObserved,
-            this,
-            [&](const QList<models::Transition> &observed) { transitions += observed; });
+    collectTransitions(session, &transitions);
     QVERIFY(session.openKubeconfig(background->kubeconfigPath()).ok());
     QTRY_COMPARE_WITH_TIMEOUT(session.tableModel()->rowCount(), Count, Timeout);
     QTRY_VERIFY_WITH_TIMEOUT(!session.tableModel()->listing(), Timeout);
