@@ -156,7 +156,7 @@ void InformerWorker::handleDeltas(const QList<Delta> &deltas)
         m_pendingUpserts.reserve(wanted);
         m_pendingOrder.reserve(wanted);
     }
-    const QHash<QString, QString> &sentKeys = sent();
+    const QHash<QString, QString> &sentKeys = m_sent.hash();
     // Keys to take out of m_pendingOrder, all in one pass (a restarted list can delete many).
     QSet<QString> unordered;
     const auto dropUnordered = [this, &unordered] {
@@ -264,17 +264,6 @@ void InformerWorker::hashFirstList()
     }
 }
 
-QHash<QString, QString> &InformerWorker::sent()
-{
-    if (!m_sentLater.isEmpty()) {
-        m_sent.reserve(m_sent.size() + m_sentLater.size());
-        for (const auto &[key, resourceVersion] : std::as_const(m_sentLater))
-            m_sent.insert(key, resourceVersion);
-        m_sentLater = {};
-    }
-    return m_sent;
-}
-
 void InformerWorker::handleSynced(const QString &resourceVersion)
 {
     m_resourceVersion = resourceVersion;
@@ -295,7 +284,7 @@ void InformerWorker::flush()
 {
     InformerBatch batch;
     // The store is empty: hand it a whole hash rather than entries to insert one by one there.
-    QHash<QString, QString> &sentKeys = sent();
+    QHash<QString, QString> &sentKeys = m_sent.hash();
     batch.replaces = sentKeys.isEmpty() && !m_pendingOrder.isEmpty();
     if (batch.replaces) {
         batch.replacement = std::exchange(m_pendingUpserts, {});
@@ -331,10 +320,12 @@ void InformerWorker::flush()
     // A whole list (the first) is noted as a list, hashed later (or on first use): hashing it
     // now would take a core from the UI thread applying it.
     if (!replacement.isEmpty()) {
-        m_sentLater.reserve(m_sentLater.size() + replacement.size());
+        QList<std::pair<QString, QString>> sentNow;
+        sentNow.reserve(replacement.size());
         for (auto it = replacement.cbegin(); it != replacement.cend(); ++it)
-            m_sentLater.emplaceBack(it.key(), it->summary.resourceVersion);
-        QTimer::singleShot(HashLaterMs, this, [this] { this->sent(); });
+            sentNow.emplaceBack(it.key(), it->summary.resourceVersion);
+        m_sent.note(std::move(sentNow));
+        QTimer::singleShot(HashNotedLaterMs, this, [this] { m_sent.hash(); });
     }
     // The first list's buffers (the response, its split items) are freed by now but stay in
     // the heap's free lists; give them back, here on the worker's thread rather than the UI's.

@@ -2,6 +2,7 @@
 
 #include "controller/kube/clientconfig.h"
 #include "controller/kube/compactjson.h"
+#include "controller/kube/lazyhash.h"
 #include "controller/kube/objectsummarizer.h"
 #include "controller/kube/reflector.h"
 #include "controller/kube/restclient.h"
@@ -108,9 +109,6 @@ private:
     // Moves the first list's objects (m_firstList) into the pending hash.
     void hashFirstList();
     void flush();
-    // How long after a first list is sent the keys noted then are hashed (unless needed before):
-    // past the time its receivers take to apply it, so that they have the cores meanwhile.
-    static constexpr int HashLaterMs = 1000;
 
     ClientConfig m_config;
     ResourceRef m_resource;
@@ -135,11 +133,9 @@ private:
 
     // Equal strings of the summaries shared (interned on the pool while a list streams in).
     std::shared_ptr<StringPool> m_strings;
-    // key -> resourceVersion the store has: m_sent, once m_sentLater (the first list's, noted as
-    // a list when it was sent) is hashed into it, a while later or on first use (sent()).
-    QHash<QString, QString> &sent();
-    QHash<QString, QString> m_sent;
-    QList<std::pair<QString, QString>> m_sentLater;
+    // key -> resourceVersion the store has (a first list's noted when it is sent, hashed a while
+    // later or on first use).
+    LazyHash<QString, QString> m_sent;
     // The first list so far (for a store that takes it whole), in list order, in chunks of
     // ~100 KB (each freed as soon as it is hashed, at the sync).
     QList<QList<InformerEntry>> m_firstList;

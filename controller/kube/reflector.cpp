@@ -263,8 +263,7 @@ void Reflector::list()
                 self->submitBatch(run);
             }
         };
-        run->progressive
-            = m_progressiveFirstList && !m_synced && m_known.isEmpty() && m_knownLater.isEmpty();
+        run->progressive = m_progressiveFirstList && !m_synced && m_known.isEmpty();
         m_listRun = run;
         options.onRestart = [self, run] {
             if (self && self->m_generation == run->generation)
@@ -385,22 +384,11 @@ void Reflector::keepDelivered(ListRun &run)
         return;
     // Everything taken so far was delivered, so `delivered` is exactly what this attempt
     // delivered.
-    Known &all = known();
+    Known &all = m_known.hash();
     all.reserve(all.size() + run.delivered.size());
     for (const KnownEntry &entry : std::as_const(run.delivered))
         all.insert(entry.first, entry.second);
     run.delivered.clear();
-}
-
-Reflector::Known &Reflector::known()
-{
-    if (!m_knownLater.isEmpty()) {
-        m_known.reserve(m_known.size() + m_knownLater.size());
-        for (const KnownEntry &entry : std::as_const(m_knownLater))
-            m_known.insert(entry.first, entry.second);
-        m_knownLater = QList<KnownEntry>();
-    }
-    return m_known;
 }
 
 void Reflector::completeList(ListPage &page, const std::shared_ptr<ListRun> &run)
@@ -428,12 +416,12 @@ void Reflector::completeList(ListPage &page, const std::shared_ptr<ListRun> &run
         listed.emplaceBack(knownKey(delta.meta), delta.meta.resourceVersion);
         deltas.append(std::move(delta));
     }
-    const Known &previous = known();
+    const Known &previous = m_known.hash();
     Known now; // what the list has, hashed (when something was known before it)
     QList<Delta> vanished;
     if (previous.isEmpty()) {
-        // Nothing can have vanished: the keys are hashed later (m_knownLater).
-        m_knownLater = std::move(listed);
+        // Nothing can have vanished: the keys are hashed later.
+        m_known.note(std::move(listed));
     } else {
         now.reserve(listed.size());
         for (const KnownEntry &entry : std::as_const(listed))
@@ -454,16 +442,17 @@ void Reflector::completeList(ListPage &page, const std::shared_ptr<ListRun> &run
         return a.meta.key() < b.meta.key();
     });
     deltas += std::move(vanished);
-    m_known = std::move(now);
+    if (!previous.isEmpty())
+        m_known.assign(std::move(now));
     m_lastSyncUnavailable = false;
     m_lastSyncResourceVersion = page.resourceVersion;
     m_resourceVersion = page.resourceVersion;
     m_synced = true;
-    if (!m_knownLater.isEmpty()) {
+    if (m_known.hasNoted()) {
         const quint64 generation = m_generation;
-        QTimer::singleShot(HashLaterMs, this, [this, generation] {
+        QTimer::singleShot(HashNotedLaterMs, this, [this, generation] {
             if (m_generation == generation)
-                known();
+                m_known.hash();
         });
     }
     if (!deltas.isEmpty())
@@ -580,9 +569,9 @@ void Reflector::handleEvents(const QList<WatchEvent> &events)
         delta.object = event.object;
         if (event.type == WatchEvent::Type::Deleted) {
             delta.type = Delta::Type::Delete;
-            known().remove(knownKey(delta.meta));
+            m_known.hash().remove(knownKey(delta.meta));
         } else {
-            known().insert(knownKey(delta.meta), delta.meta.resourceVersion);
+            m_known.hash().insert(knownKey(delta.meta), delta.meta.resourceVersion);
         }
         deltas.append(std::move(delta));
     }

@@ -2,6 +2,7 @@
 
 #include "controller/kube/apierror.h"
 #include "controller/kube/backoff.h"
+#include "controller/kube/lazyhash.h"
 #include "controller/kube/objectmeta.h"
 #include "controller/kube/restclient.h"
 
@@ -162,15 +163,9 @@ private:
     using Known = QHash<KnownKey, QString>;
     static KnownKey knownKey(const ObjectMeta &meta) { return { meta.namespace_, meta.name }; }
     using KnownEntry = std::pair<KnownKey, QString>;
-    // The hash of what the consumer has, made first from m_knownLater when that is not empty.
-    Known &known();
-    Known m_known;
-    // A first list's keys, in list order: hashed on first use or a while after the list's deltas
-    // are on their way (HashLaterMs), so that a 50k-object first list reaches the consumer
-    // without 50k inserts (and as many rehashes) before it, nor takes a core from the consumer
-    // applying it; reserved at its exact size then.
-    QList<KnownEntry> m_knownLater;
-    static constexpr int HashLaterMs = 1000;
+    // A first list's keys are noted in list order and hashed on first use or a while after the
+    // list's deltas are on their way (HashNotedLaterMs).
+    LazyHash<KnownKey, QString> m_known;
     QPointer<WatchConnection> m_watch;
     ReflectorState m_state;
     Preparer m_preparer;
