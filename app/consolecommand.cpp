@@ -1,4 +1,5 @@
 #include "app/commands.h"
+#include "app/commandtable.h"
 #include "app/consolelogging.h"
 #include "controller/console/scenarioplayer.h"
 #include "controller/kube/eventdispatcher.h"
@@ -16,21 +17,16 @@
 #include <QTimer>
 
 #include <cstdio>
-#include <cstring>
+#include <cstdlib>
 #include <memory>
+#include <string_view>
+#include <utility>
 
 using namespace Qt::StringLiterals;
 
 namespace reconscope::app {
 
 namespace {
-
-constexpr auto usageCommands = R"(
-Commands:
-  (none)                 the console on the embedded cluster, demo scenario running
-  serve                  the embedded cluster alone, headless (see `reconscope serve --help`)
-  conflict-lab           GitOps vs reconciler under three API designs (see `reconscope conflict-lab --help`)
-)";
 
 struct ConsoleOptions
 {
@@ -82,8 +78,8 @@ struct ConsoleOptions
     void addTo(QCommandLineParser &parser) const
     {
         parser.setApplicationDescription(
-            u"Reconscope: an operator console for Kubernetes custom resources."_s
-            + QString::fromLatin1(usageCommands));
+            u"Reconscope: an operator console for Kubernetes custom resources.\n\n"_s
+            + commandListText());
         parser.addHelpOption();
         parser.addVersionOption();
         parser.addOptions({ kubeconfig,
@@ -101,16 +97,82 @@ struct ConsoleOptions
 };
 
 // --help and --version must work without a display: they are answered by a QCoreApplication.
-bool asksForHelpOrVersion(int argc, char *argv[])
+bool asksForHelpOrVersion(const QCommandLineParser &parser)
 {
-    for (int i = 1; i < argc; ++i) {
-        const char *arg = argv[i];
-        for (const char *word : { "-h", "--help", "-?", "--help-all", "-v", "--version" }) {
-            if (std::strcmp(arg, word) == 0)
-                return true;
-        }
+    for (const QString &name : { u"help"_s, u"help-all"_s, u"version"_s }) {
+        if (parser.isSet(name))
+            return true;
     }
     return false;
+}
+
+// The options QGuiApplication takes out of argv itself (with a value), accepted by the check of
+// the command line that runs before the application object exists.
+void addQtGuiOptions(QCommandLineParser &parser)
+{
+    for (const QString &name : { u"platform"_s,
+                                 u"platformpluginpath"_s,
+                                 u"platformtheme"_s,
+                                 u"display"_s,
+                                 u"style"_s,
+                                 u"stylesheet"_s,
+                                 u"qwindowgeometry"_s,
+                                 u"qwindowtitle"_s,
+                                 u"qwindowicon"_s }) {
+        QCommandLineOption option(name, QString(), u"value"_s);
+        option.setFlags(QCommandLineOption::HiddenFromHelp);
+        parser.addOption(option);
+    }
+}
+
+// Why no window can be opened, or empty when a display (or a Qt platform) is named.
+QString missingDisplay(const QCommandLineParser &parser)
+{
+    if (parser.isSet(u"platform"_s) || !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")
+        || !qEnvironmentVariableIsEmpty("DISPLAY") || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+        return {};
+    return u"no display to open the console on: set DISPLAY (or run under xvfb-run), or use a "
+           "headless command (reconscope --help lists them)"_s;
+}
+
+// A display that is named but cannot be reached makes QGuiApplication warn (qt.qpa.*) and then
+// call qFatal, whose abort the crash handler would report as a crash. While the application object
+// is made, the platform's messages are held; a fatal one is said in one line instead (exit code
+// 1), and the held ones go to the previous handler once a window system is up.
+struct HeldMessage
+{
+    QtMsgType type;
+    QByteArray category;
+    QString message;
+};
+QtMessageHandler previousHandler = nullptr;
+QList<HeldMessage> heldMessages;
+
+void displayFailureHandler(QtMsgType type, const QMessageLogContext &context, const QString &message)
+{
+    if (type == QtFatalMsg) {
+        std::fprintf(stderr,
+                     "reconscope: cannot open a window (%s): check DISPLAY, or use a headless "
+                     "command (reconscope --help lists them)\n",
+                     qPrintable(message.section(u'\n', 0, 0).trimmed()));
+        std::_Exit(1);
+    }
+    if (context.category && std::string_view(context.category).starts_with("qt.qpa")) {
+        heldMessages.append({ type, QByteArray(context.category), message });
+        return;
+    }
+    if (previousHandler)
+        previousHandler(type, context, message);
+}
+
+void releaseHeldMessages()
+{
+    qInstallMessageHandler(previousHandler);
+    for (const HeldMessage &held : std::exchange(heldMessages, {})) {
+        const QMessageLogContext context(nullptr, 0, nullptr, held.category.constData());
+        if (previousHandler)
+            previousHandler(held.type, context, held.message);
+    }
 }
 
 } // namespace
@@ -118,7 +180,37 @@ bool asksForHelpOrVersion(int argc, char *argv[])
 int runConsole(int argc, char *argv[])
 {
     const ConsoleOptions options;
-    if (asksForHelpOrVersion(argc, argv)) {
+    // The command line is checked before any application object exists: a usage error or a
+    // missing display must be said plainly, not met by a window system's abort.
+    bool helpOrVersion = false;
+    {
+        QStringList arguments;
+        for (int i = 0; i < argc; ++i)
+            arguments += QString::fromLocal8Bit(argv[i]);
+        QCommandLineParser check;
+        // Qt's own options are single-dash words (-platform offscreen).
+        check.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+        options.addTo(check);
+        addQtGuiOptions(check);
+        if (!check.parse(arguments) || !check.positionalArguments().isEmpty()) {
+            const QString error = check.positionalArguments().isEmpty()
+                ? check.errorText()
+                : u"unexpected argument '%1'"_s.arg(check.positionalArguments().constFirst());
+            std::fprintf(stderr,
+                         "reconscope: %s\n%s",
+                         qPrintable(error),
+                         commandListText().toLocal8Bit().constData());
+            return 2;
+        }
+        helpOrVersion = asksForHelpOrVersion(check);
+        if (!helpOrVersion) {
+            if (const QString why = missingDisplay(check); !why.isEmpty()) {
+                std::fprintf(stderr, "reconscope: %s\n", qPrintable(why));
+                return 1;
+            }
+        }
+    }
+    if (helpOrVersion) {
         QCoreApplication app(argc, argv);
         setApplicationInfo();
         QCommandLineParser parser;
@@ -127,7 +219,9 @@ int runConsole(int argc, char *argv[])
         return 0;
     }
 
+    previousHandler = qInstallMessageHandler(displayFailureHandler);
     QApplication app(argc, argv);
+    releaseHeldMessages();
     // The GUI thread keeps GLib's event dispatcher; the informers' and network threads take Qt's.
     controller::kube::preferQtEventDispatcher();
     setApplicationInfo();

@@ -1,9 +1,9 @@
 // reconscope: one binary, several commands (shared/design.md). main() only picks the command; each
 // command's file wires the layers, and the logic lives in the controller and ui libraries.
 #include "app/commands.h"
+#include "app/commandtable.h"
 #include "app/crashhandler.h"
 #include "app/logging.h"
-#include "app/reconcilecommand.h"
 #include "controller/kube/eventdispatcher.h"
 #include "models/heaptrim.h"
 
@@ -38,33 +38,26 @@ int main(int argc, char *argv[])
     using namespace reconscope::app;
     reconscope::models::keepLargeBlocksInHeap(); // before any thread starts
     crashhandler::install(); // a crash report without secrets, for every command
-    struct Command
-    {
-        const char *word;
-        int (*run)(int, char **);
-    };
-    // One command a line.
-    // clang-format off
-    static constexpr Command commands[] = {
-        { "serve", runServe },
-        { "watch", runWatch },
-        { "reconcile", runReconcile },
-        { "conflict-lab", runConflictLab },
-        { "lint-crd", runLintCrd },
-    };
-    // clang-format on
     // --log-level LEVEL and SPDLOG_LEVEL, for every command (removed from argv here).
     if (const QString error = logging::configure(argc, argv); !error.isEmpty()) {
         std::fprintf(stderr, "reconscope: %s\n", error.toLocal8Bit().constData());
         return 2;
     }
     if (argc > 1) {
-        for (const auto &command : commands) {
+        for (const Command &command : commandTable()) {
             if (std::strcmp(argv[1], command.word) == 0) {
                 // No GUI: every thread, the main one included, on Qt's event dispatcher.
                 reconscope::controller::kube::preferQtEventDispatcher();
                 return command.run(argc, argv);
             }
+        }
+        // A word that is no command is a mistake, not a request for the console.
+        if (argv[1][0] != '-') {
+            std::fprintf(stderr,
+                         "reconscope: unknown command '%s'\n%s",
+                         argv[1],
+                         commandListText().toLocal8Bit().constData());
+            return 2;
         }
     }
     return runConsole(argc, argv);

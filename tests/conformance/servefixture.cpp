@@ -1,4 +1,5 @@
 #include "servefixture.h"
+#include "tests/testkubectl.h"
 
 #include <QDeadlineTimer>
 #include <QFile>
@@ -13,7 +14,7 @@ ServeFixture::~ServeFixture()
 
 QString ServeFixture::kubectlPath()
 {
-    return QStandardPaths::findExecutable(QStringLiteral("kubectl"));
+    return reconscope::tests::testKubectlPath();
 }
 
 bool ServeFixture::start(const QStringList &extraArgs)

@@ -1,5 +1,6 @@
 // Real kubectl against `reconscope serve`: the acceptance list of the embedded cluster, as an SRE
 // would type it against kind.
+#include "tests/testkubectl.h"
 #include "servefixture.h"
 
 #include <QDir>
@@ -82,8 +83,7 @@ private:
 
 void tst_Kubectl::initTestCase()
 {
-    if (ServeFixture::kubectlPath().isEmpty())
-        QSKIP("kubectl is not installed (./dev installs Debian's kubernetes-client)");
+    REQUIRE_KUBECTL();
     m_serve = std::make_unique<ServeFixture>();
     QVERIFY2(m_serve->start({ u"--no-demo"_s }), "reconscope serve did not come up");
 }

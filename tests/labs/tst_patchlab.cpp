@@ -3,6 +3,7 @@
 // resourceVersion precondition (current and stale: the upstream 409), the CustomApp reconciler's
 // overwrite of a manual status (detected and timed), and the copied kubectl command run with real
 // kubectl.
+#include "tests/testkubectl.h"
 #include "../operator/operatortestutil.h"
 #include "controller/labs/patchlab.h"
 #include "controller/operator/customappoperator.h"
@@ -441,9 +442,8 @@ void tst_PatchLab::statusKeptWithoutReconciler()
 
 void tst_PatchLab::copiedKubectlHasSameEffect()
 {
-    const QString kubectl = QStandardPaths::findExecutable(u"kubectl"_s);
-    if (kubectl.isEmpty())
-        QSKIP("kubectl is not on PATH");
+    REQUIRE_KUBECTL();
+    const QString kubectl = reconscope::tests::testKubectlPath();
     createApp(u"web"_s);
     const auto *e
         = runToEnd(request(u"web"_s, lab::PatchTarget::Status, lab::PatchTemplate::ManualOverride));

@@ -1,3 +1,4 @@
+#include "tests/testkubectl.h"
 #include "controller/cluster/schema/openapi.h"
 #include "schematestutil.h"
 
@@ -449,9 +450,8 @@ void tst_OpenApi::v2()
 
 void tst_OpenApi::kubectlConsumesTheDocuments()
 {
-    const QString program = QStandardPaths::findExecutable(u"kubectl"_s);
-    if (program.isEmpty())
-        QSKIP("kubectl is not installed");
+    REQUIRE_KUBECTL();
+    const QString program = reconscope::tests::testKubectlPath();
     FakeApiServer server(cluster());
     QTemporaryDir home;
     QVERIFY(home.isValid());

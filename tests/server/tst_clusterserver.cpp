@@ -1,6 +1,7 @@
 // The transport around the real API semantics (Cluster + ApiServer), driven by kubectl: proves
 // that the pieces fit as `reconscope serve` runs them.
 
+#include "tests/testkubectl.h"
 #include "controller/cluster/cluster.h"
 #include "controller/cluster/server/clusterhandler.h"
 #include "controller/cluster/server/embeddedserver.h"
@@ -17,7 +18,10 @@ using namespace reconscope::controller::cluster;
 namespace {
 
 constexpr int timeoutMs = 30000;
-const QString kubectlPath = u"/usr/bin/kubectl"_s;
+QString kubectlPath()
+{
+    return reconscope::tests::testKubectlPath();
+}
 
 struct ProcessResult
 {
@@ -53,8 +57,7 @@ private:
 
 void tst_ClusterServer::init()
 {
-    if (!QFile::exists(kubectlPath))
-        QSKIP("kubectl is not installed");
+    REQUIRE_KUBECTL();
     m_dir = std::make_unique<QTemporaryDir>();
     EmbeddedServerOptions options;
     options.kubeconfigPath = m_dir->filePath(u"kubeconfig"_s);
@@ -79,7 +82,7 @@ ProcessResult tst_ClusterServer::kubectl(const QStringList &arguments)
     environment.insert(u"HOME"_s, m_dir->path());
     environment.remove(u"KUBECONFIG"_s);
     process.setProcessEnvironment(environment);
-    process.start(kubectlPath,
+    process.start(kubectlPath(),
                   QStringList{ u"--kubeconfig"_s, m_server->kubeconfigPath() } + arguments);
     ProcessResult result;
     if (!process.waitForStarted(timeoutMs))

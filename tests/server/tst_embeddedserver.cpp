@@ -1,3 +1,4 @@
+#include "tests/testkubectl.h"
 #include "controller/cluster/server/embeddedserver.h"
 #include "testsupport.h"
 
@@ -33,7 +34,10 @@ using namespace reconscope::tests;
 namespace {
 
 constexpr int timeoutMs = 20000;
-const QString kubectlPath = u"/usr/bin/kubectl"_s;
+QString kubectlPath()
+{
+    return reconscope::tests::testKubectlPath();
+}
 
 // Peak resident memory of this process in kB (VmHWM); resetPeakMemory() starts a new peak.
 qint64 peakMemoryKb()
@@ -128,7 +132,7 @@ ProcessResult tst_EmbeddedServer::kubectl(const QStringList &arguments)
     environment.insert(u"HOME"_s, m_dir->path()); // no discovery cache in the real home
     environment.remove(u"KUBECONFIG"_s);
     process.setProcessEnvironment(environment);
-    process.start(kubectlPath,
+    process.start(kubectlPath(),
                   QStringList{ u"--kubeconfig"_s, m_server->kubeconfigPath() } + arguments);
     ProcessResult result;
     if (!process.waitForStarted(timeoutMs))
@@ -184,8 +188,7 @@ void tst_EmbeddedServer::kubectlRawVersion_data()
 
 void tst_EmbeddedServer::kubectlRawVersion()
 {
-    if (!QFile::exists(kubectlPath))
-        QSKIP("kubectl is not installed");
+    REQUIRE_KUBECTL();
     QFETCH(QStringList, contextArguments);
     const ProcessResult result
         = kubectl(contextArguments + QStringList{ u"get"_s, u"--raw"_s, u"/version"_s });
@@ -205,8 +208,7 @@ void tst_EmbeddedServer::kubectlIdentities_data()
 
 void tst_EmbeddedServer::kubectlIdentities()
 {
-    if (!QFile::exists(kubectlPath))
-        QSKIP("kubectl is not installed");
+    REQUIRE_KUBECTL();
     QFETCH(QString, context);
     QFETCH(QString, user);
     QFETCH(QString, group);
@@ -223,8 +225,7 @@ void tst_EmbeddedServer::kubectlIdentities()
 
 void tst_EmbeddedServer::kubectlUnauthorized()
 {
-    if (!QFile::exists(kubectlPath))
-        QSKIP("kubectl is not installed");
+    REQUIRE_KUBECTL();
     const ProcessResult result = kubectl({ u"--context"_s,
                                            u"reconscope-token"_s,
                                            u"--token"_s,
@@ -239,8 +240,7 @@ void tst_EmbeddedServer::kubectlUnauthorized()
 
 void tst_EmbeddedServer::kubectlReadsWatchStream()
 {
-    if (!QFile::exists(kubectlPath))
-        QSKIP("kubectl is not installed");
+    REQUIRE_KUBECTL();
     m_api.watchInitialLines = {
         R"({"type":"ADDED","object":{"kind":"CustomApp","metadata":{"name":"a","resourceVersion":"5"}}})"
         "\n",
@@ -275,7 +275,7 @@ void tst_EmbeddedServer::restartKeepsHandlerCertificatesAndPort()
     QCOMPARE(m_factoryCalls, 1); // the same API state
     QCOMPARE(m_server->port(), port);
     QCOMPARE(m_server->certificates().ca.certificatePem, ca);
-    if (QFile::exists(kubectlPath)) {
+    if (!kubectlPath().isEmpty()) {
         const ProcessResult result = kubectl({ u"get"_s, u"--raw"_s, u"/version"_s });
         QVERIFY2(result.exitCode == 0, result.err.constData());
     }

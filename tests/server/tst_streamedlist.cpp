@@ -2,6 +2,7 @@
 // drains, as kube-apiserver 1.33 streams a JSON list): the bytes on the wire must be those of the
 // list rendered whole, pages on or off; a client that goes away mid-list must not hurt the server.
 
+#include "tests/testkubectl.h"
 #include "../cluster/apitestsupport.h"
 #include "controller/cluster/apiserver.h"
 #include "controller/cluster/cluster.h"
@@ -25,7 +26,10 @@ namespace {
 constexpr int timeoutMs = 60000;
 constexpr int objectCount = 6000; // ~4 KB each: ~24 MB of list, more than the socket buffers
 const QString listPath = u"/apis/infrastructure.internal.net/v1/customapps"_s;
-const QString kubectlPath = u"/usr/bin/kubectl"_s;
+QString kubectlPath()
+{
+    return reconscope::tests::testKubectlPath();
+}
 
 // A request as the transport builds it, with the User-Agent that picks compact or pretty JSON.
 ApiRequest makeRequest(const QByteArray &method,
@@ -198,15 +202,14 @@ void tst_StreamedList::pagesWithContinueAreByteIdentical()
 
 void tst_StreamedList::kubectlRawReadsTheStreamedList()
 {
-    if (!QFile::exists(kubectlPath))
-        QSKIP("kubectl is not installed");
+    REQUIRE_KUBECTL();
     QProcess process;
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
     environment.insert(u"HOME"_s, m_dir->path());
     environment.remove(u"KUBECONFIG"_s);
     process.setProcessEnvironment(environment);
     process.start(
-        kubectlPath,
+        kubectlPath(),
         { u"--kubeconfig"_s, m_server->kubeconfigPath(), u"get"_s, u"--raw"_s, listPath });
     QVERIFY(process.waitForStarted(timeoutMs));
     QByteArray out;
