@@ -23,8 +23,9 @@ std::span<const Command> commandTable()
 
 QString commandListText()
 {
-    QString text = u"Commands:\n  %1 the console (demo mode on the embedded cluster, or --kubeconfig)\n"_s
-                       .arg(u"(none)"_s, -14);
+    QString text
+        = u"Commands:\n  %1 the console (demo mode on the embedded cluster, or --kubeconfig)\n"_s
+              .arg(u"(none)"_s, -14);
     for (const Command &command : commandTable())
         text += u"  %1 %2\n"_s.arg(QString::fromLatin1(command.word), -14)
                     .arg(QString::fromLatin1(command.summary));

@@ -129,7 +129,8 @@ void addQtGuiOptions(QCommandLineParser &parser)
 QString missingDisplay(const QCommandLineParser &parser)
 {
     if (parser.isSet(u"platform"_s) || !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")
-        || !qEnvironmentVariableIsEmpty("DISPLAY") || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+        || !qEnvironmentVariableIsEmpty("DISPLAY")
+        || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
         return {};
     return u"no display to open the console on: set DISPLAY (or run under xvfb-run), or use a "
            "headless command (reconscope --help lists them)"_s;
@@ -148,7 +149,9 @@ struct HeldMessage
 QtMessageHandler previousHandler = nullptr;
 QList<HeldMessage> heldMessages;
 
-void displayFailureHandler(QtMsgType type, const QMessageLogContext &context, const QString &message)
+void displayFailureHandler(QtMsgType type,
+                           const QMessageLogContext &context,
+                           const QString &message)
 {
     if (type == QtFatalMsg) {
         std::fprintf(stderr,

@@ -41,8 +41,10 @@ inline TestKubectl findTestKubectl()
         }
         QProcess process;
         process.start(onPath,
-                      { QStringLiteral("version"), QStringLiteral("--client"),
-                        QStringLiteral("-o"), QStringLiteral("json") });
+                      { QStringLiteral("version"),
+                        QStringLiteral("--client"),
+                        QStringLiteral("-o"),
+                        QStringLiteral("json") });
         process.waitForFinished(15000);
         const QJsonObject client = QJsonDocument::fromJson(process.readAllStandardOutput())
                                        .object()
@@ -72,12 +74,12 @@ inline QString testKubectlPath()
 
 } // namespace reconscope::tests
 
-#define REQUIRE_KUBECTL()                                                                        \
-    do {                                                                                         \
-        const auto kubectlFound = ::reconscope::tests::findTestKubectl();                        \
-        if (kubectlFound.path.isEmpty()) {                                                       \
-            if (qEnvironmentVariable("CI") == QLatin1String("true"))                             \
-                QFAIL(qPrintable(kubectlFound.whyMissing));                                      \
-            QSKIP(qPrintable(kubectlFound.whyMissing));                                          \
-        }                                                                                        \
+#define REQUIRE_KUBECTL() \
+    do { \
+        const auto kubectlFound = ::reconscope::tests::findTestKubectl(); \
+        if (kubectlFound.path.isEmpty()) { \
+            if (qEnvironmentVariable("CI") == QLatin1String("true")) \
+                QFAIL(qPrintable(kubectlFound.whyMissing)); \
+            QSKIP(qPrintable(kubectlFound.whyMissing)); \
+        } \
     } while (false)

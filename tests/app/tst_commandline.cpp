@@ -16,7 +16,8 @@ struct Run
     QString err;
 };
 
-// The binary with DISPLAY, WAYLAND_DISPLAY, QT_QPA_PLATFORM and QT_LOGGING_RULES removed, then `set` applied.
+// The binary with DISPLAY, WAYLAND_DISPLAY, QT_QPA_PLATFORM and QT_LOGGING_RULES removed, then
+// `set` applied.
 Run run(const QStringList &arguments, const QMap<QString, QString> &set = {})
 {
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
@@ -42,11 +43,9 @@ Run run(const QStringList &arguments, const QMap<QString, QString> &set = {})
     return result;
 }
 
-const QStringList Commands{ u"serve"_s,
-                            u"watch"_s,
-                            u"reconcile"_s,
-                            u"conflict-lab"_s,
-                            u"lint-crd"_s };
+const QStringList Commands{
+    u"serve"_s, u"watch"_s, u"reconcile"_s, u"conflict-lab"_s, u"lint-crd"_s
+};
 
 // The lines of the "Commands:" block, one per command, by their first word.
 QStringList listedCommands(const QString &text)

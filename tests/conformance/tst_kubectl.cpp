@@ -1,7 +1,7 @@
 // Real kubectl against `reconscope serve`: the acceptance list of the embedded cluster, as an SRE
 // would type it against kind.
-#include "tests/testkubectl.h"
 #include "servefixture.h"
+#include "tests/testkubectl.h"
 
 #include <QDir>
 #include <QElapsedTimer>

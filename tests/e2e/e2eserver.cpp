@@ -26,10 +26,10 @@ namespace reconscope::tests::e2e {
 
 QString ProcessResult::describe() const
 {
-    return u"exit %1%2\nstdout: %3\nstderr: %4"_s.arg(exitCode)
-        .arg(finished ? QString() : u" (did not finish)"_s,
-             QString::fromUtf8(out.left(4000)),
-             QString::fromUtf8(err.left(4000)));
+    return u"exit %1%2\nstdout: %3\nstderr: %4"_s.arg(exitCode).arg(
+        finished ? QString() : u" (did not finish)"_s,
+        QString::fromUtf8(out.left(4000)),
+        QString::fromUtf8(err.left(4000)));
 }
 
 ProcessResult runProcess(const QString &program,
@@ -176,14 +176,15 @@ public:
 private:
     bool tool(const QString &verb, QString *error)
     {
-        const ProcessResult result = runProcess(u"/usr/bin/python3"_s,
-                                                { qEnvironmentVariable("RECONSCOPE_CLUSTER_TOOL"),
-                                                  verb,
-                                                  u"--state"_s,
-                                                  qEnvironmentVariable("RECONSCOPE_CLUSTER_STATE") },
-                                                {},
-                                                QProcessEnvironment::systemEnvironment(),
-                                                120000);
+        const ProcessResult result
+            = runProcess(u"/usr/bin/python3"_s,
+                         { qEnvironmentVariable("RECONSCOPE_CLUSTER_TOOL"),
+                           verb,
+                           u"--state"_s,
+                           qEnvironmentVariable("RECONSCOPE_CLUSTER_STATE") },
+                         {},
+                         QProcessEnvironment::systemEnvironment(),
+                         120000);
         if (result.finished && result.exitCode == 0)
             return true;
         *error = u"cluster.py %1: %2"_s.arg(verb, result.describe());
@@ -351,7 +352,8 @@ bool E2eServer::apply(const QByteArray &manifest, QString *error, const QString 
     if (!created.finished || created.exitCode != 0) {
         // Objects that exist already (a CRD another test installed) are not an error.
         const QList<QByteArray> lines = created.err.trimmed().split('\n');
-        const bool onlyExisting = created.finished && !lines.isEmpty()
+        const bool onlyExisting
+            = created.finished && !lines.isEmpty()
             && std::all_of(lines.cbegin(), lines.cend(), [](const QByteArray &line) {
                    return line.contains("AlreadyExists") || line.contains("already exists");
                });
@@ -407,8 +409,8 @@ kube::RestClient::JsonResult E2eServer::sendJson(const QByteArray &method,
                    [&](auto result) { answer.emplace(std::move(result)); });
     if (!QTest::qWaitFor([&] { return answer.has_value(); }, WaitMs)) {
         kube::ApiError timedOut;
-        timedOut.message = u"%1 %2: no answer in %3 ms"_s.arg(QString::fromLatin1(method), path)
-                               .arg(WaitMs);
+        timedOut.message
+            = u"%1 %2: no answer in %3 ms"_s.arg(QString::fromLatin1(method), path).arg(WaitMs);
         return timedOut;
     }
     if (!*answer)

@@ -95,10 +95,7 @@ private slots:
     void informerResumesAfterRestart();
 
 private:
-    QString path(const kube::ResourceRef &resource) const
-    {
-        return resource.collectionPath(m_ns);
-    }
+    QString path(const kube::ResourceRef &resource) const { return resource.collectionPath(m_ns); }
     void create(const kube::ResourceRef &resource, const json &object);
     void createApps(int count, const QString &prefix = u"app-"_s);
     std::optional<Snapshot> freshList(const kube::ResourceRef &resource);
@@ -112,17 +109,19 @@ void tst_E2eClient::initTestCase()
     QString error;
     m_server = E2eServer::fromEnvironment(&error);
     QVERIFY2(m_server, qPrintable(error));
-    qInfo("server: %s, kubeconfig %s", qPrintable(m_server->name()),
+    qInfo("server: %s, kubeconfig %s",
+          qPrintable(m_server->name()),
           qPrintable(m_server->kubeconfigPath()));
     // One loader for both servers: the embedded cluster has the CustomApp CRD already.
-    QVERIFY2(m_server->applyFile(QStringLiteral(RECONSCOPE_SOURCE_DIR)
-                                     + u"/resources/crds/customapps.infrastructure.internal.net.yaml"_s,
-                                 &error),
-             qPrintable(error));
-    QVERIFY2(m_server->apply(QByteArray::fromStdString(
-                                 reconscope::tests::e2e::uncachedWidgetsCrd().dump()),
-                             &error),
-             qPrintable(error));
+    QVERIFY2(
+        m_server->applyFile(QStringLiteral(RECONSCOPE_SOURCE_DIR)
+                                + u"/resources/crds/customapps.infrastructure.internal.net.yaml"_s,
+                            &error),
+        qPrintable(error));
+    QVERIFY2(
+        m_server->apply(
+            QByteArray::fromStdString(reconscope::tests::e2e::uncachedWidgetsCrd().dump()), &error),
+        qPrintable(error));
 }
 
 void tst_E2eClient::init()
@@ -275,8 +274,8 @@ void tst_E2eClient::viewerReadsButMayNotWrite()
     QVERIFY(!denied);
     QVERIFY(denied.error().isForbidden());
     QCOMPARE(denied.error().reason, u"Forbidden"_s);
-    const QString user = m_server->config(Role::Viewer).clientCertificate.subjectInfo(
-                                                                             QSslCertificate::CommonName)
+    const QString user = m_server->config(Role::Viewer)
+                             .clientCertificate.subjectInfo(QSslCertificate::CommonName)
                              .value(0);
     QCOMPARE(denied.error().message,
              u"customapps.infrastructure.internal.net is forbidden: User \"%1\" cannot create "
@@ -293,8 +292,8 @@ void tst_E2eClient::tokenAndCertificateIdentities()
     QVERIFY(!token.token.isEmpty());
     QVERIFY(token.clientCertificate.isNull());
     QVERIFY(m_server->sendJson("POST", path(CustomApps), customApp(m_ns, u"by-cert"_s)));
-    QVERIFY(m_server->sendJson(
-        "POST", path(CustomApps), customApp(m_ns, u"by-token"_s), Role::Token));
+    QVERIFY(
+        m_server->sendJson("POST", path(CustomApps), customApp(m_ns, u"by-token"_s), Role::Token));
     const auto listed = m_server->getJson(path(CustomApps), Role::Token);
     QVERIFY(listed);
     QCOMPARE(listed->at("items").size(), 2u);
@@ -304,9 +303,8 @@ void tst_E2eClient::tokenAndCertificateIdentities()
     wrong.token = u"not-a-token"_s;
     kube::RestClient client(wrong);
     std::optional<kube::RestClient::JsonResult> refused;
-    client.get(CustomApps, m_ns, u"by-cert"_s, [&](auto result) {
-        refused.emplace(std::move(result));
-    });
+    client.get(
+        CustomApps, m_ns, u"by-cert"_s, [&](auto result) { refused.emplace(std::move(result)); });
     QVERIFY(arrives(refused));
     QVERIFY(!*refused);
     QVERIFY(refused->error().isUnauthorized());
@@ -319,8 +317,8 @@ void tst_E2eClient::bookmarksWhenAsked()
     QVERIFY(listed);
     kube::RestClient client(m_server->config());
     kube::WatchOptions options;
-    options.resourceVersion = QString::fromStdString(
-        listed->at("metadata").at("resourceVersion").get<std::string>());
+    options.resourceVersion
+        = QString::fromStdString(listed->at("metadata").at("resourceVersion").get<std::string>());
     options.allowWatchBookmarks = true;
     // kube-apiserver sends a bookmark shortly before a watch's timeout, and then every minute.
     options.timeoutSeconds = 5;

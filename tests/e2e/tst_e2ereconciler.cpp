@@ -124,7 +124,8 @@ private:
         return u"/apis/apps/v1/namespaces/%1/deployments/%2"_s.arg(m_ns, name);
     }
     // Polls GET path until `accept` holds; the last object read (null if it never answered).
-    json waitFor(const QString &path, const std::function<bool(const json &)> &accept,
+    json waitFor(const QString &path,
+                 const std::function<bool(const json &)> &accept,
                  int timeoutMs = WaitMs);
     void startReconciler(const QStringList &extra = { u"--leader-elect=false"_s });
 
@@ -138,10 +139,11 @@ void tst_E2eReconciler::initTestCase()
     QString error;
     m_server = E2eServer::fromEnvironment(&error);
     QVERIFY2(m_server, qPrintable(error));
-    QVERIFY2(m_server->applyFile(QStringLiteral(RECONSCOPE_SOURCE_DIR)
-                                     + u"/resources/crds/customapps.infrastructure.internal.net.yaml"_s,
-                                 &error),
-             qPrintable(error));
+    QVERIFY2(
+        m_server->applyFile(QStringLiteral(RECONSCOPE_SOURCE_DIR)
+                                + u"/resources/crds/customapps.infrastructure.internal.net.yaml"_s,
+                            &error),
+        qPrintable(error));
 }
 
 void tst_E2eReconciler::init()
@@ -199,7 +201,8 @@ void tst_E2eReconciler::readyThroughTheDeployment()
     QVERIFY2(conditionIs(app, "Ready", "True", "Synchronized"), app.dump().c_str());
     QVERIFY(conditionIs(app, "Degraded", "False", nullptr));
     QCOMPARE(app["status"].value("readyReplicas", -1), 2);
-    QCOMPARE(app["status"].value("observedGeneration", -1), app["metadata"]["generation"].get<int>());
+    QCOMPARE(app["status"].value("observedGeneration", -1),
+             app["metadata"]["generation"].get<int>());
     // What the reconciler read it from: the Deployment's own status.
     const auto deployment = m_server->getJson(deploymentPath(u"web"_s));
     QVERIFY(deployment);
@@ -217,8 +220,10 @@ void tst_E2eReconciler::quotaExceededIsDegraded()
                                  { "metadata", { { "name", "pods" } } },
                                  { "spec", { { "hard", { { "pods", "1" } } } } } }));
     // The quota controller has counted the namespace before the ReplicaSet asks for pods.
-    const json quota = waitFor(u"/api/v1/namespaces/%1/resourcequotas/pods"_s.arg(m_ns),
-                               [](const json &q) { return q.contains("status") && q["status"].contains("used"); });
+    const json quota
+        = waitFor(u"/api/v1/namespaces/%1/resourcequotas/pods"_s.arg(m_ns), [](const json &q) {
+              return q.contains("status") && q["status"].contains("used");
+          });
     QVERIFY2(quota.contains("status"), quota.dump().c_str());
     startReconciler();
     QVERIFY(m_server->sendJson(
@@ -262,12 +267,10 @@ void tst_E2eReconciler::imagePullBackOffIsDegraded()
 void tst_E2eReconciler::invalidSpecIsTerminal()
 {
     startReconciler();
-    QVERIFY(m_server->sendJson("POST",
-                               appPath(),
-                               customApp(u"broken"_s,
-                                         u"registry.example.com/app:1.0"_s,
-                                         1,
-                                         u"{not json"_s)));
+    QVERIFY(m_server->sendJson(
+        "POST",
+        appPath(),
+        customApp(u"broken"_s, u"registry.example.com/app:1.0"_s, 1, u"{not json"_s)));
     const json app = waitFor(appPath(u"broken"_s), [](const json &a) {
         return conditionIs(a, "Stalled", "True", "InvalidSpec");
     });
@@ -287,13 +290,12 @@ void tst_E2eReconciler::driftIsRestored()
     startReconciler();
     QVERIFY(m_server->sendJson(
         "POST", appPath(), customApp(u"api"_s, u"registry.example.com/api:1.0"_s, 2)));
-    QVERIFY(conditionIs(waitFor(appPath(u"api"_s),
-                                [](const json &a) {
-                                    return conditionIs(a, "Ready", "True", "Synchronized");
-                                }),
-                        "Ready",
-                        "True",
-                        "Synchronized"));
+    QVERIFY(conditionIs(
+        waitFor(appPath(u"api"_s),
+                [](const json &a) { return conditionIs(a, "Ready", "True", "Synchronized"); }),
+        "Ready",
+        "True",
+        "Synchronized"));
     // Someone scales the owned Deployment by hand.
     QVERIFY(m_server->sendJson("PATCH",
                                deploymentPath(u"api"_s),
@@ -305,27 +307,25 @@ void tst_E2eReconciler::driftIsRestored()
     });
     QCOMPARE(deployment["spec"].value("replicas", -1), 2);
     // The reconciler said why it wrote: an Event on the CustomApp.
-    const json events
-        = waitFor(u"/api/v1/namespaces/%1/events"_s.arg(m_ns), [](const json &list) {
-              for (const json &e : list["items"]) {
-                  if (e.value("reason", "") == "DriftDetected")
-                      return true;
-              }
-              return false;
-          });
+    const json events = waitFor(u"/api/v1/namespaces/%1/events"_s.arg(m_ns), [](const json &list) {
+        for (const json &e : list["items"]) {
+            if (e.value("reason", "") == "DriftDetected")
+                return true;
+        }
+        return false;
+    });
     bool drift = false;
     for (const json &e : events["items"])
         drift = drift
             || (e.value("reason", "") == "DriftDetected"
                 && e["involvedObject"].value("name", "") == "api");
     QVERIFY2(drift, events.dump().c_str());
-    QVERIFY(conditionIs(waitFor(appPath(u"api"_s),
-                                [](const json &a) {
-                                    return conditionIs(a, "Ready", "True", "Synchronized");
-                                }),
-                        "Ready",
-                        "True",
-                        "Synchronized"));
+    QVERIFY(conditionIs(
+        waitFor(appPath(u"api"_s),
+                [](const json &a) { return conditionIs(a, "Ready", "True", "Synchronized"); }),
+        "Ready",
+        "True",
+        "Synchronized"));
 }
 
 void tst_E2eReconciler::deletionRunsTheFinalizer()
@@ -340,8 +340,7 @@ void tst_E2eReconciler::deletionRunsTheFinalizer()
     QVERIFY(m_server->sendJson("DELETE", appPath(u"gone"_s), json::object()));
     QVERIFY(QTest::qWaitFor([&] { return !m_server->getJson(appPath(u"gone"_s)); }, WaitMs));
     // The owned Deployment goes with it (the garbage collector, through its ownerReference).
-    QVERIFY(QTest::qWaitFor([&] { return !m_server->getJson(deploymentPath(u"gone"_s)); },
-                            WaitMs));
+    QVERIFY(QTest::qWaitFor([&] { return !m_server->getJson(deploymentPath(u"gone"_s)); }, WaitMs));
 }
 
 void tst_E2eReconciler::leaderElectionHandsOver()
@@ -362,9 +361,12 @@ void tst_E2eReconciler::leaderElectionHandsOver()
     // Only the leader reconciles.
     QVERIFY(m_server->sendJson(
         "POST", appPath(), customApp(u"led"_s, u"registry.example.com/led:1.0"_s, 1)));
-    QVERIFY(conditionIs(waitFor(appPath(u"led"_s),
-                                [](const json &a) { return conditionIs(a, "Ready", "True", nullptr); }),
-                        "Ready", "True", nullptr));
+    QVERIFY(
+        conditionIs(waitFor(appPath(u"led"_s),
+                            [](const json &a) { return conditionIs(a, "Ready", "True", nullptr); }),
+                    "Ready",
+                    "True",
+                    nullptr));
     // The leader stops and releases the Lease; the other takes it and carries on.
     first.stop();
     QTRY_COMPARE_WITH_TIMEOUT(holder(), std::string("second"), WaitMs);

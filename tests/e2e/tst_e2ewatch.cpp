@@ -81,7 +81,8 @@ void tst_E2eWatch::initTestCase()
     const QStringList files = dir.entryList({ u"*.yaml"_s }, QDir::Files, QDir::Name);
     QCOMPARE(files.size(), 12);
     for (const QString &file : files) {
-        QVERIFY2(m_server->applyFile(dir.filePath(file), &error), qPrintable(file + u": "_s + error));
+        QVERIFY2(m_server->applyFile(dir.filePath(file), &error),
+                 qPrintable(file + u": "_s + error));
         const auto documents = models::yamlDocumentsToJson(readFile(dir.filePath(file)));
         QVERIFY(documents && !documents->isEmpty());
         const json &crd = documents->first();
@@ -113,17 +114,25 @@ bool tst_E2eWatch::load(json object, const QString &ns, QString *error, json *st
     const QString version = apiVersion.section(u'/', 1, 1);
     const QString kind = QString::fromStdString(object.value("kind", ""));
     const auto crd = m_crds.constFind(group + u'/' + kind);
-    // Without the CRD, the path is a guess (lower-case kind + s): the server answers 404 either way.
+    // Without the CRD, the path is a guess (lower-case kind + s): the server answers 404 either
+    // way.
     const QString plural = crd != m_crds.cend() ? crd->plural : kind.toLower() + u's';
     const QString collection = u"/apis/%1/%2/namespaces/%3/%4"_s.arg(group, version, ns, plural);
     // What a user's manifest would not carry: the server's own metadata.
     json &meta = object["metadata"];
-    for (const char *field :
-         { "namespace", "resourceVersion", "uid", "creationTimestamp", "generation",
-           "managedFields", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink" })
+    for (const char *field : { "namespace",
+                               "resourceVersion",
+                               "uid",
+                               "creationTimestamp",
+                               "generation",
+                               "managedFields",
+                               "deletionTimestamp",
+                               "deletionGracePeriodSeconds",
+                               "selfLink" })
         meta.erase(field);
     const json statusPart = object.contains("status") ? object["status"] : json();
-    const bool statusSubresource = crd != m_crds.cend() && crd->withStatusSubresource.contains(version);
+    const bool statusSubresource
+        = crd != m_crds.cend() && crd->withStatusSubresource.contains(version);
     if (statusSubresource)
         object.erase("status");
     auto created = m_server->sendJson("POST", collection, object);
@@ -160,7 +169,13 @@ json tst_E2eWatch::firstWatchLine(const QString &resource, const QString &ns, QS
     QProcess watch;
     watch.setProcessEnvironment(m_server->environment());
     watch.start(qEnvironmentVariable("RECONSCOPE_EXECUTABLE"),
-                { u"watch"_s, resource, u"-n"_s, ns, u"-o"_s, u"json"_s, u"--context"_s,
+                { u"watch"_s,
+                  resource,
+                  u"-n"_s,
+                  ns,
+                  u"-o"_s,
+                  u"json"_s,
+                  u"--context"_s,
                   m_server->context(reconscope::tests::e2e::Role::Viewer) });
     QByteArray out;
     const bool gotLine = QTest::qWaitFor(

@@ -3,11 +3,11 @@
 // resourceVersion precondition (current and stale: the upstream 409), the CustomApp reconciler's
 // overwrite of a manual status (detected and timed), and the copied kubectl command run with real
 // kubectl.
-#include "tests/testkubectl.h"
 #include "../operator/operatortestutil.h"
 #include "controller/labs/patchlab.h"
 #include "controller/operator/customappoperator.h"
 #include "controller/reconcile/clock.h"
+#include "tests/testkubectl.h"
 
 #include <QProcess>
 #include <QSignalSpy>

@@ -1,6 +1,6 @@
-#include "tests/testkubectl.h"
 #include "controller/cluster/schema/openapi.h"
 #include "schematestutil.h"
+#include "tests/testkubectl.h"
 
 #include "controller/cluster/schema/discovery.h"
 #include "controller/cluster/schema/table.h"

@@ -1,10 +1,10 @@
 // The transport around the real API semantics (Cluster + ApiServer), driven by kubectl: proves
 // that the pieces fit as `reconscope serve` runs them.
 
-#include "tests/testkubectl.h"
 #include "controller/cluster/cluster.h"
 #include "controller/cluster/server/clusterhandler.h"
 #include "controller/cluster/server/embeddedserver.h"
+#include "tests/testkubectl.h"
 
 #include <QFile>
 #include <QProcess>

@@ -1,5 +1,5 @@
-#include "tests/testkubectl.h"
 #include "controller/cluster/server/embeddedserver.h"
+#include "tests/testkubectl.h"
 #include "testsupport.h"
 
 #include <yaml-cpp/yaml.h>

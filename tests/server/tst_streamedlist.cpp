@@ -2,12 +2,12 @@
 // drains, as kube-apiserver 1.33 streams a JSON list): the bytes on the wire must be those of the
 // list rendered whole, pages on or off; a client that goes away mid-list must not hurt the server.
 
-#include "tests/testkubectl.h"
 #include "../cluster/apitestsupport.h"
 #include "controller/cluster/apiserver.h"
 #include "controller/cluster/cluster.h"
 #include "controller/cluster/server/clusterhandler.h"
 #include "controller/cluster/server/embeddedserver.h"
+#include "tests/testkubectl.h"
 #include "testsupport.h"
 
 #include <QFile>
