@@ -219,7 +219,7 @@ kube::ClientConfig E2eServer::config(Role role) const
 {
     const auto kubeconfig = kube::Kubeconfig::load(m_kubeconfig);
     if (!kubeconfig)
-        return {};
+        return kube::ClientConfig();
     auto resolved = kubeconfig->resolve(context(role));
     return resolved ? resolved.value() : kube::ClientConfig();
 }

@@ -2,7 +2,7 @@
 """The real control plane as local processes: etcd, kube-apiserver, kube-controller-manager,
 kube-scheduler and kwok (fake nodes), on loopback, from the binaries ./dev builds.
 
-    cluster.py up   --bin DIR [--state DIR] [--kubeconfig-out FILE] [--nodes N]
+    cluster.py up   --bin DIR [--state DIR] [--kubeconfig-out FILE] [--nodes N] [--replace]
     cluster.py down [--state DIR]
     cluster.py restart-apiserver [--state DIR]   kill -9 kube-apiserver, start it again, wait ready
     cluster.py compact [--state DIR]             compact etcd at its current revision
@@ -292,7 +292,10 @@ def cmd_up(args):
     state = State(os.path.abspath(args.state))
     previous = state.load()
     if previous and any(alive(p["pid"]) for p in previous["processes"].values()):
-        fail("a cluster is already running from %s (cluster.py down first)" % state.dir)
+        if not args.replace:
+            fail("a cluster is already running from %s (cluster.py down first)" % state.dir)
+        log("stopping the cluster a previous run left in %s" % state.dir)
+        cmd_down(args)
     if os.path.exists(state.dir):
         shutil.rmtree(state.dir)
     started = time.monotonic()
@@ -499,6 +502,8 @@ def main():
     up.add_argument("--bin", required=True, help="directory of the built binaries")
     up.add_argument("--kubeconfig-out", help="also write the kubeconfig here")
     up.add_argument("--nodes", type=int, default=3, help="fake nodes (default 3)")
+    up.add_argument("--replace", action="store_true",
+                    help="stop a cluster still running from the same state directory first")
     for verb in ("down", "restart-apiserver", "compact", "status"):
         sub.add_parser(verb)
     for p in sub.choices.values():

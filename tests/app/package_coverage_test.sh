@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The package-coverage check of ./dev (tools/check-package-coverage.sh) against this build's own
+# CMakeCache: it passes with ./dev's package list, and fails naming libqt6opengl6-dev when that
+# package is dropped from the list (Qt6Charts needs Qt6OpenGL, which qt6-base-dev only recommends:
+# the first-five-minutes failure on a fresh Debian 12).
+#   package_coverage_test.sh SOURCE_DIR CMAKECACHE
+set -euo pipefail
+source_dir=$1
+cache=$2
+mapfile -t packages < <("$source_dir/dev" packages)
+check=$source_dir/tools/check-package-coverage.sh
+
+if ! "$check" "$cache" "${packages[@]}"; then
+    echo "FAIL: the check rejects ./dev's own package list" >&2
+    exit 1
+fi
+echo "ok   ./dev's package list covers every CMake package configuration used"
+
+grep -q '^Qt6OpenGL_DIR:' "$cache" || { echo "FAIL: this configuration did not use Qt6OpenGL" >&2; exit 1; }
+without=()
+for p in "${packages[@]}"; do [ "$p" = libqt6opengl6-dev ] || without+=("$p"); done
+if err=$("$check" "$cache" "${without[@]}" 2>&1); then
+    echo "FAIL: the check passed without libqt6opengl6-dev" >&2
+    exit 1
+fi
+if ! grep -q 'libqt6opengl6-dev' <<<"$err"; then
+    echo "FAIL: the check failed without naming libqt6opengl6-dev:" >&2
+    echo "$err" >&2
+    exit 1
+fi
+echo "ok   without libqt6opengl6-dev the check fails and names it"
