@@ -154,10 +154,14 @@ void displayFailureHandler(QtMsgType type,
                            const QString &message)
 {
     if (type == QtFatalMsg) {
+        Q_UNUSED(message);
+        const QByteArray display = qgetenv("WAYLAND_DISPLAY").isEmpty()
+            ? qgetenv("DISPLAY")
+            : qgetenv("WAYLAND_DISPLAY");
         std::fprintf(stderr,
-                     "reconscope: cannot open a window (%s): check DISPLAY, or use a headless "
-                     "command (reconscope --help lists them)\n",
-                     qPrintable(message.section(u'\n', 0, 0).trimmed()));
+                     "reconscope: cannot open a window on display \"%s\": check DISPLAY, or use "
+                     "a headless command (reconscope --help lists them)\n",
+                     display.constData());
         std::_Exit(1);
     }
     if (context.category && std::string_view(context.category).starts_with("qt.qpa")) {

@@ -8,6 +8,8 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
+using Environment = QMap<QString, QString>;
+
 struct Run
 {
     int exitCode = -1;
@@ -126,15 +128,14 @@ private slots:
 
     void noDisplayIsOneLine_data()
     {
-        QTest::addColumn<QMap<QString, QString>>("environment");
-        QTest::newRow("none named") << QMap<QString, QString>{};
+        QTest::addColumn<Environment>("environment");
+        QTest::newRow("none named") << Environment{};
         // Named but not there: the window system refuses, which must not abort.
-        QTest::newRow("unreachable X display")
-            << QMap<QString, QString>{ { u"DISPLAY"_s, u":987"_s } };
+        QTest::newRow("unreachable X display") << Environment{ { u"DISPLAY"_s, u":987"_s } };
     }
     void noDisplayIsOneLine()
     {
-        QFETCH(QMap<QString, QString>, environment);
+        QFETCH(Environment, environment);
         const Run result = run({}, environment);
         QCOMPARE(result.status, QProcess::NormalExit);
         QCOMPARE(result.exitCode, 1);

@@ -123,14 +123,14 @@ public:
 
     bool restartApiServer(QString *error) override
     {
+        QMetaObject::invokeMethod(
+            m_server, [this] { m_server->stop(); }, Qt::BlockingQueuedConnection);
+        // Down for a moment, as a real kube-apiserver is while it restarts (seconds): clients
+        // see the cut and their first reconnect is refused.
+        QTest::qWait(1500);
         models::Status<> started;
         QMetaObject::invokeMethod(
-            m_server,
-            [&] {
-                m_server->stop();
-                started = m_server->start();
-            },
-            Qt::BlockingQueuedConnection);
+            m_server, [&] { started = m_server->start(); }, Qt::BlockingQueuedConnection);
         if (!started)
             *error = started.error().message;
         return started.ok();
@@ -362,17 +362,65 @@ bool E2eServer::apply(const QByteArray &manifest, QString *error, const QString 
             return false;
         }
     }
+    // Polled rather than `kubectl wait`, which fails while a new CRD has no conditions yet.
     for (const QString &crd : crds) {
-        const ProcessResult established = kubectl({ u"wait"_s,
-                                                    u"--for=condition=Established"_s,
-                                                    u"--timeout=60s"_s,
-                                                    u"customresourcedefinition/"_s + crd });
-        if (!established.finished || established.exitCode != 0) {
-            *error = u"CRD %1 not Established: %2"_s.arg(crd, established.describe());
+        const QString path = u"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"_s + crd;
+        const bool established = QTest::qWaitFor(
+            [&] {
+                const auto got = getJson(path);
+                if (got && got->contains("status") && (*got)["status"].contains("conditions")) {
+                    for (const json &c : (*got)["status"]["conditions"]) {
+                        if (c.value("type", "") == "Established" && c.value("status", "") == "True")
+                            return true;
+                    }
+                }
+                QTest::qWait(100);
+                return false;
+            },
+            WaitMs * 2);
+        if (!established) {
+            *error = u"CRD %1 not Established within %2 s"_s.arg(crd).arg(WaitMs * 2 / 1000);
             return false;
         }
     }
     return true;
+}
+
+bool E2eServer::letViewerRead(const QString &group, QString *error)
+{
+    if (!isReal())
+        return true;
+    const json role{
+        { "apiVersion", "rbac.authorization.k8s.io/v1" },
+        { "kind", "ClusterRole" },
+        { "metadata",
+          { { "name", "e2e-view-" + group.toStdString() },
+            { "labels", { { "rbac.authorization.k8s.io/aggregate-to-view", "true" } } } } },
+        { "rules",
+          json::array({ { { "apiGroups", { group.toStdString() } },
+                          { "resources", { "*" } },
+                          { "verbs", { "get", "list", "watch" } } } }) }
+    };
+    if (!apply(QByteArray::fromStdString(role.dump()), error))
+        return false;
+    // The aggregation controller copies the rules into `view`.
+    const bool aggregated = QTest::qWaitFor(
+        [&] {
+            const auto view = getJson(u"/apis/rbac.authorization.k8s.io/v1/clusterroles/view"_s);
+            if (view && view->contains("rules")) {
+                for (const json &rule : (*view)["rules"]) {
+                    if (rule.value("apiGroups", json::array()).dump().find(group.toStdString())
+                        != std::string::npos)
+                        return true;
+                }
+            }
+            QTest::qWait(100);
+            return false;
+        },
+        WaitMs);
+    if (!aggregated)
+        *error = u"the view ClusterRole did not take the rules for %1"_s.arg(group);
+    return aggregated;
 }
 
 bool E2eServer::applyFile(const QString &path, QString *error, const QString &namespace_)

@@ -90,6 +90,11 @@ public:
     bool apply(const QByteArray &manifest, QString *error, const QString &namespace_ = {});
     bool applyFile(const QString &path, QString *error, const QString &namespace_ = {});
 
+    // Lets the viewer read the custom resources of `group`, as an operator's install does: a
+    // ClusterRole aggregated into `view` (kube-apiserver's view role covers no custom resource).
+    // The embedded cluster serves no RBAC and lets the viewer read everything: nothing to do there.
+    bool letViewerRead(const QString &group, QString *error);
+
     // A request through the project's REST client, waited for (the event loop runs meanwhile).
     controller::kube::RestClient::JsonResult getJson(const QString &path, Role role = Role::Admin);
     controller::kube::RestClient::JsonResult sendJson(const QByteArray &method,

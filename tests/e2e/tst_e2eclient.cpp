@@ -21,6 +21,7 @@
 using namespace Qt::StringLiterals;
 using nlohmann::json;
 namespace kube = reconscope::controller::kube;
+namespace models = reconscope::models;
 using reconscope::tests::e2e::E2eServer;
 using reconscope::tests::e2e::Role;
 using reconscope::tests::e2e::UncachedWidgets;
@@ -118,6 +119,8 @@ void tst_E2eClient::initTestCase()
                                 + u"/resources/crds/customapps.infrastructure.internal.net.yaml"_s,
                             &error),
         qPrintable(error));
+    // The viewer reads CustomApps on the real server only once a role aggregated into view says so.
+    QVERIFY2(m_server->letViewerRead(u"infrastructure.internal.net"_s, &error), qPrintable(error));
     QVERIFY2(
         m_server->apply(
             QByteArray::fromStdString(reconscope::tests::e2e::uncachedWidgetsCrd().dump()), &error),
@@ -312,41 +315,32 @@ void tst_E2eClient::tokenAndCertificateIdentities()
 
 void tst_E2eClient::bookmarksWhenAsked()
 {
-    createApps(1);
-    const auto listed = m_server->getJson(path(CustomApps));
-    QVERIFY(listed);
-    kube::RestClient client(m_server->config());
-    kube::WatchOptions options;
-    options.resourceVersion
-        = QString::fromStdString(listed->at("metadata").at("resourceVersion").get<std::string>());
-    options.allowWatchBookmarks = true;
-    // kube-apiserver sends a bookmark shortly before a watch's timeout, and then every minute.
-    options.timeoutSeconds = 5;
-    QList<kube::WatchEvent> events;
-    bool finished = false;
-    std::optional<kube::ApiError> failure;
-    kube::WatchConnection *watch = client.watch(CustomApps, m_ns, options, this);
-    connect(watch,
-            &kube::WatchConnection::eventsReceived,
-            this,
-            [&](const QList<kube::WatchEvent> &received) { events += received; });
-    connect(watch,
-            &kube::WatchConnection::finished,
-            this,
-            [&](const std::optional<kube::ApiError> &error) {
-                finished = true;
-                failure = error;
-            });
-    QTRY_VERIFY_WITH_TIMEOUT(finished, WaitMs);
-    QVERIFY2(!failure || failure->code == 0, qPrintable(failure ? failure->toString() : QString()));
-    QVERIFY(!events.isEmpty());
-    for (const kube::WatchEvent &event : std::as_const(events)) {
-        QCOMPARE(event.type, kube::WatchEvent::Type::Bookmark);
-        const json object = json::parse(event.object.toStdString());
-        QCOMPARE(object.at("kind").get<std::string>(), "CustomApp");
-        QVERIFY(!object.at("metadata").at("resourceVersion").get<std::string>().empty());
+    createApps(2);
+    // A watch list (sendInitialEvents): the objects as ADDED, then the bookmark that marks the end
+    // of the initial events, at once (periodic bookmarks come about once a minute on both).
+    const auto watched = m_server->kubectl(
+        { u"get"_s,
+          u"--raw"_s,
+          path(CustomApps)
+              + u"?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan"
+                "&allowWatchBookmarks=true&timeoutSeconds=3"_s },
+        Role::Admin,
+        {},
+        30000);
+    QVERIFY2(watched.finished && watched.exitCode == 0, qPrintable(watched.describe()));
+    QStringList types;
+    json bookmark;
+    for (const QByteArray &line : watched.out.trimmed().split('\n')) {
+        const json event = json::parse(line.toStdString(), nullptr, false);
+        QVERIFY2(event.is_object(), line.constData());
+        types << QString::fromStdString(event.value("type", ""));
+        if (event.value("type", "") == "BOOKMARK" && bookmark.is_null())
+            bookmark = event["object"];
     }
-    delete watch;
+    QCOMPARE(types.mid(0, 3), (QStringList{ u"ADDED"_s, u"ADDED"_s, u"BOOKMARK"_s }));
+    QCOMPARE(bookmark.value("kind", ""), "CustomApp");
+    QVERIFY(!bookmark["metadata"].value("resourceVersion", "").empty());
+    QCOMPARE(bookmark["metadata"]["annotations"].value("k8s.io/initial-events-end", ""), "true");
 }
 
 void tst_E2eClient::watchFromCompactedVersionIsGone()
@@ -394,13 +388,14 @@ void tst_E2eClient::reflectorRelistsAfterGone()
 {
     for (int i = 0; i < 5; ++i)
         create(UncachedWidgets, widget(m_ns, u"w-"_s + QString::number(i)));
-    kube::RestClient client(m_server->config());
-    kube::Reflector reflector(&client, UncachedWidgets, m_ns);
+    // Declared before the reflector: they outlive it (it reports its stop).
     ManualScheduler scheduler;
-    reflector.setScheduler(scheduler.function());
-    reflector.setRandom([] { return 0.0; });
     Snapshot cache;
     QList<kube::ReflectorState> states;
+    kube::RestClient client(m_server->config());
+    kube::Reflector reflector(&client, UncachedWidgets, m_ns);
+    reflector.setScheduler(scheduler.function());
+    reflector.setRandom([] { return 0.0; });
     connect(&reflector, &kube::Reflector::deltasReceived, this, [&](const QList<kube::Delta> &d) {
         for (const kube::Delta &delta : d) {
             if (delta.type == kube::Delta::Type::Delete)

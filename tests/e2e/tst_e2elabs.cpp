@@ -64,10 +64,14 @@ private slots:
         const json figures = json::parse(run.out.trimmed().toStdString(), nullptr, false);
         QVERIFY2(figures.is_object(), run.out.constData());
         QCOMPARE(figures.value("design", ""), design.toStdString());
-        QCOMPARE(figures.value("crdInstalled", false), true);
+        // The lab installs its CRD when the cluster lacks it (an earlier run may have).
+        QVERIFY(figures["crdInstalled"].is_boolean());
         for (const char *writer : { "gitops", "reconciler" }) {
             QVERIFY2(figures[writer]["writes"].get<int>() > 0, writer);
-            QCOMPARE(figures[writer]["lostUpdates"].get<int>(), 0);
+            // (c), spec and status in one object written whole, is the design that loses
+            // updates; the other two must not.
+            if (design != u"c")
+                QCOMPARE(figures[writer]["lostUpdates"].get<int>(), 0);
         }
         // The figures of this server, for the note that compares the two.
         qInfo("conflict-lab %s design %s: %s",
@@ -87,13 +91,14 @@ private slots:
               { "kind", "CustomApp" },
               { "metadata", { { "name", "web" } } },
               { "spec", { { "image", "registry.example.com/web:1.0" }, { "replicas", 1 } } } }));
-        const ProcessResult run = m_server->reconscope({ u"lint-crd"_s,
-                                                         u"customapps.infrastructure.internal.net"_s,
-                                                         u"--live"_s,
-                                                         u"--object"_s,
-                                                         ns + u"/web"_s,
-                                                         u"-o"_s,
-                                                         u"markdown"_s });
+        const ProcessResult run
+            = m_server->reconscope({ u"lint-crd"_s,
+                                     u"customapps.infrastructure.internal.net"_s,
+                                     u"--live"_s,
+                                     u"--object"_s,
+                                     ns + u"/web"_s,
+                                     u"-o"_s,
+                                     u"markdown"_s });
         QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.describe()));
         const QString report = QString::fromUtf8(run.out);
         QVERIFY(report.contains(u"## Live boundary check: customapps "_s));
@@ -115,17 +120,17 @@ private slots:
         QProcessEnvironment environment = m_server->environment();
         environment.insert(u"QT_QPA_PLATFORM"_s, u"offscreen"_s);
         environment.insert(u"HOME"_s, dir.path());
-        const ProcessResult run = reconscope::tests::e2e::runProcess(
-            qEnvironmentVariable("RECONSCOPE_EXECUTABLE"),
-            { u"--kubeconfig"_s,
-              m_server->kubeconfigPath(),
-              u"--screenshot"_s,
-              png,
-              u"--screenshot-after"_s,
-              u"2000"_s },
-            {},
-            environment,
-            60000);
+        const ProcessResult run
+            = reconscope::tests::e2e::runProcess(qEnvironmentVariable("RECONSCOPE_EXECUTABLE"),
+                                                 { u"--kubeconfig"_s,
+                                                   m_server->kubeconfigPath(),
+                                                   u"--screenshot"_s,
+                                                   png,
+                                                   u"--screenshot-after"_s,
+                                                   u"2000"_s },
+                                                 {},
+                                                 environment,
+                                                 60000);
         QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.describe()));
         const QImage image(png);
         QVERIFY2(!image.isNull() && image.width() > 400, qPrintable(png));
