@@ -174,10 +174,13 @@ int runLintCrd(int argc, char *argv[])
     if (!config)
         return inputError(error);
     kube::RestClient client(config.value());
+    // Declared after the client it uses, so that it goes first: a check parented to the
+    // application outlived the client and could touch it at exit (a crash seen under load).
+    std::unique_ptr<lint::BoundaryCheck> check;
     int exitCode = 0;
     auto runLive = [&](const nlohmann::json &crd) {
-        auto *check = new lint::BoundaryCheck(&client, &app);
-        QObject::connect(check,
+        check = std::make_unique<lint::BoundaryCheck>(&client);
+        QObject::connect(check.get(),
                          &lint::BoundaryCheck::finished,
                          &app,
                          [&](const lint::BoundaryCheckResult &result) {

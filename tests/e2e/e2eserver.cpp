@@ -26,10 +26,11 @@ namespace reconscope::tests::e2e {
 
 QString ProcessResult::describe() const
 {
-    return u"exit %1%2\nstdout: %3\nstderr: %4"_s.arg(exitCode).arg(
+    // stderr first, and its end: a crash report or an error is what a failure must show.
+    return u"exit %1%2\nstderr: %3\nstdout: %4"_s.arg(exitCode).arg(
         finished ? QString() : u" (did not finish)"_s,
-        QString::fromUtf8(out.left(4000)),
-        QString::fromUtf8(err.left(4000)));
+        QString::fromUtf8(err.right(3000)),
+        QString::fromUtf8(out.left(1000)));
 }
 
 ProcessResult runProcess(const QString &program,

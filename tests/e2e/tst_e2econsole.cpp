@@ -1,12 +1,12 @@
-// The console on a "real" cluster: `reconscope serve` started as a separate process stands in for
-// kind. The session connects through the kubeconfig it wrote (mTLS client certificate), shows the
-// objects, and is read-only — the New CustomApp dialog, the YAML editor, a panel's patch and the
-// scenario player are all refused, nothing reaches the server — until the context's write switch
-// is turned on; then the dialog's create and the editor's update go through.
-#include "../conformance/servefixture.h"
-
+// The console on a cluster reached through its kind-shaped kubeconfig, on both servers (the
+// embedded cluster and the real control plane). The session connects with the admin context (mTLS
+// client certificate), shows the objects, and is read-only — the New CustomApp dialog, the YAML
+// editor, a panel's patch and the scenario player are all refused, nothing reaches the server —
+// until the context's write switch is turned on; then the dialog's create and the editor's update
+// go through.
 #include "controller/console/scenarioplayer.h"
 #include "models/resourcetablemodel.h"
+#include "tests/e2e/e2eserver.h"
 #include "ui/consolesession.h"
 #include "ui/contextpicker.h"
 #include "ui/customappdialog.h"
@@ -20,32 +20,62 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QtTest>
 
 using namespace Qt::StringLiterals;
 using namespace reconscope::ui;
+using nlohmann::json;
 using reconscope::controller::console::ScenarioPlayer;
+using reconscope::tests::e2e::E2eServer;
+using reconscope::tests::e2e::Role;
 
 namespace {
 constexpr int Timeout = 30000;
 }
 
-class tst_ConsoleRealCluster final : public QObject
+class tst_E2eConsole final : public QObject
 {
     Q_OBJECT
 
 private slots:
+    void initTestCase()
+    {
+        // The write switch is remembered per context: not from an earlier run.
+        QStandardPaths::setTestModeEnabled(true);
+    }
     void readOnlyUntilEnabled();
 };
 
-void tst_ConsoleRealCluster::readOnlyUntilEnabled()
+void tst_E2eConsole::readOnlyUntilEnabled()
 {
-    ServeFixture server;
-    QVERIFY(server.start());
+    QString error;
+    const auto server = E2eServer::fromEnvironment(&error);
+    QVERIFY2(server, qPrintable(error));
+    QVERIFY2(
+        server->applyFile(QStringLiteral(RECONSCOPE_SOURCE_DIR)
+                              + u"/resources/crds/customapps.infrastructure.internal.net.yaml"_s,
+                          &error),
+        qPrintable(error));
+    const QString ns = server->createNamespace(u"e2e-console"_s);
+    QVERIFY(!ns.isEmpty());
+    const QString apps = u"/apis/infrastructure.internal.net/v1/namespaces/%1/customapps"_s.arg(ns);
+    for (const char *name : { "web", "api" })
+        QVERIFY(server->sendJson("POST",
+                                 apps,
+                                 { { "apiVersion", "infrastructure.internal.net/v1" },
+                                   { "kind", "CustomApp" },
+                                   { "metadata", { { "name", name } } },
+                                   { "spec", { { "image", "nginx:1.27" }, { "replicas", 3 } } } }));
+    auto replicasOfWeb = [&] {
+        const auto web = server->getJson(apps + u"/web"_s);
+        return web ? (*web)["spec"].value("replicas", -1) : -1;
+    };
 
     ConsoleSession session;
     MainWindow window(&session);
-    QVERIFY(session.openKubeconfig(server.kubeconfigPath(), u"reconscope-admin"_s).ok());
+    QVERIFY(session.openKubeconfig(server->kubeconfigPath(), server->context(Role::Admin)).ok());
+    session.setNamespaceFilter(ns);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
 
@@ -54,8 +84,8 @@ void tst_ConsoleRealCluster::readOnlyUntilEnabled()
     QVERIFY(session.serverUrl().startsWith(u"https://127.0.0.1:"_s));
     QVERIFY(!session.client()->config().clientCertificate.isNull());
     QVERIFY(!session.client()->config().caCertificates.isEmpty());
-    QTRY_VERIFY_WITH_TIMEOUT(session.tableModel()->rowOf(u"demo/web"_s) >= 0, Timeout);
-    QVERIFY(session.tableModel()->rowCount() >= 5);
+    QTRY_VERIFY_WITH_TIMEOUT(session.tableModel()->rowOf(ns + u"/web"_s) >= 0, Timeout);
+    QTRY_COMPARE_WITH_TIMEOUT(session.tableModel()->rowCount(), 2, Timeout);
     QVERIFY(!session.writesEnabled());
     QVERIFY(!window.scenarioPanel()->isVisibleTo(&window)); // no demo scenario on a real cluster
 
@@ -65,14 +95,14 @@ void tst_ConsoleRealCluster::readOnlyUntilEnabled()
     player->stepNow();
     QTRY_COMPARE_WITH_TIMEOUT(stepFinished.count(), 1, Timeout);
     QVERIFY(!stepFinished.at(0).at(1).toBool());
-    QVERIFY(!server.kubectl({ u"get"_s, u"namespace"_s, u"tour"_s }).out.contains(u"tour"_s));
+    QVERIFY(!server->getJson(u"/api/v1/namespaces/tour"_s));
 
     // The dialog is refused.
     auto *dialog = window.openNewObjectDialog();
     QVERIFY(dialog);
     reconscope::models::CustomAppForm form;
     form.name = u"by-hand"_s;
-    form.namespaceName = u"demo"_s;
+    form.namespaceName = ns;
     form.image = u"nginx:1.27"_s;
     dialog->setForm(form);
     QSignalSpy created(dialog, &CustomAppDialog::created);
@@ -83,7 +113,7 @@ void tst_ConsoleRealCluster::readOnlyUntilEnabled()
     QCOMPARE(created.count(), 0);
 
     // The YAML editor is refused, its text kept.
-    QVERIFY(window.tablePanel()->selectKey(u"demo/web"_s));
+    QVERIFY(window.tablePanel()->selectKey(ns + u"/web"_s));
     YamlEditor *editor = window.openYamlEditor();
     QVERIFY(editor);
     QString text = editor->editor()->toPlainText();
@@ -97,26 +127,15 @@ void tst_ConsoleRealCluster::readOnlyUntilEnabled()
 
     // Any panel's write goes through the same switch.
     bool refused = false;
-    session.patchObject(u"demo"_s,
-                        u"web"_s,
-                        R"({"metadata":{"labels":{"x":"y"}}})",
-                        QString(),
-                        [&refused](auto result) {
-                            refused = !result.ok() && result.error().reason == u"Forbidden"_s;
-                        });
+    session.patchObject(
+        ns, u"web"_s, R"({"metadata":{"labels":{"x":"y"}}})", QString(), [&refused](auto result) {
+            refused = !result.ok() && result.error().reason == u"Forbidden"_s;
+        });
     QTRY_VERIFY_WITH_TIMEOUT(refused, Timeout);
 
     // Nothing reached the server.
-    const auto get = server.kubectl(
-        { u"get"_s,
-          u"customapps"_s,
-          u"-n"_s,
-          u"demo"_s,
-          u"-o"_s,
-          u"jsonpath={.items[*].metadata.name} {.items[?(@.metadata.name==\"web\")].spec.replicas}"_s });
-    QCOMPARE(get.exitCode, 0);
-    QVERIFY2(!get.out.contains(u"by-hand"_s), qPrintable(get.out));
-    QVERIFY2(get.out.trimmed().endsWith(u" 3"_s), qPrintable(get.out));
+    QVERIFY(!server->getJson(apps + u"/by-hand"_s));
+    QCOMPARE(replicasOfWeb(), 3);
 
     // The user turns writes on for this context (the context picker's switch).
     auto *writeSwitch = window.contextPicker()->writesSwitch();
@@ -128,20 +147,13 @@ void tst_ConsoleRealCluster::readOnlyUntilEnabled()
 
     dialog->submit();
     QTRY_COMPARE_WITH_TIMEOUT(created.count(), 1, Timeout);
-    QTRY_VERIFY_WITH_TIMEOUT(session.tableModel()->rowOf(u"demo/by-hand"_s) >= 0, Timeout);
+    QTRY_VERIFY_WITH_TIMEOUT(session.tableModel()->rowOf(ns + u"/by-hand"_s) >= 0, Timeout);
 
     QSignalSpy applied(editor, &YamlEditor::applied);
     editor->apply();
     QTRY_COMPARE_WITH_TIMEOUT(applied.count(), 1, Timeout);
-    const auto after = server.kubectl({ u"get"_s,
-                                        u"customapp"_s,
-                                        u"web"_s,
-                                        u"-n"_s,
-                                        u"demo"_s,
-                                        u"-o"_s,
-                                        u"jsonpath={.spec.replicas}"_s });
-    QCOMPARE(after.out.trimmed(), u"4"_s);
+    QCOMPARE(replicasOfWeb(), 4);
 }
 
-QTEST_MAIN(tst_ConsoleRealCluster)
-#include "tst_consolerealcluster.moc"
+QTEST_MAIN(tst_E2eConsole)
+#include "tst_e2econsole.moc"
