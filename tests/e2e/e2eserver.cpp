@@ -4,9 +4,8 @@
 #include "controller/cluster/server/embeddedserver.h"
 #include "controller/cluster/sim/embeddedcluster.h"
 #include "controller/kube/kubeconfig.h"
+#include "models/yamljson.h"
 #include "tests/testkubectl.h"
-
-#include <yaml-cpp/yaml.h>
 
 #include <QCoreApplication>
 #include <QDeadlineTimer>
@@ -333,35 +332,40 @@ void E2eServer::deleteNamespaces()
         (void)sendJson("DELETE", u"/api/v1/namespaces/"_s + name, json::object());
 }
 
-bool E2eServer::apply(const QByteArray &manifest, QString *error, const QString &namespace_)
+bool E2eServer::apply(const QByteArray &manifest, QString *error)
 {
-    QStringList crds;
-    try {
-        for (const YAML::Node &document : YAML::LoadAll(manifest.toStdString())) {
-            if (document.IsMap() && document["kind"]
-                && document["kind"].as<std::string>() == "CustomResourceDefinition")
-                crds << QString::fromStdString(document["metadata"]["name"].as<std::string>());
-        }
-    } catch (const YAML::Exception &e) {
-        *error = u"not YAML: %1"_s.arg(QString::fromUtf8(e.what()));
+    // Through the API, not kubectl, so that the embedded tier needs no kubectl. The kinds the
+    // tests install: CRDs and ClusterRoles (cluster-scoped, at fixed paths).
+    static const QMap<std::string, QString> collections{
+        { "CustomResourceDefinition",
+          u"/apis/apiextensions.k8s.io/v1/customresourcedefinitions"_s },
+        { "ClusterRole", u"/apis/rbac.authorization.k8s.io/v1/clusterroles"_s },
+    };
+    const auto documents = models::yamlDocumentsToJson(manifest);
+    if (!documents) {
+        *error = u"not YAML: %1"_s.arg(documents.error().message);
         return false;
     }
-    QStringList arguments{ u"create"_s, u"-f"_s, u"-"_s };
-    if (!namespace_.isEmpty())
-        arguments << u"-n"_s << namespace_;
-    const ProcessResult created = kubectl(arguments, Role::Admin, manifest);
-    if (!created.finished || created.exitCode != 0) {
-        // Objects that exist already (a CRD another test installed) are not an error.
-        const QList<QByteArray> lines = created.err.trimmed().split('\n');
-        const bool onlyExisting
-            = created.finished && !lines.isEmpty()
-            && std::all_of(lines.cbegin(), lines.cend(), [](const QByteArray &line) {
-                   return line.contains("AlreadyExists") || line.contains("already exists");
-               });
-        if (!onlyExisting) {
-            *error = u"kubectl create: "_s + created.describe();
+    QStringList crds;
+    for (const json &document : documents.value()) {
+        if (!document.is_object())
+            continue;
+        const std::string kind = document.value("kind", "");
+        const auto collection = collections.constFind(kind);
+        if (collection == collections.cend()) {
+            *error = u"apply: %1 is not a kind the e2e harness installs"_s.arg(
+                QString::fromStdString(kind));
             return false;
         }
+        const auto created = sendJson("POST", *collection, document);
+        // One that exists already (another test installed it) is not an error.
+        if (!created && !created.error().isAlreadyExists()) {
+            *error
+                = u"create %1: %2"_s.arg(QString::fromStdString(kind), created.error().toString());
+            return false;
+        }
+        if (kind == "CustomResourceDefinition")
+            crds << QString::fromStdString(document["metadata"].value("name", ""));
     }
     // Polled rather than `kubectl wait`, which fails while a new CRD has no conditions yet.
     for (const QString &crd : crds) {
@@ -424,14 +428,35 @@ bool E2eServer::letViewerRead(const QString &group, QString *error)
     return aggregated;
 }
 
-bool E2eServer::applyFile(const QString &path, QString *error, const QString &namespace_)
+bool E2eServer::applyFile(const QString &path, QString *error)
 {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
         *error = u"%1: %2"_s.arg(path, file.errorString());
         return false;
     }
-    return apply(file.readAll(), error, namespace_);
+    return apply(file.readAll(), error);
+}
+
+models::Result<QByteArray, kube::ApiError> E2eServer::getBytes(const QString &path, Role role)
+{
+    kube::RestClient client(config(role));
+    std::optional<models::Result<kube::RawResponse, kube::ApiError>> answer;
+    client.request("GET",
+                   path.section(u'?', 0, 0),
+                   QUrlQuery(path.section(u'?', 1)),
+                   {},
+                   {},
+                   "application/json",
+                   [&](auto result) { answer.emplace(std::move(result)); });
+    if (!QTest::qWaitFor([&] { return answer.has_value(); }, WaitMs)) {
+        kube::ApiError timedOut;
+        timedOut.message = u"GET %1: no answer in %2 ms"_s.arg(path).arg(WaitMs);
+        return timedOut;
+    }
+    if (!*answer)
+        return answer->error();
+    return answer->value().body;
 }
 
 kube::RestClient::JsonResult E2eServer::getJson(const QString &path, Role role)
@@ -468,6 +493,27 @@ kube::RestClient::JsonResult E2eServer::sendJson(const QByteArray &method,
     if (parsed.is_discarded())
         parsed = json::object();
     return parsed;
+}
+
+bool E2eServer::installCustomAppCrd(QString *error)
+{
+    return applyFile(QStringLiteral(RECONSCOPE_SOURCE_DIR)
+                         + u"/resources/crds/customapps.infrastructure.internal.net.yaml"_s,
+                     error);
+}
+
+json customAppManifest(const QString &name,
+                       const QString &image,
+                       int replicas,
+                       const QString &namespace_)
+{
+    json object{ { "apiVersion", "infrastructure.internal.net/v1" },
+                 { "kind", "CustomApp" },
+                 { "metadata", { { "name", name.toStdString() } } },
+                 { "spec", { { "image", image.toStdString() }, { "replicas", replicas } } } };
+    if (!namespace_.isEmpty())
+        object["metadata"]["namespace"] = namespace_.toStdString();
+    return object;
 }
 
 json uncachedWidgetsCrd()

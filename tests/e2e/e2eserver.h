@@ -85,10 +85,12 @@ public:
 
     // A new namespace named PREFIX-<random>, deleted when the server handle goes.
     QString createNamespace(const QString &prefix);
-    // Creates (or replaces) the objects of a YAML or JSON manifest through kubectl; CRDs among
-    // them are waited for until Established.
-    bool apply(const QByteArray &manifest, QString *error, const QString &namespace_ = {});
-    bool applyFile(const QString &path, QString *error, const QString &namespace_ = {});
+    // Creates the objects of a YAML or JSON manifest (CRDs and ClusterRoles) through the API; one
+    // that exists already is kept. CRDs are waited for until Established.
+    bool apply(const QByteArray &manifest, QString *error);
+    bool applyFile(const QString &path, QString *error);
+    // The project's CustomApp CRD (resources/crds), which the embedded cluster has already.
+    bool installCustomAppCrd(QString *error);
 
     // Lets the viewer read the custom resources of `group`, as an operator's install does: a
     // ClusterRole aggregated into `view` (kube-apiserver's view role covers no custom resource).
@@ -97,6 +99,9 @@ public:
 
     // A request through the project's REST client, waited for (the event loop runs meanwhile).
     controller::kube::RestClient::JsonResult getJson(const QString &path, Role role = Role::Admin);
+    // A GET's body as it came (a watch with timeoutSeconds: every event line).
+    models::Result<QByteArray, controller::kube::ApiError> getBytes(const QString &path,
+                                                                    Role role = Role::Admin);
     controller::kube::RestClient::JsonResult sendJson(const QByteArray &method,
                                                       const QString &path,
                                                       const nlohmann::json &body,
@@ -114,6 +119,12 @@ protected:
     QMap<Role, QString> m_contexts;
     QStringList m_namespaces;
 };
+
+// A CustomApp manifest: spec.image and spec.replicas set (and NAMESPACE when given).
+nlohmann::json customAppManifest(const QString &name,
+                                 const QString &image,
+                                 int replicas,
+                                 const QString &namespace_ = {});
 
 // The test CRD whose watch cache the real server keeps off (cluster.py), so that a compaction
 // reaches watchers as 410 Gone there too: group e2e.reconscope.dev, kind UncachedWidget.

@@ -33,11 +33,8 @@ constexpr int WaitMs = 30000;
 
 json customApp(const QString &ns, const QString &name, int replicas = 1)
 {
-    return { { "apiVersion", "infrastructure.internal.net/v1" },
-             { "kind", "CustomApp" },
-             { "metadata", { { "name", name.toStdString() }, { "namespace", ns.toStdString() } } },
-             { "spec",
-               { { "image", "registry.example.com/app:1.0" }, { "replicas", replicas } } } };
+    return reconscope::tests::e2e::customAppManifest(
+        name, u"registry.example.com/app:1.0"_s, replicas, ns);
 }
 
 json widget(const QString &ns, const QString &name)
@@ -114,11 +111,7 @@ void tst_E2eClient::initTestCase()
           qPrintable(m_server->name()),
           qPrintable(m_server->kubeconfigPath()));
     // One loader for both servers: the embedded cluster has the CustomApp CRD already.
-    QVERIFY2(
-        m_server->applyFile(QStringLiteral(RECONSCOPE_SOURCE_DIR)
-                                + u"/resources/crds/customapps.infrastructure.internal.net.yaml"_s,
-                            &error),
-        qPrintable(error));
+    QVERIFY2(m_server->installCustomAppCrd(&error), qPrintable(error));
     // The viewer reads CustomApps on the real server only once a role aggregated into view says
     // so; the embedded cluster serves no RBAC and lets it read every resource (a divergence the
     // README states, pinned here while the role is not there yet).
@@ -327,19 +320,14 @@ void tst_E2eClient::bookmarksWhenAsked()
     createApps(2);
     // A watch list (sendInitialEvents): the objects as ADDED, then the bookmark that marks the end
     // of the initial events, at once (periodic bookmarks come about once a minute on both).
-    const auto watched = m_server->kubectl(
-        { u"get"_s,
-          u"--raw"_s,
-          path(CustomApps)
-              + u"?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan"
-                "&allowWatchBookmarks=true&timeoutSeconds=3"_s },
-        Role::Admin,
-        {},
-        30000);
-    QVERIFY2(watched.finished && watched.exitCode == 0, qPrintable(watched.describe()));
+    const auto watched
+        = m_server->getBytes(path(CustomApps)
+                             + u"?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan"
+                               "&allowWatchBookmarks=true&timeoutSeconds=3"_s);
+    QVERIFY2(watched, qPrintable(watched ? QString() : watched.error().toString()));
     QStringList types;
     json bookmark;
-    for (const QByteArray &line : watched.out.trimmed().split('\n')) {
+    for (const QByteArray &line : watched->trimmed().split('\n')) {
         const json event = json::parse(line.toStdString(), nullptr, false);
         QVERIFY2(event.is_object(), line.constData());
         types << QString::fromStdString(event.value("type", ""));

@@ -52,21 +52,15 @@ void tst_E2eConsole::readOnlyUntilEnabled()
     QString error;
     const auto server = E2eServer::fromEnvironment(&error);
     QVERIFY2(server, qPrintable(error));
-    QVERIFY2(
-        server->applyFile(QStringLiteral(RECONSCOPE_SOURCE_DIR)
-                              + u"/resources/crds/customapps.infrastructure.internal.net.yaml"_s,
-                          &error),
-        qPrintable(error));
+    QVERIFY2(server->installCustomAppCrd(&error), qPrintable(error));
     const QString ns = server->createNamespace(u"e2e-console"_s);
     QVERIFY(!ns.isEmpty());
     const QString apps = u"/apis/infrastructure.internal.net/v1/namespaces/%1/customapps"_s.arg(ns);
     for (const char *name : { "web", "api" })
         QVERIFY(server->sendJson("POST",
                                  apps,
-                                 { { "apiVersion", "infrastructure.internal.net/v1" },
-                                   { "kind", "CustomApp" },
-                                   { "metadata", { { "name", name } } },
-                                   { "spec", { { "image", "nginx:1.27" }, { "replicas", 3 } } } }));
+                                 reconscope::tests::e2e::customAppManifest(
+                                     QString::fromLatin1(name), u"nginx:1.27"_s, 3)));
     auto replicasOfWeb = [&] {
         const auto web = server->getJson(apps + u"/web"_s);
         return web ? (*web)["spec"].value("replicas", -1) : -1;

@@ -29,11 +29,7 @@ private slots:
         QString error;
         m_server = E2eServer::fromEnvironment(&error);
         QVERIFY2(m_server, qPrintable(error));
-        QVERIFY2(m_server->applyFile(
-                     QStringLiteral(RECONSCOPE_SOURCE_DIR)
-                         + u"/resources/crds/customapps.infrastructure.internal.net.yaml"_s,
-                     &error),
-                 qPrintable(error));
+        QVERIFY2(m_server->installCustomAppCrd(&error), qPrintable(error));
     }
     void cleanupTestCase() { m_server.reset(); }
 
@@ -87,10 +83,8 @@ private slots:
         QVERIFY(m_server->sendJson(
             "POST",
             u"/apis/infrastructure.internal.net/v1/namespaces/%1/customapps"_s.arg(ns),
-            { { "apiVersion", "infrastructure.internal.net/v1" },
-              { "kind", "CustomApp" },
-              { "metadata", { { "name", "web" } } },
-              { "spec", { { "image", "registry.example.com/web:1.0" }, { "replicas", 1 } } } }));
+            reconscope::tests::e2e::customAppManifest(
+                u"web"_s, u"registry.example.com/web:1.0"_s, 1)));
         const ProcessResult run
             = m_server->reconscope({ u"lint-crd"_s,
                                      u"customapps.infrastructure.internal.net"_s,

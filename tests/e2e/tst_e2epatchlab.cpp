@@ -33,20 +33,13 @@ private slots:
         QString error;
         m_server = E2eServer::fromEnvironment(&error);
         QVERIFY2(m_server, qPrintable(error));
-        QVERIFY2(m_server->applyFile(
-                     QStringLiteral(RECONSCOPE_SOURCE_DIR)
-                         + u"/resources/crds/customapps.infrastructure.internal.net.yaml"_s,
-                     &error),
-                 qPrintable(error));
+        QVERIFY2(m_server->installCustomAppCrd(&error), qPrintable(error));
         m_ns = m_server->createNamespace(u"e2e-patchlab"_s);
         QVERIFY(!m_ns.isEmpty());
-        QVERIFY(
-            m_server->sendJson("POST",
-                               CustomApps.collectionPath(m_ns),
-                               { { "apiVersion", "infrastructure.internal.net/v1" },
-                                 { "kind", "CustomApp" },
-                                 { "metadata", { { "name", "web" } } },
-                                 { "spec", { { "image", "nginx:1.27" }, { "replicas", 2 } } } }));
+        QVERIFY(m_server->sendJson(
+            "POST",
+            CustomApps.collectionPath(m_ns),
+            reconscope::tests::e2e::customAppManifest(u"web"_s, u"nginx:1.27"_s, 2)));
         m_client = std::make_unique<kube::RestClient>(m_server->config());
         m_lab = std::make_unique<lab::PatchLab>(m_client.get());
         m_lab->setReactionTimeout(0); // no reconciler runs here

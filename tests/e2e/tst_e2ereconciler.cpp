@@ -24,13 +24,10 @@ constexpr int WaitMs = 60000;
 
 json customApp(const QString &name, const QString &image, int replicas, const QString &config = {})
 {
-    json spec{ { "image", image.toStdString() }, { "replicas", replicas } };
+    json app = reconscope::tests::e2e::customAppManifest(name, image, replicas);
     if (!config.isNull())
-        spec["configJSON"] = config.toStdString();
-    return { { "apiVersion", "infrastructure.internal.net/v1" },
-             { "kind", "CustomApp" },
-             { "metadata", { { "name", name.toStdString() } } },
-             { "spec", spec } };
+        app["spec"]["configJSON"] = config.toStdString();
+    return app;
 }
 
 // A condition of an object's status, or null.
@@ -123,6 +120,14 @@ private:
     {
         return u"/apis/apps/v1/namespaces/%1/deployments/%2"_s.arg(m_ns, name);
     }
+    // Waits until the CustomApp NAME has condition TYPE=STATUS (with REASON unless null); the
+    // object as last read.
+    json
+    waitForCondition(const QString &name, const char *type, const char *status, const char *reason)
+    {
+        return waitFor(appPath(name),
+                       [=](const json &a) { return conditionIs(a, type, status, reason); });
+    }
     // Polls GET path until `accept` holds; the last object read (null if it never answered).
     json waitFor(const QString &path,
                  const std::function<bool(const json &)> &accept,
@@ -139,11 +144,7 @@ void tst_E2eReconciler::initTestCase()
     QString error;
     m_server = E2eServer::fromEnvironment(&error);
     QVERIFY2(m_server, qPrintable(error));
-    QVERIFY2(
-        m_server->applyFile(QStringLiteral(RECONSCOPE_SOURCE_DIR)
-                                + u"/resources/crds/customapps.infrastructure.internal.net.yaml"_s,
-                            &error),
-        qPrintable(error));
+    QVERIFY2(m_server->installCustomAppCrd(&error), qPrintable(error));
 }
 
 void tst_E2eReconciler::init()
@@ -195,9 +196,7 @@ void tst_E2eReconciler::readyThroughTheDeployment()
     startReconciler();
     QVERIFY(m_server->sendJson(
         "POST", appPath(), customApp(u"web"_s, u"registry.example.com/web:1.0"_s, 2)));
-    const json app = waitFor(appPath(u"web"_s), [](const json &a) {
-        return conditionIs(a, "Ready", "True", "Synchronized");
-    });
+    const json app = waitForCondition(u"web"_s, "Ready", "True", "Synchronized");
     QVERIFY2(conditionIs(app, "Ready", "True", "Synchronized"), app.dump().c_str());
     QVERIFY(conditionIs(app, "Degraded", "False", nullptr));
     QCOMPARE(app["status"].value("readyReplicas", -1), 2);
@@ -228,9 +227,7 @@ void tst_E2eReconciler::quotaExceededIsDegraded()
     startReconciler();
     QVERIFY(m_server->sendJson(
         "POST", appPath(), customApp(u"ingest"_s, u"registry.example.com/ingest:1.0"_s, 3)));
-    const json app = waitFor(appPath(u"ingest"_s), [](const json &a) {
-        return conditionIs(a, "Degraded", "True", "QuotaExceeded");
-    });
+    const json app = waitForCondition(u"ingest"_s, "Degraded", "True", "QuotaExceeded");
     QVERIFY2(conditionIs(app, "Degraded", "True", "QuotaExceeded"), app.dump().c_str());
     QVERIFY(conditionIs(app, "Ready", "False", "QuotaExceeded"));
     // The cause as the Deployment reports it.
@@ -248,9 +245,7 @@ void tst_E2eReconciler::imagePullBackOffIsDegraded()
     startReconciler();
     QVERIFY(m_server->sendJson(
         "POST", appPath(), customApp(u"worker"_s, u"registry.example.com/worker:missing"_s, 1)));
-    const json app = waitFor(appPath(u"worker"_s), [](const json &a) {
-        return conditionIs(a, "Degraded", "True", "ImagePullBackOff");
-    });
+    const json app = waitForCondition(u"worker"_s, "Degraded", "True", "ImagePullBackOff");
     QVERIFY2(conditionIs(app, "Degraded", "True", "ImagePullBackOff"), app.dump().c_str());
     // Fixed image: Ready again.
     QVERIFY(m_server->sendJson("PATCH",
@@ -258,9 +253,7 @@ void tst_E2eReconciler::imagePullBackOffIsDegraded()
                                { { "spec", { { "image", "registry.example.com/worker:1.1" } } } },
                                Role::Admin,
                                "application/merge-patch+json"));
-    const json fixed = waitFor(appPath(u"worker"_s), [](const json &a) {
-        return conditionIs(a, "Ready", "True", "Synchronized");
-    });
+    const json fixed = waitForCondition(u"worker"_s, "Ready", "True", "Synchronized");
     QVERIFY2(conditionIs(fixed, "Ready", "True", "Synchronized"), fixed.dump().c_str());
 }
 
@@ -271,9 +264,7 @@ void tst_E2eReconciler::invalidSpecIsTerminal()
         "POST",
         appPath(),
         customApp(u"broken"_s, u"registry.example.com/app:1.0"_s, 1, u"{not json"_s)));
-    const json app = waitFor(appPath(u"broken"_s), [](const json &a) {
-        return conditionIs(a, "Stalled", "True", "InvalidSpec");
-    });
+    const json app = waitForCondition(u"broken"_s, "Stalled", "True", "InvalidSpec");
     QVERIFY2(conditionIs(app, "Stalled", "True", "InvalidSpec"), app.dump().c_str());
     QVERIFY(conditionIs(app, "Ready", "False", "InvalidSpec"));
     // Terminal: no retry, so nothing more is written to it.
@@ -290,12 +281,10 @@ void tst_E2eReconciler::driftIsRestored()
     startReconciler();
     QVERIFY(m_server->sendJson(
         "POST", appPath(), customApp(u"api"_s, u"registry.example.com/api:1.0"_s, 2)));
-    QVERIFY(conditionIs(
-        waitFor(appPath(u"api"_s),
-                [](const json &a) { return conditionIs(a, "Ready", "True", "Synchronized"); }),
-        "Ready",
-        "True",
-        "Synchronized"));
+    QVERIFY(conditionIs(waitForCondition(u"api"_s, "Ready", "True", "Synchronized"),
+                        "Ready",
+                        "True",
+                        "Synchronized"));
     // Someone scales the owned Deployment by hand.
     QVERIFY(m_server->sendJson("PATCH",
                                deploymentPath(u"api"_s),
@@ -320,12 +309,10 @@ void tst_E2eReconciler::driftIsRestored()
             || (e.value("reason", "") == "DriftDetected"
                 && e["involvedObject"].value("name", "") == "api");
     QVERIFY2(drift, events.dump().c_str());
-    QVERIFY(conditionIs(
-        waitFor(appPath(u"api"_s),
-                [](const json &a) { return conditionIs(a, "Ready", "True", "Synchronized"); }),
-        "Ready",
-        "True",
-        "Synchronized"));
+    QVERIFY(conditionIs(waitForCondition(u"api"_s, "Ready", "True", "Synchronized"),
+                        "Ready",
+                        "True",
+                        "Synchronized"));
 }
 
 void tst_E2eReconciler::deletionRunsTheFinalizer()
@@ -363,12 +350,8 @@ void tst_E2eReconciler::leaderElectionHandsOver()
     // Only the leader reconciles.
     QVERIFY(m_server->sendJson(
         "POST", appPath(), customApp(u"led"_s, u"registry.example.com/led:1.0"_s, 1)));
-    QVERIFY(
-        conditionIs(waitFor(appPath(u"led"_s),
-                            [](const json &a) { return conditionIs(a, "Ready", "True", nullptr); }),
-                    "Ready",
-                    "True",
-                    nullptr));
+    QVERIFY(conditionIs(
+        waitForCondition(u"led"_s, "Ready", "True", nullptr), "Ready", "True", nullptr));
     // The leader stops and releases the Lease; the other takes it and carries on.
     first.stop();
     QTRY_COMPARE_WITH_TIMEOUT(holder(), std::string("second"), WaitMs);
