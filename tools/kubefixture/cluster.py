@@ -341,13 +341,17 @@ def bring_up(state, data, binaries, tokens, args):
     wait_for("etcd", etcd_health, 30, state, "etcd", etcd)
     apiserver = start(state, data, "kube-apiserver", apiserver_argv(binaries, data))
     wait_for("kube-apiserver /readyz", lambda: readyz(data), 90, state, "kube-apiserver", apiserver)
-    kcm = start(state, data, "kube-controller-manager", [
-        os.path.join(binaries, "kube-controller-manager"),
-        "--kubeconfig", os.path.join(state.dir, "controller-manager.kubeconfig"),
-        "--authentication-kubeconfig", os.path.join(state.dir, "controller-manager.kubeconfig"),
-        "--authorization-kubeconfig", os.path.join(state.dir, "controller-manager.kubeconfig"),
-        "--bind-address", "127.0.0.1", "--secure-port", str(ports["controller-manager"]),
-        "--controllers", CONTROLLERS, "--leader-elect=false",
+    def component(binary, user):
+        """The flags kube-controller-manager and kube-scheduler share: their own kubeconfig for
+        the API and for delegated authn/authz, a loopback port, no leader election."""
+        kubeconfig = os.path.join(state.dir, user + ".kubeconfig")
+        return [os.path.join(binaries, binary), "--kubeconfig", kubeconfig,
+                "--authentication-kubeconfig", kubeconfig, "--authorization-kubeconfig", kubeconfig,
+                "--bind-address", "127.0.0.1", "--secure-port", str(ports[user]),
+                "--leader-elect=false", "--profiling=false", "--v=1"]
+    kcm = start(state, data, "kube-controller-manager", component(
+        "kube-controller-manager", "controller-manager") + [
+        "--controllers", CONTROLLERS,
         "--service-account-private-key-file", os.path.join(pki, "sa.key"),
         "--root-ca-file", os.path.join(pki, "ca.crt"),
         "--cluster-signing-cert-file", os.path.join(pki, "ca.crt"),
@@ -355,14 +359,8 @@ def bring_up(state, data, binaries, tokens, args):
         # Each controller under its own ServiceAccount and bootstrap role, as kubeadm and kind run it.
         "--use-service-account-credentials=true",
         "--concurrent-deployment-syncs=10", "--concurrent-replicaset-syncs=10",
-        "--resource-quota-sync-period=10s", "--profiling=false", "--v=1"])
-    scheduler = start(state, data, "kube-scheduler", [
-        os.path.join(binaries, "kube-scheduler"),
-        "--kubeconfig", os.path.join(state.dir, "scheduler.kubeconfig"),
-        "--authentication-kubeconfig", os.path.join(state.dir, "scheduler.kubeconfig"),
-        "--authorization-kubeconfig", os.path.join(state.dir, "scheduler.kubeconfig"),
-        "--bind-address", "127.0.0.1", "--secure-port", str(ports["scheduler"]),
-        "--leader-elect=false", "--profiling=false", "--v=1"])
+        "--resource-quota-sync-period=10s"])
+    scheduler = start(state, data, "kube-scheduler", component("kube-scheduler", "scheduler"))
     kwok = start(state, data, "kwok", [
         os.path.join(binaries, "kwok"), "--kubeconfig", admin_kubeconfig,
         "--config", os.path.join(HERE, "kwok-stages.yaml"), "--manage-all-nodes",
