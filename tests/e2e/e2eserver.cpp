@@ -188,6 +188,8 @@ private:
         if (result.finished && result.exitCode == 0)
             return true;
         *error = u"cluster.py %1: %2"_s.arg(verb, result.describe());
+        // Whole, to the test's log: QtTest cuts a failure message short.
+        qWarning().noquote() << *error;
         return false;
     }
 };

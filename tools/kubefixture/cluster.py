@@ -23,6 +23,7 @@ import argparse
 import base64
 import json
 import os
+import random
 import shutil
 import signal
 import socket
@@ -67,10 +68,37 @@ def log(message):
     print("== " + message, file=sys.stderr, flush=True)
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def ephemeral_ports():
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            low, high = (int(part) for part in f.read().split())
+            return low, high
+    except (OSError, ValueError):
+        return 32768, 60999
+
+
+def free_ports(names):
+    """Free loopback ports, one per name, all outside the kernel's ephemeral range, which every
+    bind to port 0 and every outgoing connection draws from: while kube-apiserver is down
+    (restart-apiserver), a test's server listening on port 0, or a client's connection, could be
+    given its port, and the restarted kube-apiserver would fail to bind it."""
+    low, high = ephemeral_ports()
+    candidates = [port for port in range(10000, 65536) if not low <= port <= high]
+    ports = {}
+    for port in random.sample(candidates, min(len(candidates), 500)):
+        if len(ports) == len(names):
+            break
+        if port in ports.values():
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        ports[names[len(ports)]] = port
+    if len(ports) != len(names):
+        fail("no %d free loopback ports outside the ephemeral range %d-%d" % (len(names), low, high))
+    return ports
 
 
 def openssl(*args, cwd):
@@ -215,9 +243,10 @@ def stop_pid(pid, grace=10.0):
 
 
 def tail(state, name, lines=25):
+    # Without the flag dump each component starts with: it is never why one stopped.
     try:
         with open(os.path.join(state.dir, "logs", name + ".log"), errors="replace") as f:
-            return "".join(f.readlines()[-lines:])
+            return "".join([line for line in f if "flags.go" not in line][-lines:])
     except OSError:
         return ""
 
@@ -302,8 +331,7 @@ def cmd_up(args):
     os.makedirs(os.path.join(state.dir, "logs"))
     pki = os.path.join(state.dir, "pki")
     tokens = make_pki(pki)
-    ports = {name: free_port() for name in ("etcd", "etcd-peer", "apiserver", "controller-manager",
-                                             "scheduler", "kwok")}
+    ports = free_ports(("etcd", "etcd-peer", "apiserver", "controller-manager", "scheduler", "kwok"))
     data = {"dir": state.dir, "pki": pki, "ports": ports, "bin": binaries, "processes": {},
             "server": "https://127.0.0.1:%d" % ports["apiserver"], "tokens": tokens}
     state.save(data)
