@@ -1,6 +1,6 @@
 #pragma once
 
-// The crash report (issue 9, item 4): on SIGSEGV, SIGABRT, SIGBUS, SIGFPE or SIGILL the program
+// The crash report: on SIGSEGV, SIGABRT, SIGBUS, SIGFPE or SIGILL the program
 // writes to stderr which signal ended it, the version and a backtrace of the thread that received
 // it, then dies of the same signal with its default action (exit status and core as without the
 // handler). Nothing else is printed: no environment, no command line, no memory contents, so no

@@ -175,7 +175,7 @@ int runLintCrd(int argc, char *argv[])
         return inputError(error);
     kube::RestClient client(config.value());
     // Declared after the client it uses, so that it goes first: a check parented to the
-    // application outlived the client and could touch it at exit (a crash seen under load).
+    // application would outlive the client and could touch it at exit.
     std::unique_ptr<lint::BoundaryCheck> check;
     int exitCode = 0;
     auto runLive = [&](const nlohmann::json &crd) {

@@ -16,7 +16,7 @@ namespace reconscope::ui {
 
 class LogSink;
 
-// The log pane (issue 7, item 4): spdlog's messages as they come (LogSink batches them onto the
+// The log pane: spdlog's messages as they come (LogSink batches them onto the
 // UI thread), with a minimum level, a text filter and the one-click "Conflict" filter that shows
 // how many lines `grep -i Conflict` would print. sink() is what to add to the program's logger.
 class LogPane final : public QWidget

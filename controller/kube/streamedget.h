@@ -25,9 +25,9 @@ namespace reconscope::controller::kube {
 // own and posts each piece the socket yields to the caller's thread, and QSslSocket yields 4 KB
 // per SSL_read, so a 177 MB list is ~44k cross-thread deliveries with an allocation and a copy
 // each. Here the reader appends to one buffer that the caller's thread takes whole whenever it is
-// ready for more: a few hundred deliveries. Reading that list alone costs 0.33-0.43 s of CPU
-// through QNAM, 0.17-0.19 s on a socket read in place (session 6, 2 cores). RestClient uses this
-// for streamed lists only, when no proxy is in the way.
+// ready for more: a few hundred deliveries, about half the CPU of reading it through QNAM
+// (docs/performance.md). RestClient uses this for streamed lists only, when no proxy is in the
+// way.
 //
 // The answer is read as RFC 9112 frames it: a status line (1xx interim answers skipped), header
 // fields, then a body delimited by chunked transfer coding, Content-Length, or the connection's

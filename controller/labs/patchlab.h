@@ -19,7 +19,7 @@ class QTimer;
 
 namespace reconscope::controller::labs {
 
-// The patch lab (issue 7, item 1): the seed's `kubectl patch --subresource=status` experiment made
+// The patch lab: the seed's `kubectl patch --subresource=status` experiment made
 // first-class. One experiment reads the object, sends one PATCH (merge or JSON patch, main resource
 // or /status, optionally with a resourceVersion precondition), compares before and after, and then
 // watches the object to see whether and when a writer (the reconciler) overwrote the result.

@@ -12,7 +12,7 @@
 
 namespace reconscope::controller::labs {
 
-// The raw API console's controller side (issue 7, item 3): `kubectl get --raw PATH` for any path
+// The raw API console's controller side: `kubectl get --raw PATH` for any path
 // and, for collection paths, a watch that streams events - both through the console's RestClient.
 
 // "PATH?query" split; the path always starts with "/".

@@ -25,8 +25,8 @@ namespace {
 constexpr qsizetype maxHeadBytes = 1024 * 1024;
 constexpr qint64 bodySliceBytes = 1024 * 1024;
 // A body is handed to the socket while less than this waits in it. Kept small, the buffers the
-// socket encrypts through stay warm: for a 177 MB list the server spent ~0.21 s of CPU at 4 MB
-// (half of it copies and page faults of fresh buffers) and ~0.17 s at 512 KB (session 6).
+// socket encrypts through stay warm; a larger mark costs copies and page faults of fresh buffers
+// (docs/performance.md).
 constexpr qint64 writeHighWaterBytes = 512 * 1024;
 constexpr qsizetype inlineBodyBytes = 256 * 1024;
 // A body above the limit is read and thrown away up to this size, so that the client reads the 413
