@@ -1,9 +1,9 @@
 #include "app/commands.h"
 #include "app/commandtable.h"
 #include "app/consolelogging.h"
+#include "controller/console/consolesession.h"
 #include "controller/console/scenarioplayer.h"
 #include "controller/kube/eventdispatcher.h"
-#include "ui/consolesession.h"
 #include "ui/detailpane.h"
 #include "ui/logpane.h"
 #include "ui/mainwindow.h"
@@ -243,16 +243,18 @@ int runConsole(int argc, char *argv[])
         return 2;
     }
 
-    ui::ConsoleSession session;
+    controller::console::ConsoleSession session;
     session.setNamespaceFilter(parser.value(options.namespace_));
     session.setRunReconciler(!parser.isSet(options.noReconciler));
     ui::MainWindow window(&session);
     // Every message also goes to the log pane and to a rotating file in the user's data directory.
     const ConsoleLogging logSinks(window.logPane()->sink());
-    QObject::connect(
-        &session, &ui::ConsoleSession::connectionFailed, &window, [](const QString &message) {
-            std::fprintf(stderr, "reconscope: %s\n", qPrintable(message));
-        });
+    QObject::connect(&session,
+                     &controller::console::ConsoleSession::connectionFailed,
+                     &window,
+                     [](const QString &message) {
+                         std::fprintf(stderr, "reconscope: %s\n", qPrintable(message));
+                     });
 
     models::Status<> started;
     if (parser.isSet(options.kubeconfig) || parser.isSet(options.context))
@@ -282,11 +284,13 @@ int runConsole(int argc, char *argv[])
         // The object is selected as soon as the table lists it.
         const QString key = parser.value(options.select);
         auto connection = std::make_shared<QMetaObject::Connection>();
-        *connection = QObject::connect(
-            &session, &ui::ConsoleSession::objectsChanged, &window, [&window, key, connection] {
-                if (window.tablePanel()->selectKey(key))
-                    QObject::disconnect(*connection);
-            });
+        *connection = QObject::connect(&session,
+                                       &controller::console::ConsoleSession::objectsChanged,
+                                       &window,
+                                       [&window, key, connection] {
+                                           if (window.tablePanel()->selectKey(key))
+                                               QObject::disconnect(*connection);
+                                       });
     }
     window.show();
 

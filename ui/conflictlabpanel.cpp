@@ -1,6 +1,6 @@
 #include "ui/conflictlabpanel.h"
 
-#include "ui/consolesession.h"
+#include "controller/console/consolesession.h"
 #include "ui/writegate.h"
 
 #include <QBarCategoryAxis>
@@ -27,6 +27,8 @@ using namespace Qt::StringLiterals;
 namespace clabs = reconscope::controller::labs;
 
 namespace reconscope::ui {
+
+using controller::console::ConsoleSession;
 
 namespace {
 

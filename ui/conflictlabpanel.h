@@ -16,9 +16,12 @@ class QPushButton;
 class QSpinBox;
 class QTableWidget;
 
+namespace reconscope::controller::console {
+class ConsoleSession;
+}
+
 namespace reconscope::ui {
 
-class ConsoleSession;
 class WriteGate;
 
 // The conflict lab (the seed's opening story): pick designs (a) separated + PUT /status, (b)
@@ -46,7 +49,8 @@ public:
         ColumnCount
     };
 
-    explicit ConflictLabPanel(ConsoleSession *session, QWidget *parent = nullptr);
+    explicit ConflictLabPanel(controller::console::ConsoleSession *session,
+                              QWidget *parent = nullptr);
     ~ConflictLabPanel() override;
 
     void setDesigns(const QList<controller::labs::ConflictDesign> &designs);
@@ -85,7 +89,7 @@ private:
     void updateRequests();
     void showResults();
 
-    ConsoleSession *m_session;
+    controller::console::ConsoleSession *m_session;
     QCheckBox *m_designBoxes[3];
     QDoubleSpinBox *m_seconds;
     QSpinBox *m_objects;

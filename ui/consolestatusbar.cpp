@@ -1,6 +1,6 @@
 #include "ui/consolestatusbar.h"
 
-#include "ui/consolesession.h"
+#include "controller/console/consolesession.h"
 
 #include <QLabel>
 #include <QTimer>
@@ -8,6 +8,8 @@
 using namespace Qt::StringLiterals;
 
 namespace reconscope::ui {
+
+using controller::console::ConsoleSession;
 
 using controller::kube::ReflectorState;
 

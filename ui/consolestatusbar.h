@@ -8,9 +8,11 @@
 class QLabel;
 class QTimer;
 
-namespace reconscope::ui {
-
+namespace reconscope::controller::console {
 class ConsoleSession;
+}
+
+namespace reconscope::ui {
 
 // The window's status bar: the reflector's connection state (watching, reconnecting in N s
 // counting down, relisting), events per second, the context, and a badge saying whether writes are
@@ -21,7 +23,8 @@ class ConsoleStatusBar final : public QStatusBar
     Q_DISABLE_COPY_MOVE(ConsoleStatusBar)
 
 public:
-    explicit ConsoleStatusBar(ConsoleSession *session, QWidget *parent = nullptr);
+    explicit ConsoleStatusBar(controller::console::ConsoleSession *session,
+                              QWidget *parent = nullptr);
     ~ConsoleStatusBar() override;
 
     QString connectionText() const;
@@ -34,7 +37,7 @@ private:
     void updateConnection();
     void updateBadge(bool writesEnabled);
 
-    ConsoleSession *m_session;
+    controller::console::ConsoleSession *m_session;
     QLabel *m_connection;
     QLabel *m_rate;
     QLabel *m_context;

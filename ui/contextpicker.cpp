@@ -1,6 +1,6 @@
 #include "ui/contextpicker.h"
 
-#include "ui/consolesession.h"
+#include "controller/console/consolesession.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -12,6 +12,8 @@
 using namespace Qt::StringLiterals;
 
 namespace reconscope::ui {
+
+using controller::console::ConsoleSession;
 
 ContextPicker::ContextPicker(ConsoleSession *session, QWidget *parent)
     : QWidget(parent)

@@ -7,9 +7,11 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 
-namespace reconscope::ui {
-
+namespace reconscope::controller::console {
 class ConsoleSession;
+}
+
+namespace reconscope::ui {
 
 // Which cluster and namespace the console looks at: the kubeconfig's contexts, a namespace filter
 // (namespaces seen so far are offered, any name can be typed) and the per-context switch that
@@ -20,7 +22,7 @@ class ContextPicker final : public QWidget
     Q_DISABLE_COPY_MOVE(ContextPicker)
 
 public:
-    explicit ContextPicker(ConsoleSession *session, QWidget *parent = nullptr);
+    explicit ContextPicker(controller::console::ConsoleSession *session, QWidget *parent = nullptr);
     ~ContextPicker() override;
 
     QComboBox *contextBox() const { return m_contexts; }
@@ -33,7 +35,7 @@ private:
     void handleObjectsChanged(const QStringList &upserted);
     void applyNamespace();
 
-    ConsoleSession *m_session;
+    controller::console::ConsoleSession *m_session;
     QComboBox *m_contexts;
     QComboBox *m_namespaces;
     QCheckBox *m_writes;

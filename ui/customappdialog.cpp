@@ -1,6 +1,6 @@
 #include "ui/customappdialog.h"
 
-#include "ui/consolesession.h"
+#include "controller/console/consolesession.h"
 
 #include <QDialogButtonBox>
 #include <QFontDatabase>
@@ -16,6 +16,8 @@
 using namespace Qt::StringLiterals;
 
 namespace reconscope::ui {
+
+using controller::console::ConsoleSession;
 
 using Field = models::CustomAppForm::Field;
 

@@ -11,9 +11,11 @@ class QLineEdit;
 class QPlainTextEdit;
 class QSpinBox;
 
-namespace reconscope::ui {
-
+namespace reconscope::controller::console {
 class ConsoleSession;
+}
+
+namespace reconscope::ui {
 
 // "New CustomApp": a form (name, namespace, image, replicas, port, configJSON, Secret) checked as
 // the user types; Create sends it through the session (refused while writes are off) and keeps the
@@ -24,7 +26,8 @@ class CustomAppDialog final : public QDialog
     Q_DISABLE_COPY_MOVE(CustomAppDialog)
 
 public:
-    explicit CustomAppDialog(ConsoleSession *session, QWidget *parent = nullptr);
+    explicit CustomAppDialog(controller::console::ConsoleSession *session,
+                             QWidget *parent = nullptr);
     ~CustomAppDialog() override;
 
     models::CustomAppForm form() const;
@@ -51,7 +54,7 @@ signals:
 private:
     void validate();
 
-    ConsoleSession *m_session;
+    controller::console::ConsoleSession *m_session;
     QLineEdit *m_name;
     QLineEdit *m_namespace;
     QLineEdit *m_image;

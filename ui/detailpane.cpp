@@ -1,12 +1,12 @@
 #include "ui/detailpane.h"
 
+#include "controller/console/consolesession.h"
 #include "controller/console/dryrunplanner.h"
 #include "models/conditionsmodel.h"
 #include "models/ownedobjectsmodel.h"
 #include "models/plannedchangesmodel.h"
 #include "models/rfc3339.h"
 #include "models/transitiontimelinemodel.h"
-#include "ui/consolesession.h"
 #include "ui/statepalette.h"
 
 #include <nlohmann/json.hpp>
@@ -29,6 +29,8 @@
 using namespace Qt::StringLiterals;
 
 namespace reconscope::ui {
+
+using controller::console::ConsoleSession;
 
 namespace {
 

@@ -27,9 +27,11 @@ class PlannedChangesModel;
 class TransitionTimelineModel;
 } // namespace reconscope::models
 
-namespace reconscope::ui {
-
+namespace reconscope::controller::console {
 class ConsoleSession;
+}
+
+namespace reconscope::ui {
 
 // Everything about one object: a header (name, state, reason), spec and status side by side, the
 // conditions table (lastTransitionTime, observedGeneration), the object's transition timeline,
@@ -43,7 +45,7 @@ class DetailPane final : public QWidget
     Q_DISABLE_COPY_MOVE(DetailPane)
 
 public:
-    explicit DetailPane(ConsoleSession *session, QWidget *parent = nullptr);
+    explicit DetailPane(controller::console::ConsoleSession *session, QWidget *parent = nullptr);
     ~DetailPane() override;
 
     void showObject(const QString &key);
@@ -82,7 +84,7 @@ private:
                        const QString &outcome);
     void scheduleLiveRefresh();
 
-    ConsoleSession *m_session;
+    controller::console::ConsoleSession *m_session;
     QString m_key;
     QLabel *m_header;
     QTabWidget *m_tabs;

@@ -1,7 +1,7 @@
 #include "ui/labsarea.h"
 
+#include "controller/console/consolesession.h"
 #include "ui/conflictlabpanel.h"
-#include "ui/consolesession.h"
 #include "ui/lintpanel.h"
 #include "ui/logpane.h"
 #include "ui/patchlabpanel.h"
@@ -16,6 +16,8 @@
 using namespace Qt::StringLiterals;
 
 namespace reconscope::ui {
+
+using controller::console::ConsoleSession;
 
 LabsArea::LabsArea(ConsoleSession *session, QWidget *parent)
     : QWidget(parent)

@@ -5,10 +5,13 @@
 class QAction;
 class QTabWidget;
 
+namespace reconscope::controller::console {
+class ConsoleSession;
+}
+
 namespace reconscope::ui {
 
 class ConflictLabPanel;
-class ConsoleSession;
 class LintPanel;
 class LogPane;
 class PatchLabPanel;
@@ -28,7 +31,7 @@ public:
     // window's centre.
     static constexpr int MaxTabMinimumWidth = 720;
 
-    explicit LabsArea(ConsoleSession *session, QWidget *parent = nullptr);
+    explicit LabsArea(controller::console::ConsoleSession *session, QWidget *parent = nullptr);
     ~LabsArea() override;
 
     PatchLabPanel *patchLab() const { return m_patchLab; }

@@ -1,8 +1,8 @@
 #include "ui/lintpanel.h"
 
+#include "controller/console/consolesession.h"
 #include "controller/kube/discovery.h"
 #include "controller/lint/boundarycheck.h"
-#include "ui/consolesession.h"
 
 #include <QComboBox>
 #include <QFile>
@@ -21,6 +21,8 @@ namespace lint = reconscope::controller::lint;
 namespace kube = reconscope::controller::kube;
 
 namespace reconscope::ui {
+
+using controller::console::ConsoleSession;
 
 namespace {
 

@@ -16,9 +16,11 @@ namespace reconscope::controller::lint {
 class BoundaryCheck;
 }
 
-namespace reconscope::ui {
-
+namespace reconscope::controller::console {
 class ConsoleSession;
+}
+
+namespace reconscope::ui {
 
 // The API boundary verifier in the console: pick a CRD of the cluster (from discovery's CRD list)
 // or open a CRD manifest, see its lint findings (severity, rule, schema path, why it matters), run
@@ -31,7 +33,7 @@ class LintPanel final : public QWidget
     Q_DISABLE_COPY_MOVE(LintPanel)
 
 public:
-    explicit LintPanel(ConsoleSession *session, QWidget *parent = nullptr);
+    explicit LintPanel(controller::console::ConsoleSession *session, QWidget *parent = nullptr);
     ~LintPanel() override;
 
     // Lints the CRD of the cluster named `crdName` (plural.group).
@@ -64,7 +66,7 @@ private:
     void updateLiveButton();
     void handleLiveFinished(const controller::lint::BoundaryCheckResult &result);
 
-    ConsoleSession *m_session;
+    controller::console::ConsoleSession *m_session;
     QMetaObject::Connection m_crdsConnection;
     controller::lint::BoundaryReport m_report;
     std::optional<nlohmann::json> m_crdJson; // the CRD the live check runs on

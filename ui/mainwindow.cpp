@@ -1,6 +1,6 @@
 #include "ui/mainwindow.h"
 
-#include "ui/consolesession.h"
+#include "controller/console/consolesession.h"
 #include "ui/consolestatusbar.h"
 #include "ui/contextpicker.h"
 #include "ui/customappdialog.h"
@@ -31,6 +31,8 @@
 using namespace Qt::StringLiterals;
 
 namespace reconscope::ui {
+
+using controller::console::ConsoleSession;
 
 MainWindow::MainWindow(ConsoleSession *session, QWidget *parent)
     : QMainWindow(parent)

@@ -9,9 +9,12 @@ class QDockWidget;
 class QSplitter;
 class QStackedWidget;
 
+namespace reconscope::controller::console {
+class ConsoleSession;
+}
+
 namespace reconscope::ui {
 
-class ConsoleSession;
 class ContextPicker;
 class DetailPane;
 class ResourceBrowser;
@@ -42,7 +45,7 @@ public:
     static constexpr int MaxDockMinimumWidth = 560;
     enum class Workspace { Operator, Labs };
 
-    explicit MainWindow(ConsoleSession *session, QWidget *parent = nullptr);
+    explicit MainWindow(controller::console::ConsoleSession *session, QWidget *parent = nullptr);
     ~MainWindow() override;
 
     ContextPicker *contextPicker() const { return m_contextPicker; }
@@ -86,7 +89,7 @@ private:
     // The first visible docked dock of the left and of the right column.
     QList<QDockWidget *> sideColumnDocks() const;
 
-    ConsoleSession *m_session;
+    controller::console::ConsoleSession *m_session;
     ContextPicker *m_contextPicker;
     ResourceBrowser *m_browser;
     ResourceTablePanel *m_table;

@@ -1,7 +1,7 @@
 #include "ui/patchlabpanel.h"
 
+#include "controller/console/consolesession.h"
 #include "models/resourcetablemodel.h"
-#include "ui/consolesession.h"
 #include "ui/writegate.h"
 
 #include <QAction>
@@ -31,6 +31,8 @@ using namespace Qt::StringLiterals;
 using nlohmann::json;
 
 namespace reconscope::ui {
+
+using controller::console::ConsoleSession;
 
 namespace labs = controller::labs;
 using controller::kube::PatchType;

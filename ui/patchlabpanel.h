@@ -13,12 +13,15 @@ class QPushButton;
 class QSpinBox;
 class QToolButton;
 
+namespace reconscope::controller::console {
+class ConsoleSession;
+}
+
 namespace reconscope::ui {
 
-class ConsoleSession;
 class WriteGate;
 
-// The patch lab (issue 7, item 1): pick an object of the watched resource, a target (main
+// The patch lab: pick an object of the watched resource, a target (main
 // resource or /status), a patch type, a template or a hand-written patch (validated as you type),
 // an optional resourceVersion precondition; Send (Ctrl+Return) shows the HTTP code and Status,
 // the before/after diff, the verdicts and then the reconciler's reaction. Experiments stay in a
@@ -30,7 +33,7 @@ class PatchLabPanel final : public QWidget
     Q_DISABLE_COPY_MOVE(PatchLabPanel)
 
 public:
-    explicit PatchLabPanel(ConsoleSession *session, QWidget *parent = nullptr);
+    explicit PatchLabPanel(controller::console::ConsoleSession *session, QWidget *parent = nullptr);
     ~PatchLabPanel() override;
 
     controller::labs::PatchLab *lab() const { return m_lab; }
@@ -78,7 +81,7 @@ private:
     void handleObjectsChanged();
     void fetchObject();
 
-    ConsoleSession *m_session;
+    controller::console::ConsoleSession *m_session;
     controller::labs::PatchLab *m_lab;
     WriteGate *m_gate;
     QComboBox *m_object;

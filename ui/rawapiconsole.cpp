@@ -1,6 +1,6 @@
 #include "ui/rawapiconsole.h"
 
-#include "ui/consolesession.h"
+#include "controller/console/consolesession.h"
 
 #include <nlohmann/json.hpp>
 
@@ -20,6 +20,8 @@
 using namespace Qt::StringLiterals;
 
 namespace reconscope::ui {
+
+using controller::console::ConsoleSession;
 
 namespace labs = controller::labs;
 

@@ -10,11 +10,13 @@ class QLabel;
 class QListWidget;
 class QPlainTextEdit;
 
+namespace reconscope::controller::console {
+class ConsoleSession;
+}
+
 namespace reconscope::ui {
 
-class ConsoleSession;
-
-// The raw API console (issue 7, item 3): `kubectl get --raw PATH` for any path with the answer as
+// The raw API console: `kubectl get --raw PATH` for any path with the answer as
 // pretty JSON, the paths asked so far (history, newest first, with their HTTP codes), and a watch
 // mode that streams a collection's events (?watch=1) until stopped.
 class RawApiConsole final : public QWidget
@@ -25,7 +27,7 @@ class RawApiConsole final : public QWidget
 public:
     static constexpr int MaxEvents = 2000; // the oldest events go first
 
-    explicit RawApiConsole(ConsoleSession *session, QWidget *parent = nullptr);
+    explicit RawApiConsole(controller::console::ConsoleSession *session, QWidget *parent = nullptr);
     ~RawApiConsole() override;
 
     controller::labs::RawApi *api() const { return m_api; }
@@ -52,7 +54,7 @@ private:
     void handleWatchEnded(const QString &message);
     void updateActions();
 
-    ConsoleSession *m_session;
+    controller::console::ConsoleSession *m_session;
     controller::labs::RawApi *m_api;
     QComboBox *m_path;
     QLabel *m_status;

@@ -1,7 +1,7 @@
 #include "ui/reconcilerpanel.h"
 
+#include "controller/console/consolesession.h"
 #include "controller/reconcile/controllerloop.h"
-#include "ui/consolesession.h"
 
 #include <QAction>
 #include <QChart>
@@ -19,6 +19,8 @@
 using namespace Qt::StringLiterals;
 
 namespace reconscope::ui {
+
+using controller::console::ConsoleSession;
 
 using controller::reconcile::ControllerLoop;
 using controller::reconcile::ReconcileRecord;

@@ -13,9 +13,11 @@ class ControllerLoop;
 struct ReconcileRecord;
 } // namespace reconscope::controller::reconcile
 
-namespace reconscope::ui {
-
+namespace reconscope::controller::console {
 class ConsoleSession;
+}
+
+namespace reconscope::ui {
 
 // The embedded reconciler's controller loop: run / pause / step, the work queue (state, retries,
 // next retry), the selected object's reconcile history (why each run happened, result, writes,
@@ -28,7 +30,8 @@ class ReconcilerPanel final : public QWidget
 public:
     static constexpr int ChartSeconds = 60;
 
-    explicit ReconcilerPanel(ConsoleSession *session, QWidget *parent = nullptr);
+    explicit ReconcilerPanel(controller::console::ConsoleSession *session,
+                             QWidget *parent = nullptr);
     ~ReconcilerPanel() override;
 
     // The loop shown (the session's, or a test's); null shows "no reconciler".
@@ -50,7 +53,7 @@ private:
     void sample();
     void updateChart();
 
-    ConsoleSession *m_session;
+    controller::console::ConsoleSession *m_session;
     QPointer<controller::reconcile::ControllerLoop> m_loop;
     QString m_key;
     QAction *m_pause;

@@ -1,7 +1,7 @@
 #include "ui/resourcebrowser.h"
 
+#include "controller/console/consolesession.h"
 #include "models/resourcetablemodel.h"
-#include "ui/consolesession.h"
 #include "ui/statepalette.h"
 
 #include <QHeaderView>
@@ -12,6 +12,8 @@
 using namespace Qt::StringLiterals;
 
 namespace reconscope::ui {
+
+using controller::console::ConsoleSession;
 
 namespace {
 constexpr int ResourceIndexRole = Qt::UserRole + 1;

@@ -7,9 +7,11 @@
 class QTreeWidget;
 class QTreeWidgetItem;
 
-namespace reconscope::ui {
-
+namespace reconscope::controller::console {
 class ConsoleSession;
+}
+
+namespace reconscope::ui {
 
 // The custom resources of the cluster by API group (from discovery's CRD watch, live), with the
 // object count per lifecycle state of the watched resource. Activating a resource watches it.
@@ -19,7 +21,8 @@ class ResourceBrowser final : public QWidget
     Q_DISABLE_COPY_MOVE(ResourceBrowser)
 
 public:
-    explicit ResourceBrowser(ConsoleSession *session, QWidget *parent = nullptr);
+    explicit ResourceBrowser(controller::console::ConsoleSession *session,
+                             QWidget *parent = nullptr);
     ~ResourceBrowser() override;
 
     QTreeWidget *tree() const { return m_tree; }
@@ -34,7 +37,7 @@ private:
     void refreshCounts();
     void activate(QTreeWidgetItem *item);
 
-    ConsoleSession *m_session;
+    controller::console::ConsoleSession *m_session;
     QTreeWidget *m_tree;
     QList<controller::kube::DiscoveredResource> m_resources;
 };

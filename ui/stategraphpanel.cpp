@@ -1,6 +1,6 @@
 #include "ui/stategraphpanel.h"
 
-#include "ui/consolesession.h"
+#include "controller/console/consolesession.h"
 #include "ui/stategraphscene.h"
 
 #include <QAction>
@@ -15,6 +15,8 @@
 using namespace Qt::StringLiterals;
 
 namespace reconscope::ui {
+
+using controller::console::ConsoleSession;
 
 StateGraphPanel::StateGraphPanel(ConsoleSession *session, QWidget *parent)
     : QWidget(parent)

@@ -8,9 +8,12 @@ class QAction;
 class QGraphicsView;
 class QTimer;
 
+namespace reconscope::controller::console {
+class ConsoleSession;
+}
+
 namespace reconscope::ui {
 
-class ConsoleSession;
 class StateGraphScene;
 
 // The live state graph of the watched resource: the scene in a view that keeps it fitted, fed by
@@ -22,7 +25,8 @@ class StateGraphPanel final : public QWidget
     Q_DISABLE_COPY_MOVE(StateGraphPanel)
 
 public:
-    explicit StateGraphPanel(ConsoleSession *session, QWidget *parent = nullptr);
+    explicit StateGraphPanel(controller::console::ConsoleSession *session,
+                             QWidget *parent = nullptr);
     ~StateGraphPanel() override;
 
     StateGraphScene *scene() const { return m_scene; }
@@ -45,7 +49,7 @@ private:
     void fit();
     void exportInteractively(const QString &suffix);
 
-    ConsoleSession *m_session;
+    controller::console::ConsoleSession *m_session;
     StateGraphScene *m_scene;
     QGraphicsView *m_view;
     QAction *m_objectMode;

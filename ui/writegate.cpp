@@ -1,6 +1,6 @@
 #include "ui/writegate.h"
 
-#include "ui/consolesession.h"
+#include "controller/console/consolesession.h"
 
 #include <QMessageBox>
 #include <QPushButton>
@@ -8,6 +8,8 @@
 using namespace Qt::StringLiterals;
 
 namespace reconscope::ui {
+
+using controller::console::ConsoleSession;
 
 WriteGate::WriteGate(ConsoleSession *session, QWidget *dialogParent)
     : QObject(dialogParent)

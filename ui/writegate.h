@@ -9,11 +9,13 @@
 
 class QWidget;
 
+namespace reconscope::controller::console {
+class ConsoleSession;
+}
+
 namespace reconscope::ui {
 
-class ConsoleSession;
-
-// Safety of the labs' writes on real clusters (issue 7, item 5). On the embedded cluster a write
+// Safety of the labs' writes on real clusters. On the embedded cluster a write
 // goes at once. On a real cluster it needs the context's write switch (ConsoleSession::
 // writesEnabled, the status bar's badge) and then the user's confirmation of the exact request -
 // method, URL, body - in a window-modal dialog (opened with open(), never exec(): the event loop
@@ -24,7 +26,7 @@ class WriteGate final : public QObject
     Q_DISABLE_COPY_MOVE(WriteGate)
 
 public:
-    WriteGate(ConsoleSession *session, QWidget *dialogParent);
+    WriteGate(controller::console::ConsoleSession *session, QWidget *dialogParent);
     ~WriteGate() override;
 
     // `proceed` runs when the write may be sent (possibly later, after the confirmation); never
@@ -45,7 +47,7 @@ signals:
     void cancelled();
 
 private:
-    ConsoleSession *m_session;
+    controller::console::ConsoleSession *m_session;
     QWidget *m_dialogParent;
     QPointer<QMessageBox> m_dialog;
 };

@@ -1,8 +1,8 @@
 #include "ui/yamleditor.h"
 
+#include "controller/console/consolesession.h"
 #include "models/objectyaml.h"
 #include "models/yamljson.h"
-#include "ui/consolesession.h"
 
 #include <QDialogButtonBox>
 #include <QFontDatabase>
@@ -15,6 +15,8 @@
 using namespace Qt::StringLiterals;
 
 namespace reconscope::ui {
+
+using controller::console::ConsoleSession;
 
 namespace {
 

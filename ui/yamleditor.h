@@ -8,9 +8,11 @@ class QLabel;
 class QPlainTextEdit;
 class QPushButton;
 
-namespace reconscope::ui {
-
+namespace reconscope::controller::console {
 class ConsoleSession;
+}
+
+namespace reconscope::ui {
 
 // An object as YAML (as `kubectl edit` shows it): edit it and Apply sends it as an update (PUT)
 // carrying the resourceVersion in the text, so that a concurrent change is refused with 409
@@ -23,7 +25,7 @@ class YamlEditor final : public QDialog
     Q_DISABLE_COPY_MOVE(YamlEditor)
 
 public:
-    YamlEditor(ConsoleSession *session,
+    YamlEditor(controller::console::ConsoleSession *session,
                const controller::kube::ResourceRef &resource,
                const QString &key,
                QWidget *parent = nullptr);
@@ -54,7 +56,7 @@ private:
     void showInfo(const QString &text);
     void handleAnswer(controller::kube::RestClient::JsonResult result);
 
-    ConsoleSession *m_session;
+    controller::console::ConsoleSession *m_session;
     controller::kube::ResourceRef m_resource;
     QString m_key;
     QLabel *m_message;

@@ -3,12 +3,12 @@
 #include "benchserver.h"
 
 #include "controller/cluster/churn.h"
+#include "controller/console/consolesession.h"
 #include "controller/kube/informerstore.h"
 #include "controller/kube/kubeconfig.h"
 #include "controller/reconcile/clock.h"
 #include "controller/reconcile/controllerloop.h"
 #include "models/resourcetablemodel.h"
-#include "ui/consolesession.h"
 #include "ui/resourcetablepanel.h"
 
 #include <QApplication>
@@ -200,8 +200,8 @@ double driveServerChurn(
 
 int runConsoleChild(const QString &kubeconfigPath, int expectedObjects)
 {
+    using reconscope::controller::console::ConsoleSession;
     using reconscope::models::ResourceTableModel;
-    using reconscope::ui::ConsoleSession;
     using reconscope::ui::ResourceTablePanel;
 
     const qint64 baseline = rssBytes("VmRSS");

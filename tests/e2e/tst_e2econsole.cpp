@@ -4,10 +4,10 @@
 // editor, a panel's patch and the scenario player are all refused, nothing reaches the server —
 // until the context's write switch is turned on; then the dialog's create and the editor's update
 // go through.
+#include "controller/console/consolesession.h"
 #include "controller/console/scenarioplayer.h"
 #include "models/resourcetablemodel.h"
 #include "tests/e2e/e2eserver.h"
-#include "ui/consolesession.h"
 #include "ui/contextpicker.h"
 #include "ui/customappdialog.h"
 #include "ui/mainwindow.h"
@@ -23,6 +23,7 @@
 #include <QStandardPaths>
 #include <QtTest>
 
+using reconscope::controller::console::ConsoleSession;
 using namespace Qt::StringLiterals;
 using namespace reconscope::ui;
 using nlohmann::json;

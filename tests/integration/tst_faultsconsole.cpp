@@ -1,14 +1,15 @@
 // What the console shows during faults (issue 9): its status bar is driven by the real
 // reflector's states - "reconnecting in N s" while the API server is down, "relisting" after a
 // 410, "watching" again once recovered - and its cache ends equal to the server's.
+#include "controller/console/consolesession.h"
 #include "tests/operator/operatortestutil.h"
-#include "ui/consolesession.h"
 #include "ui/consolestatusbar.h"
 
 #include <QtTest>
 
 #include <memory>
 
+using reconscope::controller::console::ConsoleSession;
 using namespace optest;
 using namespace reconscope::ui;
 

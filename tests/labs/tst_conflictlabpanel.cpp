@@ -2,8 +2,8 @@
 // cluster, results in the table and the chart, the UI thread kept free; the write switch on a
 // real cluster.
 #include "../ui/uitestsupport.h"
+#include "controller/console/consolesession.h"
 #include "ui/conflictlabpanel.h"
-#include "ui/consolesession.h"
 #include "ui/writegate.h"
 
 #include <QBarSeries>
@@ -22,8 +22,8 @@
 
 using namespace Qt::StringLiterals;
 namespace clabs = reconscope::controller::labs;
+using reconscope::controller::console::ConsoleSession;
 using reconscope::ui::ConflictLabPanel;
-using reconscope::ui::ConsoleSession;
 
 class tst_ConflictLabPanel : public QObject
 {

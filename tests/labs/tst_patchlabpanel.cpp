@@ -3,8 +3,8 @@
 // the confirmation that shows the exact request, Ctrl+Return, the result view, copy as kubectl and
 // the exported history.
 #include "../operator/operatortestutil.h"
+#include "controller/console/consolesession.h"
 #include "models/resourcetablemodel.h"
-#include "ui/consolesession.h"
 #include "ui/patchlabpanel.h"
 #include "ui/writegate.h"
 
@@ -62,7 +62,7 @@ private:
     }
 
     std::unique_ptr<ClusterFixture> m_fx;
-    std::unique_ptr<ui::ConsoleSession> m_session;
+    std::unique_ptr<reconscope::controller::console::ConsoleSession> m_session;
     std::unique_ptr<ui::PatchLabPanel> m_panel;
 };
 
@@ -74,7 +74,7 @@ void tst_PatchLabPanel::init()
     QVERIFY(m_fx->create(
         customApps,
         ClusterFixture::customApp(u"web"_s, { { "image", "nginx:1.27" }, { "replicas", 2 } })));
-    m_session = std::make_unique<ui::ConsoleSession>();
+    m_session = std::make_unique<reconscope::controller::console::ConsoleSession>();
     const auto opened
         = m_session->openKubeconfig(m_fx->server()->kubeconfigPath(), u"reconscope-admin"_s);
     QVERIFY(opened.ok());

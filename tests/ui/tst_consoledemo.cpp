@@ -2,8 +2,8 @@
 // reached through the kubeconfig it wrote (mTLS). A test "controller" drives CustomApps through the
 // lifecycle with /status patches; the graph, the table, the transition log and the panels must
 // agree, and screenshots of what a user sees are written (see docsPath).
+#include "controller/console/consolesession.h"
 #include "models/resourcetablemodel.h"
-#include "ui/consolesession.h"
 #include "ui/consolestatusbar.h"
 #include "ui/contextpicker.h"
 #include "ui/detailpane.h"
@@ -32,6 +32,7 @@
 
 #include <memory>
 
+using reconscope::controller::console::ConsoleSession;
 using namespace Qt::StringLiterals;
 using namespace reconscope::models;
 using namespace reconscope::ui;

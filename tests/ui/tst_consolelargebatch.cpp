@@ -3,8 +3,8 @@
 // ending complete and sorted; watch events that arrive meanwhile wait behind it and win.
 #include "controller/cluster/churn.h"
 #include "controller/cluster/sim/backgroundcluster.h"
+#include "controller/console/consolesession.h"
 #include "models/resourcetablemodel.h"
-#include "ui/consolesession.h"
 #include "ui/resourcetablepanel.h"
 
 #include <QAbstractItemModelTester>
@@ -21,6 +21,7 @@
 #include <chrono>
 #include <memory>
 
+using reconscope::controller::console::ConsoleSession;
 using namespace Qt::StringLiterals;
 using namespace reconscope;
 using namespace reconscope::ui;

@@ -5,8 +5,8 @@
 // which then goes in whole and in order once complete. Either way every object is announced once
 // and makes one transition, and the tracker's counts are the table's.
 #include "../kube/testserver.h"
+#include "controller/console/consolesession.h"
 #include "models/resourcetablemodel.h"
-#include "ui/consolesession.h"
 #include "ui/resourcetablepanel.h"
 
 #include <QAbstractItemModelTester>
@@ -20,6 +20,7 @@
 
 #include <memory>
 
+using reconscope::controller::console::ConsoleSession;
 using namespace Qt::StringLiterals;
 using namespace reconscope;
 using namespace reconscope::ui;

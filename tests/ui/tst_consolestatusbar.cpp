@@ -1,4 +1,4 @@
-#include "ui/consolesession.h"
+#include "controller/console/consolesession.h"
 #include "ui/consolestatusbar.h"
 #include "uitestsupport.h"
 
@@ -6,6 +6,7 @@
 
 #include <memory>
 
+using reconscope::controller::console::ConsoleSession;
 using namespace Qt::StringLiterals;
 using namespace reconscope::ui;
 using reconscope::controller::kube::ReflectorState;

@@ -2,10 +2,10 @@
 // that the dry run has work to plan: what the CustomApp reconciler would write (finalizer,
 // Deployment, status) is shown as a diff and nothing is written; a Deployment owned by the object
 // and its Pods appear under Owned with their status, and the next plan diffs against it.
+#include "controller/console/consolesession.h"
 #include "models/ownedobjectsmodel.h"
 #include "models/plannedchangesmodel.h"
 #include "models/resourcetablemodel.h"
-#include "ui/consolesession.h"
 #include "ui/detailpane.h"
 
 #include <QAbstractItemModelTester>
@@ -17,6 +17,7 @@
 
 #include <memory>
 
+using reconscope::controller::console::ConsoleSession;
 using namespace Qt::StringLiterals;
 using namespace reconscope::models;
 using namespace reconscope::ui;

@@ -3,8 +3,8 @@
 // cluster's CustomApps.
 #include "uitestsupport.h"
 
+#include "controller/console/consolesession.h"
 #include "controller/kube/discovery.h"
-#include "ui/consolesession.h"
 #include "ui/lintpanel.h"
 
 #include <nlohmann/json.hpp>
@@ -17,7 +17,7 @@
 #include <QtTest>
 
 using namespace Qt::StringLiterals;
-using reconscope::ui::ConsoleSession;
+using reconscope::controller::console::ConsoleSession;
 using reconscope::ui::LintPanel;
 
 namespace {

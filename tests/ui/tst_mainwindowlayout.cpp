@@ -2,8 +2,8 @@
 // menu, each lab's Alt+N), each keeping its own dock layout, the table following the workspace
 // with its selection, and room for every panel at the default size and at 1280x800. With
 // RECONSCOPE_LAYOUT_SHOTS=DIR set it saves what it checks as PNGs there, for a look.
+#include "controller/console/consolesession.h"
 #include "models/resourcetablemodel.h"
-#include "ui/consolesession.h"
 #include "ui/contextpicker.h"
 #include "ui/detailpane.h"
 #include "ui/labsarea.h"
@@ -26,6 +26,7 @@
 
 #include <memory>
 
+using reconscope::controller::console::ConsoleSession;
 using namespace Qt::StringLiterals;
 using namespace reconscope::ui;
 

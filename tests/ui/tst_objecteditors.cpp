@@ -2,8 +2,8 @@
 // as the user types, the server's refusals shown with the form kept), the YAML editor (an update
 // with the resourceVersion in the text: 409 on a concurrent change, 422 from the schema, the text
 // kept), and the main window's shortcuts (Ctrl+N, Ctrl+E).
+#include "controller/console/consolesession.h"
 #include "models/resourcetablemodel.h"
-#include "ui/consolesession.h"
 #include "ui/customappdialog.h"
 #include "ui/mainwindow.h"
 #include "ui/resourcetablepanel.h"
@@ -19,6 +19,7 @@
 
 #include <memory>
 
+using reconscope::controller::console::ConsoleSession;
 using namespace Qt::StringLiterals;
 using namespace reconscope::ui;
 using Field = reconscope::models::CustomAppForm::Field;

@@ -2,8 +2,8 @@
 // kubeconfig it writes, as a real cluster): get --raw with history and pretty JSON, errors as the
 // Status says, the watch mode streaming events until stopped, and the path parsing behind it.
 #include "../operator/operatortestutil.h"
+#include "controller/console/consolesession.h"
 #include "controller/labs/rawapi.h"
-#include "ui/consolesession.h"
 #include "ui/rawapiconsole.h"
 
 #include <QAction>
@@ -39,7 +39,7 @@ private:
     static constexpr auto AppPath = "/apis/infrastructure.internal.net/v1/namespaces/default/"
                                     "customapps";
     std::unique_ptr<ClusterFixture> m_fx;
-    std::unique_ptr<ui::ConsoleSession> m_session;
+    std::unique_ptr<reconscope::controller::console::ConsoleSession> m_session;
     std::unique_ptr<ui::RawApiConsole> m_console;
 };
 
@@ -117,7 +117,7 @@ void tst_RawApiConsole::init()
     QVERIFY2(error.isEmpty(), qPrintable(error));
     QVERIFY(m_fx->create(customApps,
                          ClusterFixture::customApp(u"web"_s, { { "image", "nginx:1.27" } })));
-    m_session = std::make_unique<ui::ConsoleSession>();
+    m_session = std::make_unique<reconscope::controller::console::ConsoleSession>();
     const auto opened
         = m_session->openKubeconfig(m_fx->server()->kubeconfigPath(), u"reconscope-admin"_s);
     QVERIFY2(opened.ok(), qPrintable(opened.ok() ? QString() : opened.error().message));

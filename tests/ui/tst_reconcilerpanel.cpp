@@ -1,5 +1,5 @@
+#include "controller/console/consolesession.h"
 #include "controller/reconcile/controllerloop.h"
-#include "ui/consolesession.h"
 #include "ui/reconcilerpanel.h"
 
 #include <QAction>
@@ -10,6 +10,7 @@
 #include <memory>
 #include <numeric>
 
+using reconscope::controller::console::ConsoleSession;
 using namespace Qt::StringLiterals;
 using namespace reconscope::ui;
 using namespace reconscope::controller::reconcile;

@@ -2,10 +2,10 @@
 // kubeconfig it wrote, as `reconscope` does): play, pause, speed, step now, a step the server
 // refuses, and the default scenario with the embedded reconciler walking CustomApps through every
 // state, both kinds of Degraded, InvalidSpec, drift and deletion through the finalizer.
+#include "controller/console/consolesession.h"
 #include "controller/console/scenarioplayer.h"
 #include "models/resourcetablemodel.h"
 #include "models/scenariotimelinemodel.h"
-#include "ui/consolesession.h"
 #include "ui/scenariopanel.h"
 
 #include <QAbstractItemModelTester>
@@ -17,6 +17,7 @@
 
 #include <memory>
 
+using reconscope::controller::console::ConsoleSession;
 using namespace Qt::StringLiterals;
 using namespace reconscope::models;
 using namespace reconscope::ui;
