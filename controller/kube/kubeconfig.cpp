@@ -16,6 +16,7 @@ namespace reconscope::controller::kube {
 namespace {
 
 using models::Result;
+using models::Status;
 
 QString quoted(const QString &text)
 {
@@ -153,6 +154,223 @@ std::optional<QByteArray> decodeBase64(const QString &text)
     if (!decoded || compact.isEmpty())
         return std::nullopt;
     return *decoded;
+}
+
+// Client certificate and key: each from data (preferred, as in client-go) or file. The error
+// names the field but not the user; empty when the field is unset or was read into `out`.
+QString readMaterial(const QString &data,
+                     const QString &path,
+                     const QString &dataField,
+                     const QString &pathField,
+                     QByteArray *out)
+{
+    if (!data.isEmpty()) {
+        const auto decoded = decodeBase64(data);
+        if (!decoded)
+            return dataField + u": not valid base64"_s;
+        *out = *decoded;
+    } else if (!path.isEmpty()) {
+        if (const QString error = readFileError(path, out); !error.isEmpty())
+            return pathField + u": "_s + error;
+    }
+    return {};
+}
+
+// The cluster's CA bundle into config.caCertificates: certificate-authority-data when set, else
+// the certificate-authority file, else none.
+Status<> resolveCertificateAuthority(const KubeconfigCluster &cluster,
+                                     const QString &clusterPrefix,
+                                     ClientConfig &config)
+{
+    if (!cluster.certificateAuthorityData.isEmpty()) {
+        const auto pemData = decodeBase64(cluster.certificateAuthorityData);
+        if (!pemData) {
+            return Status<>::failure(clusterPrefix
+                                     + u"certificate-authority-data: not valid base64"_s);
+        }
+        auto certificates = pem::parseCertificates(*pemData);
+        if (!certificates) {
+            return Status<>::failure(clusterPrefix + u"certificate-authority-data: "_s
+                                     + certificates.error().message);
+        }
+        config.caCertificates = *certificates;
+    } else if (!cluster.certificateAuthority.isEmpty()) {
+        QByteArray contents;
+        if (const QString error = readFileError(cluster.certificateAuthority, &contents);
+            !error.isEmpty()) {
+            return Status<>::failure(clusterPrefix + u"certificate-authority: "_s + error);
+        }
+        auto certificates = pem::parseCertificates(contents);
+        if (!certificates) {
+            return Status<>::failure(clusterPrefix + u"certificate-authority: "_s
+                                     + cluster.certificateAuthority + u": "_s
+                                     + certificates.error().message);
+        }
+        config.caCertificates = *certificates;
+    }
+    return {};
+}
+
+// The cluster of context `contextName` into config: server, CA, TLS verification, proxy; the
+// warnings for disabled verification and plain http.
+Status<>
+resolveCluster(const KubeconfigCluster &cluster, const QString &contextName, ClientConfig &config)
+{
+    const QString clusterPrefix = u"kubeconfig %1: context %2: cluster %3: "_s.arg(
+        cluster.file, quoted(contextName), quoted(cluster.name));
+    if (cluster.server.isEmpty())
+        return Status<>::failure(clusterPrefix + u"server: missing"_s);
+    config.server = QUrl(cluster.server, QUrl::StrictMode);
+    if (!config.server.isValid() || config.server.host().isEmpty()
+        || (config.server.scheme() != u"https" && config.server.scheme() != u"http")) {
+        return Status<>::failure(clusterPrefix + u"server: not an http(s) URL: "_s
+                                 + cluster.server);
+    }
+    if (auto resolved = resolveCertificateAuthority(cluster, clusterPrefix, config); !resolved)
+        return resolved;
+    config.insecureSkipTlsVerify = cluster.insecureSkipTlsVerify;
+    if (config.insecureSkipTlsVerify) {
+        config.warnings
+            << u"TLS verification is disabled for cluster %1 (insecure-skip-tls-verify): "
+               u"the server's identity is not checked"_s.arg(quoted(cluster.name));
+    }
+    if (config.server.scheme() == u"http") {
+        config.warnings << u"cluster %1 is reached over plain http: nothing is encrypted"_s.arg(
+            quoted(cluster.name));
+    }
+    if (config.insecureSkipTlsVerify && !config.caCertificates.isEmpty()) {
+        // client-go refuses this combination as well.
+        return Status<>::failure(
+            clusterPrefix
+            + u"insecure-skip-tls-verify: cannot be combined with a certificate authority"_s);
+    }
+    config.tlsServerName = cluster.tlsServerName;
+    if (!cluster.proxyUrl.isEmpty()) {
+        auto proxy = proxyFromUrl(cluster.proxyUrl);
+        if (!proxy)
+            return Status<>::failure(clusterPrefix + u"proxy-url: "_s + proxy.error().message);
+        config.proxy = *proxy;
+    }
+    return {};
+}
+
+// The user's client certificate and key into config: both or neither, parsed, the key matching
+// the certificate; a warning when the certificate has expired or is not yet valid.
+Status<> resolveClientCertificate(const KubeconfigUser &user,
+                                  const QString &userPrefix,
+                                  ClientConfig &config)
+{
+    QByteArray certificatePem;
+    QByteArray keyPem;
+    if (const QString error = readMaterial(user.clientCertificateData,
+                                           user.clientCertificate,
+                                           u"client-certificate-data"_s,
+                                           u"client-certificate"_s,
+                                           &certificatePem);
+        !error.isEmpty()) {
+        return Status<>::failure(userPrefix + error);
+    }
+    if (const QString error = readMaterial(
+            user.clientKeyData, user.clientKey, u"client-key-data"_s, u"client-key"_s, &keyPem);
+        !error.isEmpty()) {
+        return Status<>::failure(userPrefix + error);
+    }
+    const QString certificateField = user.clientCertificateData.isEmpty()
+        ? u"client-certificate"_s
+        : u"client-certificate-data"_s;
+    const QString keyField = user.clientKeyData.isEmpty() ? u"client-key"_s : u"client-key-data"_s;
+    if (!certificatePem.isEmpty() || !keyPem.isEmpty()) {
+        if (keyPem.isEmpty()) {
+            return Status<>::failure(userPrefix + certificateField
+                                     + u" is set but no client key"_s);
+        }
+        if (certificatePem.isEmpty()) {
+            return Status<>::failure(userPrefix + keyField
+                                     + u" is set but no client certificate"_s);
+        }
+        auto certificate = pem::parseCertificate(certificatePem);
+        if (!certificate) {
+            return Status<>::failure(userPrefix + certificateField + u": "_s
+                                     + certificate.error().message);
+        }
+        auto key = pem::parsePrivateKey(keyPem);
+        if (!key)
+            return Status<>::failure(userPrefix + keyField + u": "_s + key.error().message);
+        if (!pem::keyMatchesCertificate(keyPem, certificatePem)) {
+            return Status<>::failure(userPrefix + keyField + u": the private key does not match "_s
+                                     + certificateField + u" (subject "_s
+                                     + certificate->subjectDisplayName() + u')');
+        }
+        config.clientCertificate = *certificate;
+        config.clientKey = *key;
+        const QDateTime now = QDateTime::currentDateTimeUtc();
+        if (certificate->expiryDate() < now) {
+            config.warnings << u"the client certificate of user %1 expired on %2"_s.arg(
+                quoted(user.name), certificate->expiryDate().toUTC().toString(Qt::ISODate));
+        } else if (certificate->effectiveDate() > now) {
+            config.warnings << u"the client certificate of user %1 is not valid before %2"_s.arg(
+                quoted(user.name), certificate->effectiveDate().toUTC().toString(Qt::ISODate));
+        }
+    }
+    return {};
+}
+
+// An exec plugin this program can run: a command, a supported apiVersion, and an interactiveMode
+// that needs no terminal.
+Status<> checkExec(const ExecConfig &exec, const QString &userPrefix)
+{
+    if (exec.command.isEmpty())
+        return Status<>::failure(userPrefix + u"exec.command: missing"_s);
+    if (exec.apiVersion != u"client.authentication.k8s.io/v1"
+        && exec.apiVersion != u"client.authentication.k8s.io/v1beta1") {
+        return Status<>::failure(userPrefix + u"exec.apiVersion: unsupported: "_s
+                                 + (exec.apiVersion.isEmpty() ? u"(missing)"_s : exec.apiVersion));
+    }
+    if (exec.apiVersion == u"client.authentication.k8s.io/v1" && exec.interactiveMode.isEmpty())
+        return Status<>::failure(userPrefix + u"exec.interactiveMode: missing (required in v1)"_s);
+    if (!exec.interactiveMode.isEmpty() && exec.interactiveMode != u"Never"
+        && exec.interactiveMode != u"IfAvailable" && exec.interactiveMode != u"Always") {
+        return Status<>::failure(userPrefix + u"exec.interactiveMode: invalid: "_s
+                                 + exec.interactiveMode);
+    }
+    if (exec.interactiveMode == u"Always") {
+        return Status<>::failure(userPrefix
+                                 + u"exec: interactiveMode Always needs a terminal, which this "
+                                   u"program does not have"_s);
+    }
+    return {};
+}
+
+// The user of context `contextName` into config: client certificate, token or token file, basic
+// auth (not together with a token), exec plugin.
+Status<> resolveUser(const KubeconfigUser &user, const QString &contextName, ClientConfig &config)
+{
+    const QString userPrefix = u"kubeconfig %1: context %2: user %3: "_s.arg(
+        user.file, quoted(contextName), quoted(user.name));
+    config.execWorkingDirectory = QFileInfo(user.file).absolutePath();
+    if (auto resolved = resolveClientCertificate(user, userPrefix, config); !resolved)
+        return resolved;
+    config.token = user.token;
+    if (!user.tokenFile.isEmpty()) {
+        QByteArray contents;
+        if (const QString error = readFileError(user.tokenFile, &contents); !error.isEmpty())
+            return Status<>::failure(userPrefix + u"tokenFile: "_s + error);
+        config.tokenFile = user.tokenFile;
+    }
+    if (!user.username.isEmpty() || !user.password.isEmpty()) {
+        if (!config.token.isEmpty() || !config.tokenFile.isEmpty()) {
+            return Status<>::failure(userPrefix
+                                     + u"username/password cannot be combined with a token"_s);
+        }
+        config.username = user.username;
+        config.password = user.password;
+    }
+    if (user.exec) {
+        if (auto checked = checkExec(*user.exec, userPrefix); !checked)
+            return checked;
+        config.exec = *user.exec;
+    }
+    return {};
 }
 
 } // namespace
@@ -334,63 +552,8 @@ Result<ClientConfig> Kubeconfig::resolve(const QString &contextName) const
     config.origin = contextPrefix;
     if (!context.namespace_.isEmpty())
         config.namespace_ = context.namespace_;
-
-    // Cluster.
-    const KubeconfigCluster &cluster = *clusterIt;
-    const QString clusterPrefix = u"kubeconfig %1: context %2: cluster %3: "_s.arg(
-        cluster.file, quoted(context.name), quoted(cluster.name));
-    if (cluster.server.isEmpty())
-        return fail(clusterPrefix + u"server: missing"_s);
-    config.server = QUrl(cluster.server, QUrl::StrictMode);
-    if (!config.server.isValid() || config.server.host().isEmpty()
-        || (config.server.scheme() != u"https" && config.server.scheme() != u"http")) {
-        return fail(clusterPrefix + u"server: not an http(s) URL: "_s + cluster.server);
-    }
-    if (!cluster.certificateAuthorityData.isEmpty()) {
-        const auto pemData = decodeBase64(cluster.certificateAuthorityData);
-        if (!pemData)
-            return fail(clusterPrefix + u"certificate-authority-data: not valid base64"_s);
-        auto certificates = pem::parseCertificates(*pemData);
-        if (!certificates)
-            return fail(clusterPrefix + u"certificate-authority-data: "_s
-                        + certificates.error().message);
-        config.caCertificates = *certificates;
-    } else if (!cluster.certificateAuthority.isEmpty()) {
-        QByteArray contents;
-        if (const QString error = readFileError(cluster.certificateAuthority, &contents);
-            !error.isEmpty()) {
-            return fail(clusterPrefix + u"certificate-authority: "_s + error);
-        }
-        auto certificates = pem::parseCertificates(contents);
-        if (!certificates) {
-            return fail(clusterPrefix + u"certificate-authority: "_s + cluster.certificateAuthority
-                        + u": "_s + certificates.error().message);
-        }
-        config.caCertificates = *certificates;
-    }
-    config.insecureSkipTlsVerify = cluster.insecureSkipTlsVerify;
-    if (config.insecureSkipTlsVerify) {
-        config.warnings
-            << u"TLS verification is disabled for cluster %1 (insecure-skip-tls-verify): "
-               u"the server's identity is not checked"_s.arg(quoted(cluster.name));
-    }
-    if (config.server.scheme() == u"http") {
-        config.warnings << u"cluster %1 is reached over plain http: nothing is encrypted"_s.arg(
-            quoted(cluster.name));
-    }
-    if (config.insecureSkipTlsVerify && !config.caCertificates.isEmpty()) {
-        // client-go refuses this combination as well.
-        return fail(
-            clusterPrefix
-            + u"insecure-skip-tls-verify: cannot be combined with a certificate authority"_s);
-    }
-    config.tlsServerName = cluster.tlsServerName;
-    if (!cluster.proxyUrl.isEmpty()) {
-        auto proxy = proxyFromUrl(cluster.proxyUrl);
-        if (!proxy)
-            return fail(clusterPrefix + u"proxy-url: "_s + proxy.error().message);
-        config.proxy = *proxy;
-    }
+    if (auto resolved = resolveCluster(*clusterIt, context.name, config); !resolved)
+        return fail(resolved.error().message);
 
     // User (optional: a context without a user talks anonymously).
     if (context.user.isEmpty())
@@ -398,110 +561,8 @@ Result<ClientConfig> Kubeconfig::resolve(const QString &contextName) const
     const auto userIt = m_users.find(context.user);
     if (userIt == m_users.end())
         return fail(contextPrefix + u": user %1 not found"_s.arg(quoted(context.user)));
-    const KubeconfigUser &user = *userIt;
-    const QString userPrefix = u"kubeconfig %1: context %2: user %3: "_s.arg(
-        user.file, quoted(context.name), quoted(user.name));
-    config.execWorkingDirectory = QFileInfo(user.file).absolutePath();
-
-    // Client certificate and key: each from data (preferred, as in client-go) or file.
-    auto material = [&](const QString &data,
-                        const QString &path,
-                        const QString &dataField,
-                        const QString &pathField,
-                        QByteArray *out) -> QString {
-        if (!data.isEmpty()) {
-            const auto decoded = decodeBase64(data);
-            if (!decoded)
-                return dataField + u": not valid base64"_s;
-            *out = *decoded;
-        } else if (!path.isEmpty()) {
-            if (const QString error = readFileError(path, out); !error.isEmpty())
-                return pathField + u": "_s + error;
-        }
-        return {};
-    };
-    QByteArray certificatePem;
-    QByteArray keyPem;
-    if (const QString error = material(user.clientCertificateData,
-                                       user.clientCertificate,
-                                       u"client-certificate-data"_s,
-                                       u"client-certificate"_s,
-                                       &certificatePem);
-        !error.isEmpty()) {
-        return fail(userPrefix + error);
-    }
-    if (const QString error = material(
-            user.clientKeyData, user.clientKey, u"client-key-data"_s, u"client-key"_s, &keyPem);
-        !error.isEmpty()) {
-        return fail(userPrefix + error);
-    }
-    const QString certificateField = user.clientCertificateData.isEmpty()
-        ? u"client-certificate"_s
-        : u"client-certificate-data"_s;
-    const QString keyField = user.clientKeyData.isEmpty() ? u"client-key"_s : u"client-key-data"_s;
-    if (!certificatePem.isEmpty() || !keyPem.isEmpty()) {
-        if (keyPem.isEmpty())
-            return fail(userPrefix + certificateField + u" is set but no client key"_s);
-        if (certificatePem.isEmpty())
-            return fail(userPrefix + keyField + u" is set but no client certificate"_s);
-        auto certificate = pem::parseCertificate(certificatePem);
-        if (!certificate)
-            return fail(userPrefix + certificateField + u": "_s + certificate.error().message);
-        auto key = pem::parsePrivateKey(keyPem);
-        if (!key)
-            return fail(userPrefix + keyField + u": "_s + key.error().message);
-        if (!pem::keyMatchesCertificate(keyPem, certificatePem)) {
-            return fail(userPrefix + keyField + u": the private key does not match "_s
-                        + certificateField + u" (subject "_s + certificate->subjectDisplayName()
-                        + u')');
-        }
-        config.clientCertificate = *certificate;
-        config.clientKey = *key;
-        const QDateTime now = QDateTime::currentDateTimeUtc();
-        if (certificate->expiryDate() < now) {
-            config.warnings << u"the client certificate of user %1 expired on %2"_s.arg(
-                quoted(user.name), certificate->expiryDate().toUTC().toString(Qt::ISODate));
-        } else if (certificate->effectiveDate() > now) {
-            config.warnings << u"the client certificate of user %1 is not valid before %2"_s.arg(
-                quoted(user.name), certificate->effectiveDate().toUTC().toString(Qt::ISODate));
-        }
-    }
-
-    config.token = user.token;
-    if (!user.tokenFile.isEmpty()) {
-        QByteArray contents;
-        if (const QString error = readFileError(user.tokenFile, &contents); !error.isEmpty())
-            return fail(userPrefix + u"tokenFile: "_s + error);
-        config.tokenFile = user.tokenFile;
-    }
-    if (!user.username.isEmpty() || !user.password.isEmpty()) {
-        if (!config.token.isEmpty() || !config.tokenFile.isEmpty())
-            return fail(userPrefix + u"username/password cannot be combined with a token"_s);
-        config.username = user.username;
-        config.password = user.password;
-    }
-    if (user.exec) {
-        const ExecConfig &exec = *user.exec;
-        if (exec.command.isEmpty())
-            return fail(userPrefix + u"exec.command: missing"_s);
-        if (exec.apiVersion != u"client.authentication.k8s.io/v1"
-            && exec.apiVersion != u"client.authentication.k8s.io/v1beta1") {
-            return fail(userPrefix + u"exec.apiVersion: unsupported: "_s
-                        + (exec.apiVersion.isEmpty() ? u"(missing)"_s : exec.apiVersion));
-        }
-        if (exec.apiVersion == u"client.authentication.k8s.io/v1" && exec.interactiveMode.isEmpty())
-            return fail(userPrefix + u"exec.interactiveMode: missing (required in v1)"_s);
-        if (!exec.interactiveMode.isEmpty() && exec.interactiveMode != u"Never"
-            && exec.interactiveMode != u"IfAvailable" && exec.interactiveMode != u"Always") {
-            return fail(userPrefix + u"exec.interactiveMode: invalid: "_s + exec.interactiveMode);
-        }
-        if (exec.interactiveMode == u"Always") {
-            return fail(userPrefix
-                        + u"exec: interactiveMode Always needs a terminal, which this program "
-                          u"does not have"_s);
-        }
-        config.exec = exec;
-    }
+    if (auto resolved = resolveUser(*userIt, context.name, config); !resolved)
+        return fail(resolved.error().message);
     return config;
 }
 
