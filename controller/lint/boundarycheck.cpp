@@ -120,6 +120,47 @@ QString compact(const json &value)
     return value.is_null() ? u"(absent)"_s : QString::fromStdString(value.dump());
 }
 
+// A merge patch that writes the probe's value, guarded by resourceVersion.
+QByteArray patchBody(const Probe &probe, const QString &resourceVersion)
+{
+    json body = nested(probe.path, probe.value);
+    body["metadata"] = { { "resourceVersion", resourceVersion.toStdString() } };
+    return QByteArray::fromStdString(body.dump());
+}
+
+// metadata.generation of an answer; -1 when it carries none (a Status, an empty body).
+qint64 generationOf(const json &object)
+{
+    return models::jsonInteger(models::jsonMember(object, "metadata"), "generation", -1);
+}
+
+// What a verdict records of an answer: reason and message of a Status; else generation,
+// resourceVersion and the probed fields' values.
+json responseFields(const json &object, const QList<Probe> &probes)
+{
+    json out = json::object();
+    if (models::jsonString(object, "kind") == u"Status"
+        || !models::jsonMember(object, "reason").is_null()) {
+        out["reason"] = models::jsonMember(object, "reason");
+        out["message"] = models::jsonMember(object, "message");
+        return out;
+    }
+    out["generation"] = generationOf(object);
+    out["resourceVersion"]
+        = models::jsonMember(models::jsonMember(object, "metadata"), "resourceVersion");
+    for (const Probe &probe : probes)
+        out[probe.dotted().mid(1).toStdString()] = at(object, probe.path);
+    return out;
+}
+
+// A resourceVersion older than `rv`: rv - 1 when rv is a number above 1, else "1".
+QString staleResourceVersion(const QString &rv)
+{
+    bool ok = false;
+    const qint64 n = rv.toLongLong(&ok);
+    return ok && n > 1 ? QString::number(n - 1) : u"1"_s;
+}
+
 } // namespace
 
 bool BoundaryCheckResult::passed() const
@@ -355,13 +396,28 @@ void BoundaryCheck::send(const QByteArray &method,
         });
 }
 
+// What every step of the live check needs, fixed before the first write: the probes, the paths
+// written to, and the stored object's resourceVersion, generation and probed values.
+struct BoundaryCheck::Plan
+{
+    Probe statusProbe;
+    Probe specProbe;
+    QString statusName; // the probes' dotted paths, as the verdicts name them
+    QString specName;
+    QString mainPath;
+    QString statusPath;
+    QString rv;
+    QString staleRv;
+    qint64 generation = 0;
+    json storedStatusValue;
+    json storedSpecValue;
+};
+
 void BoundaryCheck::runChecks()
 {
     const json &metadata = models::jsonMember(m_stored, "metadata");
     const QString rv = models::jsonString(metadata, "resourceVersion");
-    const qint64 generation = models::jsonMember(metadata, "generation").is_number_integer()
-        ? models::jsonMember(metadata, "generation").get<qint64>()
-        : 0;
+    const qint64 generation = models::jsonInteger(metadata, "generation");
     m_result.statusProbe = chooseStatusProbe(m_schema, m_stored);
     m_result.specProbe = chooseSpecProbe(m_schema, m_stored);
     if (!m_result.statusProbe || !m_result.specProbe) {
@@ -369,204 +425,199 @@ void BoundaryCheck::runChecks()
             m_result.crdName, m_result.statusProbe ? u"spec"_s : u"status (or observed)"_s));
         return;
     }
-    const Probe statusProbe = *m_result.statusProbe;
-    const Probe specProbe = *m_result.specProbe;
-    const QString mainPath = m_resource.objectPath(m_result.ns, m_result.name);
-    const QString statusPath = m_resource.objectPath(m_result.ns, m_result.name, u"status"_s);
-    auto patchBody = [](const Probe &probe, const QString &resourceVersion) {
-        json body = nested(probe.path, probe.value);
-        body["metadata"] = { { "resourceVersion", resourceVersion.toStdString() } };
-        return QByteArray::fromStdString(body.dump());
-    };
-    const json storedStatusValue = at(m_stored, statusProbe.path);
-    const json storedSpecValue = at(m_stored, specProbe.path);
-    auto generationOf = [](const json &object) {
-        const json &g = models::jsonMember(models::jsonMember(object, "metadata"), "generation");
-        return g.is_number_integer() ? g.get<qint64>() : qint64(-1);
-    };
-    auto fields = [generationOf](const json &object, const QList<Probe> &probes) {
-        json out = json::object();
-        if (models::jsonString(object, "kind") == u"Status"
-            || !models::jsonMember(object, "reason").is_null()) {
-            out["reason"] = models::jsonMember(object, "reason");
-            out["message"] = models::jsonMember(object, "message");
-            return out;
-        }
-        out["generation"] = generationOf(object);
-        out["resourceVersion"]
-            = models::jsonMember(models::jsonMember(object, "metadata"), "resourceVersion");
-        for (const Probe &probe : probes)
-            out[probe.dotted().mid(1).toStdString()] = at(object, probe.path);
-        return out;
-    };
-    const QString statusName = statusProbe.dotted();
-    const QString specName = specProbe.dotted();
-    const QString staleRv = [&rv] {
-        bool ok = false;
-        const qint64 n = rv.toLongLong(&ok);
-        return ok && n > 1 ? QString::number(n - 1) : u"1"_s;
-    }();
+    Plan plan;
+    plan.statusProbe = *m_result.statusProbe;
+    plan.specProbe = *m_result.specProbe;
+    plan.statusName = plan.statusProbe.dotted();
+    plan.specName = plan.specProbe.dotted();
+    plan.mainPath = m_resource.objectPath(m_result.ns, m_result.name);
+    plan.statusPath = m_resource.objectPath(m_result.ns, m_result.name, u"status"_s);
+    plan.rv = rv;
+    plan.staleRv = staleResourceVersion(rv);
+    plan.generation = generation;
+    plan.storedStatusValue = at(m_stored, plan.statusProbe.path);
+    plan.storedSpecValue = at(m_stored, plan.specProbe.path);
+    checkStatusWriteThroughMainIgnored(plan);
+}
 
-    // 1. A status write through the main resource is ignored.
-    const QByteArray body1 = patchBody(statusProbe, rv);
-    const int i1 = beginVerdict(
+// 1. A status write through the main resource is ignored.
+void BoundaryCheck::checkStatusWriteThroughMainIgnored(const Plan &plan)
+{
+    const QByteArray body = patchBody(plan.statusProbe, plan.rv);
+    const int index = beginVerdict(
         u"status-write-through-main-ignored"_s,
         u"A status write through the main resource is ignored: the answer keeps %1 = %2 and "
         "generation %3 (only the controller writes status, through /status)."_s
-            .arg(statusName, compact(storedStatusValue))
-            .arg(generation),
+            .arg(plan.statusName, compact(plan.storedStatusValue))
+            .arg(plan.generation),
         "PATCH",
-        mainPath,
-        body1);
-    send("PATCH", mainPath, body1, [=, this](int code, const json &answer) {
-        Verdict &v = m_result.verdicts[i1];
-        v.response = { code, fields(answer, { statusProbe }) };
+        plan.mainPath,
+        body);
+    send("PATCH", plan.mainPath, body, [this, plan, index](int code, const json &answer) {
+        Verdict &verdict = m_result.verdicts[index];
+        verdict.response = { code, responseFields(answer, { plan.statusProbe }) };
         const bool ok = code >= 200 && code < 300;
-        const bool kept = at(answer, statusProbe.path) == storedStatusValue;
-        const bool sameGeneration = generationOf(answer) == generation;
-        v.pass = ok && kept && sameGeneration;
-        v.observed = !ok ? u"the write was refused (%1)"_s.arg(code)
+        const bool kept = at(answer, plan.statusProbe.path) == plan.storedStatusValue;
+        const bool sameGeneration = generationOf(answer) == plan.generation;
+        verdict.pass = ok && kept && sameGeneration;
+        verdict.observed = !ok ? u"the write was refused (%1)"_s.arg(code)
             : kept && sameGeneration
             ? u"ignored: %1 stayed %2, generation stayed %3"_s
-                  .arg(statusName, compact(storedStatusValue))
-                  .arg(generation)
+                  .arg(plan.statusName, compact(plan.storedStatusValue))
+                  .arg(plan.generation)
             : u"applied: %1 became %2 and generation went %3 -> %4; the main resource takes "
               "observed state, so the controller and spec writers race on one object"_s
-                  .arg(statusName, compact(at(answer, statusProbe.path)))
-                  .arg(generation)
+                  .arg(plan.statusName, compact(at(answer, plan.statusProbe.path)))
+                  .arg(plan.generation)
                   .arg(generationOf(answer));
+        checkSpecWriteThroughStatusIgnored(plan);
+    });
+}
 
-        // 2. A spec write through /status is ignored.
-        const QByteArray body2 = patchBody(specProbe, rv);
-        const int i2
-            = beginVerdict(u"spec-write-through-status-ignored"_s,
-                           u"A spec write through /status is ignored: the answer keeps %1 = %2 and "
-                           "generation %3 (spec belongs to users and GitOps)."_s
-                               .arg(specName, compact(storedSpecValue))
-                               .arg(generation),
-                           "PATCH",
-                           statusPath,
-                           body2);
-        send("PATCH", statusPath, body2, [=, this](int code2, const json &answer2) {
-            Verdict &w = m_result.verdicts[i2];
-            w.response = { code2, fields(answer2, { specProbe }) };
-            const bool ok2 = code2 >= 200 && code2 < 300;
-            const bool kept2 = at(answer2, specProbe.path) == storedSpecValue;
-            const bool same2 = generationOf(answer2) == generation;
-            w.pass = ok2 && kept2 && same2;
-            w.observed = code2 == 404
-                ? u"404: the /status subresource does not exist, so there is no separate "
-                  "channel for observed state"_s
-                : !ok2   ? u"the write was refused (%1)"_s.arg(code2)
-                : w.pass ? u"ignored: %1 stayed %2, generation stayed %3"_s
-                               .arg(specName, compact(storedSpecValue))
-                               .arg(generation)
-                         : u"applied through /status: %1 became %2"_s.arg(
-                             specName, compact(at(answer2, specProbe.path)));
+// 2. A spec write through /status is ignored.
+void BoundaryCheck::checkSpecWriteThroughStatusIgnored(const Plan &plan)
+{
+    const QByteArray body = patchBody(plan.specProbe, plan.rv);
+    const int index
+        = beginVerdict(u"spec-write-through-status-ignored"_s,
+                       u"A spec write through /status is ignored: the answer keeps %1 = %2 and "
+                       "generation %3 (spec belongs to users and GitOps)."_s
+                           .arg(plan.specName, compact(plan.storedSpecValue))
+                           .arg(plan.generation),
+                       "PATCH",
+                       plan.statusPath,
+                       body);
+    send("PATCH", plan.statusPath, body, [this, plan, index](int code, const json &answer) {
+        Verdict &verdict = m_result.verdicts[index];
+        verdict.response = { code, responseFields(answer, { plan.specProbe }) };
+        const bool ok = code >= 200 && code < 300;
+        const bool kept = at(answer, plan.specProbe.path) == plan.storedSpecValue;
+        const bool sameGeneration = generationOf(answer) == plan.generation;
+        verdict.pass = ok && kept && sameGeneration;
+        verdict.observed = code == 404
+            ? u"404: the /status subresource does not exist, so there is no separate "
+              "channel for observed state"_s
+            : !ok          ? u"the write was refused (%1)"_s.arg(code)
+            : verdict.pass ? u"ignored: %1 stayed %2, generation stayed %3"_s
+                                 .arg(plan.specName, compact(plan.storedSpecValue))
+                                 .arg(plan.generation)
+                           : u"applied through /status: %1 became %2"_s.arg(
+                               plan.specName, compact(at(answer, plan.specProbe.path)));
+        checkStatusWriteKeepsGeneration(plan);
+    });
+}
 
-            // 3. A status write leaves generation unchanged.
-            const QString path3 = m_result.statusSubresource ? statusPath : mainPath;
-            const QByteArray body3 = patchBody(statusProbe, rv);
-            const int i3 = beginVerdict(
-                u"status-write-keeps-generation"_s,
-                u"A status write (through %1) is applied and leaves generation at %2: reporting "
-                "what was observed is not a new desired state."_s
-                    .arg(m_result.statusSubresource ? u"/status"_s
-                                                    : u"the main resource, the only way this CRD "
-                                                      "offers"_s)
-                    .arg(generation),
-                "PATCH",
-                path3,
-                body3);
-            send("PATCH", path3, body3, [=, this](int code3, const json &answer3) {
-                Verdict &x = m_result.verdicts[i3];
-                x.response = { code3, fields(answer3, { statusProbe }) };
-                const bool ok3 = code3 >= 200 && code3 < 300;
-                const bool applied = at(answer3, statusProbe.path) == statusProbe.value;
-                const qint64 g3 = generationOf(answer3);
-                x.pass = ok3 && applied && g3 == generation;
-                x.observed = !ok3 ? u"the write was refused (%1)"_s.arg(code3)
-                    : !applied    ? u"the status write was dropped: %1 is %2"_s.arg(
-                          statusName, compact(at(answer3, statusProbe.path)))
-                    : g3 == generation
-                    ? u"applied (%1 = %2), generation stayed %3"_s
-                          .arg(statusName, compact(statusProbe.value))
-                          .arg(generation)
-                    : u"applied, but generation went %1 -> %2: every status report looks like a "
-                      "spec change, so observedGeneration can never catch up"_s.arg(generation)
-                          .arg(g3);
+// 3. A status write leaves generation unchanged.
+void BoundaryCheck::checkStatusWriteKeepsGeneration(const Plan &plan)
+{
+    const QString path = m_result.statusSubresource ? plan.statusPath : plan.mainPath;
+    const QByteArray body = patchBody(plan.statusProbe, plan.rv);
+    const int index = beginVerdict(
+        u"status-write-keeps-generation"_s,
+        u"A status write (through %1) is applied and leaves generation at %2: reporting "
+        "what was observed is not a new desired state."_s
+            .arg(m_result.statusSubresource ? u"/status"_s
+                                            : u"the main resource, the only way this CRD "
+                                              "offers"_s)
+            .arg(plan.generation),
+        "PATCH",
+        path,
+        body);
+    send("PATCH", path, body, [this, plan, index](int code, const json &answer) {
+        Verdict &verdict = m_result.verdicts[index];
+        verdict.response = { code, responseFields(answer, { plan.statusProbe }) };
+        const bool ok = code >= 200 && code < 300;
+        const bool applied = at(answer, plan.statusProbe.path) == plan.statusProbe.value;
+        const qint64 answerGeneration = generationOf(answer);
+        verdict.pass = ok && applied && answerGeneration == plan.generation;
+        verdict.observed = !ok ? u"the write was refused (%1)"_s.arg(code)
+            : !applied         ? u"the status write was dropped: %1 is %2"_s.arg(
+                  plan.statusName, compact(at(answer, plan.statusProbe.path)))
+            : answerGeneration == plan.generation
+            ? u"applied (%1 = %2), generation stayed %3"_s
+                  .arg(plan.statusName, compact(plan.statusProbe.value))
+                  .arg(plan.generation)
+            : u"applied, but generation went %1 -> %2: every status report looks like a "
+              "spec change, so observedGeneration can never catch up"_s.arg(plan.generation)
+                  .arg(answerGeneration);
+        checkSpecWriteBumpsGeneration(plan);
+    });
+}
 
-                // 4. A spec write bumps generation.
-                const QByteArray body4 = patchBody(specProbe, rv);
-                const int i4 = beginVerdict(
-                    u"spec-write-bumps-generation"_s,
-                    u"A spec write through the main resource is applied and bumps "
-                    "generation to %1, so the controller sees a new desired state."_s.arg(generation
-                                                                                          + 1),
-                    "PATCH",
-                    mainPath,
-                    body4);
-                send("PATCH", mainPath, body4, [=, this](int code4, const json &answer4) {
-                    Verdict &y = m_result.verdicts[i4];
-                    y.response = { code4, fields(answer4, { specProbe }) };
-                    const bool ok4 = code4 >= 200 && code4 < 300;
-                    const bool applied4 = at(answer4, specProbe.path) == specProbe.value;
-                    const qint64 g4 = generationOf(answer4);
-                    y.pass = ok4 && applied4 && g4 == generation + 1;
-                    y.observed = !ok4 ? u"the write was refused (%1)"_s.arg(code4)
-                        : y.pass      ? u"applied (%1 = %2), generation %3 -> %4"_s
-                                       .arg(specName, compact(specProbe.value))
-                                       .arg(generation)
-                                       .arg(g4)
-                                 : u"%1 is %2, generation %3 -> %4"_s
-                                       .arg(specName, compact(at(answer4, specProbe.path)))
-                                       .arg(generation)
-                                       .arg(g4);
+// 4. A spec write bumps generation.
+void BoundaryCheck::checkSpecWriteBumpsGeneration(const Plan &plan)
+{
+    const QByteArray body = patchBody(plan.specProbe, plan.rv);
+    const int index = beginVerdict(
+        u"spec-write-bumps-generation"_s,
+        u"A spec write through the main resource is applied and bumps "
+        "generation to %1, so the controller sees a new desired state."_s.arg(plan.generation + 1),
+        "PATCH",
+        plan.mainPath,
+        body);
+    send("PATCH", plan.mainPath, body, [this, plan, index](int code, const json &answer) {
+        Verdict &verdict = m_result.verdicts[index];
+        verdict.response = { code, responseFields(answer, { plan.specProbe }) };
+        const bool ok = code >= 200 && code < 300;
+        const bool applied = at(answer, plan.specProbe.path) == plan.specProbe.value;
+        const qint64 answerGeneration = generationOf(answer);
+        verdict.pass = ok && applied && answerGeneration == plan.generation + 1;
+        verdict.observed = !ok ? u"the write was refused (%1)"_s.arg(code)
+            : verdict.pass     ? u"applied (%1 = %2), generation %3 -> %4"_s
+                                 .arg(plan.specName, compact(plan.specProbe.value))
+                                 .arg(plan.generation)
+                                 .arg(answerGeneration)
+                           : u"%1 is %2, generation %3 -> %4"_s
+                                 .arg(plan.specName, compact(at(answer, plan.specProbe.path)))
+                                 .arg(plan.generation)
+                                 .arg(answerGeneration);
+        checkStaleResourceVersionConflicts(plan);
+    });
+}
 
-                    // 5. A stale resourceVersion is refused with 409.
-                    const QByteArray body5 = patchBody(specProbe, staleRv);
-                    const int i5 = beginVerdict(
-                        u"stale-resource-version-conflicts"_s,
-                        u"A write carrying a stale metadata.resourceVersion (%1, stored "
-                        "%2) is refused with 409 Conflict: optimistic locking keeps two "
-                        "writers from overwriting each other."_s.arg(staleRv, rv),
-                        "PATCH",
-                        mainPath,
-                        body5);
-                    send("PATCH", mainPath, body5, [=, this](int code5, const json &answer5) {
-                        Verdict &z = m_result.verdicts[i5];
-                        z.response = { code5, fields(answer5, {}) };
-                        z.pass = code5 == 409;
-                        z.observed = z.pass ? u"409 %1"_s.arg(models::jsonString(answer5, "reason"))
-                                            : u"answered %1 instead of 409"_s.arg(code5);
+// 5. A stale resourceVersion is refused with 409.
+void BoundaryCheck::checkStaleResourceVersionConflicts(const Plan &plan)
+{
+    const QByteArray body = patchBody(plan.specProbe, plan.staleRv);
+    const int index
+        = beginVerdict(u"stale-resource-version-conflicts"_s,
+                       u"A write carrying a stale metadata.resourceVersion (%1, stored "
+                       "%2) is refused with 409 Conflict: optimistic locking keeps two "
+                       "writers from overwriting each other."_s.arg(plan.staleRv, plan.rv),
+                       "PATCH",
+                       plan.mainPath,
+                       body);
+    send("PATCH", plan.mainPath, body, [this, plan, index](int code, const json &answer) {
+        Verdict &verdict = m_result.verdicts[index];
+        verdict.response = { code, responseFields(answer, {}) };
+        verdict.pass = code == 409;
+        verdict.observed = verdict.pass ? u"409 %1"_s.arg(models::jsonString(answer, "reason"))
+                                        : u"answered %1 instead of 409"_s.arg(code);
+        checkNothingPersisted(plan);
+    });
+}
 
-                        // 6. Nothing was stored.
-                        const int i6
-                            = beginVerdict(u"nothing-persisted"_s,
-                                           u"After the dry-run writes the object is unchanged: "
-                                           "resourceVersion %1, generation %2."_s.arg(rv)
-                                               .arg(generation),
-                                           "GET",
-                                           mainPath,
-                                           {});
-                        send("GET", mainPath, {}, [=, this](int code6, const json &answer6) {
-                            Verdict &n = m_result.verdicts[i6];
-                            n.response = { code6, fields(answer6, { statusProbe, specProbe }) };
-                            const QString nowRv = models::jsonString(
-                                models::jsonMember(answer6, "metadata"), "resourceVersion");
-                            n.pass = code6 == 200 && nowRv == rv
-                                && generationOf(answer6) == generation;
-                            n.observed = n.pass
-                                ? u"unchanged (resourceVersion %1)"_s.arg(nowRv)
-                                : u"answered %1 with resourceVersion %2, generation %3"_s.arg(code6)
-                                      .arg(nowRv)
-                                      .arg(generationOf(answer6));
-                            finish();
-                        });
-                    });
-                });
-            });
-        });
+// 6. Nothing was stored.
+void BoundaryCheck::checkNothingPersisted(const Plan &plan)
+{
+    const int index = beginVerdict(u"nothing-persisted"_s,
+                                   u"After the dry-run writes the object is unchanged: "
+                                   "resourceVersion %1, generation %2."_s.arg(plan.rv)
+                                       .arg(plan.generation),
+                                   "GET",
+                                   plan.mainPath,
+                                   {});
+    send("GET", plan.mainPath, {}, [this, plan, index](int code, const json &answer) {
+        Verdict &verdict = m_result.verdicts[index];
+        verdict.response = { code, responseFields(answer, { plan.statusProbe, plan.specProbe }) };
+        const QString nowRv
+            = models::jsonString(models::jsonMember(answer, "metadata"), "resourceVersion");
+        verdict.pass = code == 200 && nowRv == plan.rv && generationOf(answer) == plan.generation;
+        verdict.observed = verdict.pass
+            ? u"unchanged (resourceVersion %1)"_s.arg(nowRv)
+            : u"answered %1 with resourceVersion %2, generation %3"_s.arg(code).arg(nowRv).arg(
+                generationOf(answer));
+        finish();
     });
 }
 

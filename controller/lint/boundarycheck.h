@@ -109,8 +109,18 @@ signals:
     void finished(const reconscope::controller::lint::BoundaryCheckResult &result);
 
 private:
+    struct Plan; // what the steps of runChecks share; defined with them
+
     void resolveObject();
+    // Chooses the probes and runs the six verdicts in the class comment's order: each step sends
+    // its request and, once answered, records its verdict and starts the next; the last finishes.
     void runChecks();
+    void checkStatusWriteThroughMainIgnored(const Plan &plan);
+    void checkSpecWriteThroughStatusIgnored(const Plan &plan);
+    void checkStatusWriteKeepsGeneration(const Plan &plan);
+    void checkSpecWriteBumpsGeneration(const Plan &plan);
+    void checkStaleResourceVersionConflicts(const Plan &plan);
+    void checkNothingPersisted(const Plan &plan);
     void send(const QByteArray &method,
               const QString &path,
               const QByteArray &body,
