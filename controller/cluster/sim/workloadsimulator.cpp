@@ -1,5 +1,7 @@
 #include "controller/cluster/sim/workloadsimulator.h"
 
+#include "models/jsonfields.h"
+
 #include <QCryptographicHash>
 #include <QDateTime>
 #include <QRandomGenerator>
@@ -158,6 +160,97 @@ json containerStatuses(const json &podSpec,
     return statuses;
 }
 
+// A pod of the Deployment's template as the ReplicaSet controller makes it: the template's labels
+// plus pod-template-hash, the Deployment as its controller owner.
+json newPod(const json &tmpl,
+            const QString &ns,
+            const QString &podName,
+            const QString &hash,
+            const QString &deploymentName,
+            const QString &deploymentUid)
+{
+    json labels = tmpl.value("metadata", json::object()).value("labels", json::object());
+    labels["pod-template-hash"] = hash.toStdString();
+    const auto podSpec = tmpl.value("spec", json::object());
+    json pod{ { "apiVersion", "v1" },
+              { "kind", "Pod" },
+              { "metadata",
+                { { "name", podName.toStdString() },
+                  { "namespace", ns.toStdString() },
+                  { "labels", labels },
+                  { "ownerReferences",
+                    json::array({ { { "apiVersion", "apps/v1" },
+                                    { "kind", "Deployment" },
+                                    { "name", deploymentName.toStdString() },
+                                    { "uid", deploymentUid.toStdString() },
+                                    { "controller", true },
+                                    { "blockOwnerDeletion", true } } }) } } },
+              { "spec", podSpec } };
+    return pod;
+}
+
+// The status of Deployment `name` whose current template (hash) has the pods `current`: replica
+// counts, observedGeneration, and the Available, Progressing and ReplicaFailure conditions
+// (`failure`: why a pod could not be created; empty when none failed).
+json deploymentStatus(const json &deployment,
+                      const QString &name,
+                      const QString &hash,
+                      qint64 desired,
+                      const std::vector<json> &current,
+                      const QString &failure)
+{
+    qint64 ready = 0;
+    for (const auto &pod : current) {
+        if (podReady(pod))
+            ++ready;
+    }
+    json status = deployment.value("status", json::object());
+    json conditions = status.value("conditions", json::array());
+    status["observedGeneration"] = deployment["metadata"].value("generation", json(1));
+    status["replicas"] = qint64(current.size());
+    status["updatedReplicas"] = qint64(current.size());
+    status["readyReplicas"] = ready;
+    status["availableReplicas"] = ready;
+    if (desired - ready > 0)
+        status["unavailableReplicas"] = desired - ready;
+    else
+        status.erase("unavailableReplicas");
+    if (ready == 0)
+        status.erase("readyReplicas");
+    if (ready == 0)
+        status.erase("availableReplicas");
+    if (ready >= desired)
+        setCondition(conditions,
+                     "Available",
+                     "True",
+                     u"MinimumReplicasAvailable"_s,
+                     u"Deployment has minimum availability."_s);
+    else
+        setCondition(conditions,
+                     "Available",
+                     "False",
+                     u"MinimumReplicasUnavailable"_s,
+                     u"Deployment does not have minimum availability."_s);
+    if (ready >= desired)
+        setCondition(conditions,
+                     "Progressing",
+                     "True",
+                     u"NewReplicaSetAvailable"_s,
+                     u"ReplicaSet \"%1-%2\" has successfully progressed."_s.arg(name, hash));
+    else
+        setCondition(conditions,
+                     "Progressing",
+                     "True",
+                     u"ReplicaSetUpdated"_s,
+                     u"ReplicaSet \"%1-%2\" is progressing."_s.arg(name, hash));
+    if (!failure.isEmpty())
+        setCondition(conditions, "ReplicaFailure", "True", u"FailedCreate"_s, failure);
+    else
+        removeCondition(conditions, "ReplicaFailure");
+    status["conditions"] = conditions;
+    return status;
+}
+
 } // namespace
 
 WorkloadSimulator::WorkloadSimulator(Cluster *cluster, QObject *parent)
@@ -299,13 +392,41 @@ void WorkloadSimulator::syncDeployment(const QString &ns, const QString &name)
     const auto &meta = deployment["metadata"];
     const auto uid = str(meta.value("uid", json()));
     const auto spec = deployment.value("spec", json::object());
-    const qint64 desired = spec.value("replicas", json(1)).is_number_integer()
-        ? spec.value("replicas", json(1)).get<qint64>()
-        : 1;
+    const qint64 desired = models::jsonInteger(spec, "replicas", 1);
     const auto hash = templateHash(deployment);
     const auto tmpl = spec.value("template", json::object());
 
-    // The pods this Deployment controls.
+    std::vector<json> current = removeOutdatedPods(ns, hash, ownedPods(ns, uid));
+    scaleDown(ns, desired, current);
+
+    // Scale up, as far as the namespace's quotas allow.
+    QString failure;
+    while (qint64(current.size()) < desired) {
+        const auto podName = name + u'-' + hash + u'-' + randomSuffix();
+        failure = quotaViolation(ns, podName);
+        if (!failure.isEmpty())
+            break;
+        const auto created = createPod(ns, podName, newPod(tmpl, ns, podName, hash, name, uid));
+        if (!created.ok()) {
+            failure = created.error().message;
+            break;
+        }
+        current.push_back(created.value());
+    }
+
+    // Status, written only when it changed.
+    const json status = deploymentStatus(deployment, name, hash, desired, current, failure);
+    if (status != deployment.value("status", json::object())) {
+        json updated = deployment;
+        updated["status"] = status;
+        (void)m_cluster->updateStatus(deployments, ns, name, updated);
+    }
+    Q_EMIT deploymentSynced(ns, name);
+}
+
+// The pods this Deployment (`uid`) controls, those being deleted left out.
+std::vector<json> WorkloadSimulator::ownedPods(const QString &ns, const QString &uid) const
+{
     std::vector<json> owned;
     const auto podList = m_cluster->list(pods, ns);
     if (podList.ok()) {
@@ -314,8 +435,15 @@ void WorkloadSimulator::syncDeployment(const QString &ns, const QString &name)
                 owned.push_back(pod);
         }
     }
+    return owned;
+}
 
-    // Rolling update, simplified: pods of an older template are replaced at once.
+// Rolling update, simplified: pods of an older template are replaced at once. Deletes the owned
+// pods whose pod-template-hash is not `hash` and returns the others.
+std::vector<json> WorkloadSimulator::removeOutdatedPods(const QString &ns,
+                                                        const QString &hash,
+                                                        const std::vector<json> &owned)
+{
     std::vector<json> current;
     for (const auto &pod : owned) {
         const auto labels = pod["metadata"].value("labels", json::object());
@@ -326,7 +454,12 @@ void WorkloadSimulator::syncDeployment(const QString &ns, const QString &name)
             ++m_podsDeleted;
         }
     }
-    // Scale down: newest first.
+    return current;
+}
+
+// Scale down to `desired` pods: newest first.
+void WorkloadSimulator::scaleDown(const QString &ns, qint64 desired, std::vector<json> &current)
+{
     std::sort(current.begin(), current.end(), [](const json &a, const json &b) {
         return str(a["metadata"].value("creationTimestamp", json()))
             < str(b["metadata"].value("creationTimestamp", json()));
@@ -336,113 +469,34 @@ void WorkloadSimulator::syncDeployment(const QString &ns, const QString &name)
         current.pop_back();
         ++m_podsDeleted;
     }
+}
 
-    // Scale up, as far as the namespace's quotas allow.
-    QString failure;
-    while (qint64(current.size()) < desired) {
-        const auto podName = name + u'-' + hash + u'-' + randomSuffix();
-        failure = quotaViolation(ns, podName);
-        if (!failure.isEmpty())
-            break;
-        json labels = tmpl.value("metadata", json::object()).value("labels", json::object());
-        labels["pod-template-hash"] = hash.toStdString();
-        const auto podSpec = tmpl.value("spec", json::object());
-        json pod{ { "apiVersion", "v1" },
-                  { "kind", "Pod" },
-                  { "metadata",
-                    { { "name", podName.toStdString() },
-                      { "namespace", ns.toStdString() },
-                      { "labels", labels },
-                      { "ownerReferences",
-                        json::array({ { { "apiVersion", "apps/v1" },
-                                        { "kind", "Deployment" },
-                                        { "name", name.toStdString() },
-                                        { "uid", uid.toStdString() },
-                                        { "controller", true },
-                                        { "blockOwnerDeletion", true } } }) } } },
-                  { "spec", podSpec } };
-        const auto created = m_cluster->create(pods, ns, pod);
-        if (!created.ok()) {
-            failure = created.error().message;
-            break;
-        }
-        ++m_podsCreated;
-        const auto createdPod = created->object;
-        json status{ { "phase", "Pending" },
-                     { "conditions",
-                       json::array(
-                           { { { "type", "PodScheduled" },
-                               { "status", "True" },
-                               { "lastTransitionTime", nowTimestamp().toStdString() } } }) },
-                     { "containerStatuses",
-                       containerStatuses(podSpec, false, u"ContainerCreating"_s, QString()) },
-                     { "startTime", nowTimestamp().toStdString() } };
-        json withStatus = createdPod;
-        withStatus["status"] = status;
-        (void)m_cluster->updateStatus(pods, ns, podName, withStatus);
-        const auto podUid = str(createdPod["metadata"].value("uid", json()));
-        QTimer::singleShot(m_options.podStartDelayMs, this, [this, ns, podName, podUid] {
-            startPod(ns, podName, podUid);
-        });
-        current.push_back(createdPod);
-    }
-
-    // Status, written only when it changed.
-    qint64 ready = 0;
-    for (const auto &pod : current) {
-        if (podReady(pod))
-            ++ready;
-    }
-    json status = deployment.value("status", json::object());
-    json conditions = status.value("conditions", json::array());
-    status["observedGeneration"] = meta.value("generation", json(1));
-    status["replicas"] = qint64(current.size());
-    status["updatedReplicas"] = qint64(current.size());
-    status["readyReplicas"] = ready;
-    status["availableReplicas"] = ready;
-    if (desired - ready > 0)
-        status["unavailableReplicas"] = desired - ready;
-    else
-        status.erase("unavailableReplicas");
-    if (ready == 0)
-        status.erase("readyReplicas");
-    if (ready == 0)
-        status.erase("availableReplicas");
-    if (ready >= desired)
-        setCondition(conditions,
-                     "Available",
-                     "True",
-                     u"MinimumReplicasAvailable"_s,
-                     u"Deployment has minimum availability."_s);
-    else
-        setCondition(conditions,
-                     "Available",
-                     "False",
-                     u"MinimumReplicasUnavailable"_s,
-                     u"Deployment does not have minimum availability."_s);
-    if (ready >= desired)
-        setCondition(conditions,
-                     "Progressing",
-                     "True",
-                     u"NewReplicaSetAvailable"_s,
-                     u"ReplicaSet \"%1-%2\" has successfully progressed."_s.arg(name, hash));
-    else
-        setCondition(conditions,
-                     "Progressing",
-                     "True",
-                     u"ReplicaSetUpdated"_s,
-                     u"ReplicaSet \"%1-%2\" is progressing."_s.arg(name, hash));
-    if (!failure.isEmpty())
-        setCondition(conditions, "ReplicaFailure", "True", u"FailedCreate"_s, failure);
-    else
-        removeCondition(conditions, "ReplicaFailure");
-    status["conditions"] = conditions;
-    if (status != deployment.value("status", json::object())) {
-        json updated = deployment;
-        updated["status"] = status;
-        (void)m_cluster->updateStatus(deployments, ns, name, updated);
-    }
-    Q_EMIT deploymentSynced(ns, name);
+// Creates `pod` and writes the status the scheduler leaves it in (Pending, containers creating);
+// the kubelet's part follows after podStartDelayMs. Returns the created pod.
+ApiResult<json>
+WorkloadSimulator::createPod(const QString &ns, const QString &podName, const json &pod)
+{
+    const auto created = m_cluster->create(pods, ns, pod);
+    if (!created.ok())
+        return created.error();
+    ++m_podsCreated;
+    const auto createdPod = created->object;
+    json status{ { "phase", "Pending" },
+                 { "conditions",
+                   json::array({ { { "type", "PodScheduled" },
+                                   { "status", "True" },
+                                   { "lastTransitionTime", nowTimestamp().toStdString() } } }) },
+                 { "containerStatuses",
+                   containerStatuses(pod.at("spec"), false, u"ContainerCreating"_s, QString()) },
+                 { "startTime", nowTimestamp().toStdString() } };
+    json withStatus = createdPod;
+    withStatus["status"] = status;
+    (void)m_cluster->updateStatus(pods, ns, podName, withStatus);
+    const auto podUid = str(createdPod["metadata"].value("uid", json()));
+    QTimer::singleShot(m_options.podStartDelayMs, this, [this, ns, podName, podUid] {
+        startPod(ns, podName, podUid);
+    });
+    return createdPod;
 }
 
 void WorkloadSimulator::startPod(const QString &ns, const QString &name, const QString &uid)

@@ -59,6 +59,13 @@ private:
     void scheduleSync(const QString &ns, const QString &name);
     void syncAll();
     void syncDeployment(const QString &ns, const QString &name);
+    std::vector<nlohmann::json> ownedPods(const QString &ns, const QString &uid) const;
+    std::vector<nlohmann::json> removeOutdatedPods(const QString &ns,
+                                                   const QString &hash,
+                                                   const std::vector<nlohmann::json> &owned);
+    void scaleDown(const QString &ns, qint64 desired, std::vector<nlohmann::json> &current);
+    ApiResult<nlohmann::json>
+    createPod(const QString &ns, const QString &podName, const nlohmann::json &pod);
     void startPod(const QString &ns, const QString &name, const QString &uid);
     void backOffPod(const QString &ns, const QString &name, const QString &uid);
     void syncQuotas(const QString &ns);
