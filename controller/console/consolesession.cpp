@@ -3,6 +3,7 @@
 #include "controller/console/demoenvironment.h"
 #include "controller/console/scenarioplayer.h"
 #include "controller/console/tablefeeder.h"
+#include "models/jsonfields.h"
 
 #include <nlohmann/json.hpp>
 
@@ -274,11 +275,8 @@ void ConsoleSession::createObject(const ResourceRef &resource,
         callback(*refusal);
         return;
     }
-    const auto meta = object.find("metadata");
-    const QString namespace_ = meta != object.end() && meta->is_object()
-        ? QString::fromStdString(meta->value("namespace", std::string()))
-        : QString();
-    m_client->create(resource, namespace_, object, std::move(callback));
+    const nlohmann::json &meta = models::jsonMember(object, "metadata");
+    m_client->create(resource, models::jsonString(meta, "namespace"), object, std::move(callback));
 }
 
 void ConsoleSession::updateObject(const ResourceRef &resource,
@@ -289,13 +287,12 @@ void ConsoleSession::updateObject(const ResourceRef &resource,
         callback(*refusal);
         return;
     }
-    const auto meta = object.find("metadata");
-    const auto text = [&](const char *key) {
-        return meta != object.end() && meta->is_object()
-            ? QString::fromStdString(meta->value(key, std::string()))
-            : QString();
-    };
-    m_client->update(resource, text("namespace"), text("name"), object, std::move(callback));
+    const nlohmann::json &meta = models::jsonMember(object, "metadata");
+    m_client->update(resource,
+                     models::jsonString(meta, "namespace"),
+                     models::jsonString(meta, "name"),
+                     object,
+                     std::move(callback));
 }
 
 void ConsoleSession::patchObject(const QString &namespace_,
