@@ -267,14 +267,20 @@ std::optional<ApiError> ConsoleSession::writeRefusal() const
     return std::nullopt;
 }
 
+bool ConsoleSession::refused(const RestClient::JsonCallback &callback) const
+{
+    auto refusal = writeRefusal();
+    if (refusal)
+        callback(*refusal);
+    return refusal.has_value();
+}
+
 void ConsoleSession::createObject(const ResourceRef &resource,
                                   const nlohmann::json &object,
                                   RestClient::JsonCallback callback)
 {
-    if (auto refusal = writeRefusal()) {
-        callback(*refusal);
+    if (refused(callback))
         return;
-    }
     const nlohmann::json &meta = models::jsonMember(object, "metadata");
     m_client->create(resource, models::jsonString(meta, "namespace"), object, std::move(callback));
 }
@@ -283,10 +289,8 @@ void ConsoleSession::updateObject(const ResourceRef &resource,
                                   const nlohmann::json &object,
                                   RestClient::JsonCallback callback)
 {
-    if (auto refusal = writeRefusal()) {
-        callback(*refusal);
+    if (refused(callback))
         return;
-    }
     const nlohmann::json &meta = models::jsonMember(object, "metadata");
     m_client->update(resource,
                      models::jsonString(meta, "namespace"),
@@ -301,10 +305,8 @@ void ConsoleSession::patchObject(const QString &namespace_,
                                  const QString &subresource,
                                  RestClient::JsonCallback callback)
 {
-    if (auto refusal = writeRefusal()) {
-        callback(*refusal);
+    if (refused(callback))
         return;
-    }
     m_client->patch(m_resource.ref(),
                     namespace_,
                     name,

@@ -150,6 +150,8 @@ private:
     void connectTo(const kube::ClientConfig &config);
     void restartInformer();
     void handleServerStarted(const QString &kubeconfigPath);
+    // Answers `callback` with writeRefusal() when there is one.
+    bool refused(const kube::RestClient::JsonCallback &callback) const;
 
     bool m_demo = false;
     bool m_runReconciler = true;

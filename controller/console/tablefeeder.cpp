@@ -113,6 +113,21 @@ void TableFeeder::deriveRows(const QStringList &keys,
     }
 }
 
+TableFeeder::PreparedRow TableFeeder::record(DerivedRow &derived, const QDateTime &now)
+{
+    PreparedRow prepared{ std::move(derived.row) };
+    QDateTime since;
+    models::StateNode from;
+    prepared.moved = m_tracker.upsertDerived(
+        derived.entry->summary, std::move(derived.verdict), now, &since, &from);
+    if (prepared.moved)
+        prepared.from = from ? qint8(*from) : qint8(-1);
+    // The log's latest transition is the one that brought the object into its state.
+    prepared.row.stateSince = since;
+    prepared.row.lastTransition = since;
+    return prepared;
+}
+
 void TableFeeder::recordRows(std::vector<DerivedRow> &derived,
                              const QDateTime &now,
                              PendingBatch *batch)
@@ -120,19 +135,8 @@ void TableFeeder::recordRows(std::vector<DerivedRow> &derived,
     for (DerivedRow &next : derived) {
         if (!next.entry)
             continue;
-        QDateTime since;
-        models::StateNode from;
-        const bool moved = m_tracker.upsertDerived(
-            next.entry->summary, std::move(next.verdict), now, &since, &from);
         batch->order.push(std::uint32_t(batch->rows.size()));
-        PreparedRow &prepared = batch->rows.emplace_back(PreparedRow{ std::move(next.row) });
-        // The log's latest transition is the one that brought the object into its state.
-        prepared.row.stateSince = since;
-        prepared.row.lastTransition = since;
-        if (moved) {
-            prepared.moved = true;
-            prepared.from = from ? qint8(*from) : qint8(-1);
-        }
+        batch->rows.push_back(record(next, now));
     }
 }
 
@@ -170,23 +174,12 @@ void TableFeeder::prepareRows(const QStringList &keys,
                               const QDateTime &now,
                               std::vector<PreparedRow> *out)
 {
-    out->reserve(std::size_t(to - from));
-    for (qsizetype i = from; i < to; ++i) {
-        const InformerEntry *entry = m_informer->entry(keys.at(i));
-        if (!entry)
-            continue;
-        models::LifecycleVerdict verdict = models::deriveLifecycle(entry->summary, m_mapping);
-        PreparedRow &prepared = out->emplace_back();
-        prepared.row = models::ResourceRow::fromSummary(entry->summary, verdict);
-        QDateTime since;
-        models::StateNode fromNode;
-        prepared.moved
-            = m_tracker.upsertDerived(entry->summary, std::move(verdict), now, &since, &fromNode);
-        if (prepared.moved)
-            prepared.from = fromNode ? qint8(*fromNode) : qint8(-1);
-        // The log's latest transition is the one that brought the object into its state.
-        prepared.row.stateSince = since;
-        prepared.row.lastTransition = since;
+    std::vector<DerivedRow> derived;
+    deriveRows(keys, from, to, &derived);
+    out->reserve(derived.size());
+    for (DerivedRow &next : derived) {
+        if (next.entry)
+            out->push_back(record(next, now));
     }
 }
 

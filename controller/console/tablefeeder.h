@@ -180,6 +180,8 @@ private:
                     qsizetype from,
                     qsizetype to,
                     std::vector<DerivedRow> *out) const;
+    // A derived row through the tracker: the row with its times, and the move it made.
+    PreparedRow record(DerivedRow &derived, const QDateTime &now);
     // The chunk through the tracker (its transitions) into the batch's rows, in order.
     void recordRows(std::vector<DerivedRow> &derived, const QDateTime &now, PendingBatch *batch);
     // Whether a list's keys ("namespace/name") are in the table's preferred order (by name or
