@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <utility>
 
@@ -182,41 +183,123 @@ void releaseHeldMessages()
     }
 }
 
+// The command line checked before any application object exists: a usage error or a missing
+// display must be said plainly, not met by a window system's abort. Returns the exit code when the
+// program must stop here (an error); sets *helpOrVersion when --help or --version was asked for.
+std::optional<int>
+checkCommandLine(int argc, char *argv[], const ConsoleOptions &options, bool *helpOrVersion)
+{
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i)
+        arguments += QString::fromLocal8Bit(argv[i]);
+    QCommandLineParser check;
+    // Qt's own options are single-dash words (-platform offscreen).
+    check.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+    options.addTo(check);
+    addQtGuiOptions(check);
+    if (!check.parse(arguments) || !check.positionalArguments().isEmpty()) {
+        const QString error = check.positionalArguments().isEmpty()
+            ? check.errorText()
+            : u"unexpected argument '%1'"_s.arg(check.positionalArguments().constFirst());
+        std::fprintf(stderr,
+                     "reconscope: %s\n%s",
+                     qPrintable(error),
+                     commandListText().toLocal8Bit().constData());
+        return 2;
+    }
+    *helpOrVersion = asksForHelpOrVersion(check);
+    if (!*helpOrVersion) {
+        if (const QString why = missingDisplay(check); !why.isEmpty()) {
+            std::fprintf(stderr, "reconscope: %s\n", qPrintable(why));
+            return 1;
+        }
+    }
+    return std::nullopt;
+}
+
+// The options that shape the session and the window once both exist (scenario speed, detail tab,
+// selection); the exit code when one is wrong.
+std::optional<int> applyViewOptions(const QCommandLineParser &parser,
+                                    const ConsoleOptions &options,
+                                    controller::console::ConsoleSession &session,
+                                    ui::MainWindow &window)
+{
+    bool speedOk = false;
+    const double speed = parser.value(options.scenarioSpeed).toDouble(&speedOk);
+    if (!speedOk || speed < controller::console::ScenarioPlayer::MinSpeed
+        || speed > controller::console::ScenarioPlayer::MaxSpeed) {
+        std::fprintf(stderr, "reconscope: --scenario-speed needs a factor from 0.5 to 8\n");
+        return 2;
+    }
+    session.scenarioPlayer()->setSpeed(speed);
+    if (parser.isSet(options.detailTab)
+        && !window.detailPane()->showTab(parser.value(options.detailTab))) {
+        std::fprintf(
+            stderr, "reconscope: no detail tab %s\n", qPrintable(parser.value(options.detailTab)));
+        return 2;
+    }
+    if (parser.isSet(options.select)) {
+        // The object is selected as soon as the table lists it.
+        const QString key = parser.value(options.select);
+        auto connection = std::make_shared<QMetaObject::Connection>();
+        *connection = QObject::connect(&session,
+                                       &controller::console::ConsoleSession::objectsChanged,
+                                       &window,
+                                       [&window, key, connection] {
+                                           if (window.tablePanel()->selectKey(key))
+                                               QObject::disconnect(*connection);
+                                       });
+    }
+    return std::nullopt;
+}
+
+// --screenshot: the panel saved as a PNG `after` ms from now (mid-transition: at the first moment,
+// within 20 s, a move is being animated), then the program exits. The exit code when the panel
+// named does not exist.
+std::optional<int> scheduleScreenshot(const QCommandLineParser &parser,
+                                      const ConsoleOptions &options,
+                                      ui::MainWindow &window,
+                                      int after)
+{
+    const QString file = parser.value(options.screenshot);
+    const QString what = parser.value(options.screenshotPanel);
+    QWidget *target = window.showPanel(what);
+    if (!target) {
+        std::fprintf(stderr,
+                     "reconscope: --screenshot-panel is one of %s\n",
+                     qPrintable(ui::MainWindow::panelNames().join(u", "_s)));
+        return 2;
+    }
+    const bool midTransition = parser.isSet(options.screenshotMidTransition);
+    QTimer::singleShot(after, &window, [&window, target, file, midTransition] {
+        auto *poll = new QTimer(&window);
+        auto *waited = new QElapsedTimer;
+        waited->start();
+        const auto take = [&window, target, file, midTransition, poll, waited] {
+            if (midTransition && window.graphPanel()->scene()->animatingEdges().isEmpty()
+                && waited->elapsed() < 20000)
+                return;
+            poll->stop();
+            delete waited;
+            const bool saved = target->grab().save(file, "PNG");
+            if (!saved)
+                std::fprintf(stderr, "reconscope: cannot write %s\n", qPrintable(file));
+            QCoreApplication::exit(saved ? 0 : 1);
+        };
+        QObject::connect(poll, &QTimer::timeout, &window, take);
+        poll->start(15);
+    });
+    return std::nullopt;
+}
+
 } // namespace
 
 int runConsole(int argc, char *argv[])
 {
     const ConsoleOptions options;
-    // The command line is checked before any application object exists: a usage error or a
-    // missing display must be said plainly, not met by a window system's abort.
     bool helpOrVersion = false;
-    {
-        QStringList arguments;
-        for (int i = 0; i < argc; ++i)
-            arguments += QString::fromLocal8Bit(argv[i]);
-        QCommandLineParser check;
-        // Qt's own options are single-dash words (-platform offscreen).
-        check.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
-        options.addTo(check);
-        addQtGuiOptions(check);
-        if (!check.parse(arguments) || !check.positionalArguments().isEmpty()) {
-            const QString error = check.positionalArguments().isEmpty()
-                ? check.errorText()
-                : u"unexpected argument '%1'"_s.arg(check.positionalArguments().constFirst());
-            std::fprintf(stderr,
-                         "reconscope: %s\n%s",
-                         qPrintable(error),
-                         commandListText().toLocal8Bit().constData());
-            return 2;
-        }
-        helpOrVersion = asksForHelpOrVersion(check);
-        if (!helpOrVersion) {
-            if (const QString why = missingDisplay(check); !why.isEmpty()) {
-                std::fprintf(stderr, "reconscope: %s\n", qPrintable(why));
-                return 1;
-            }
-        }
-    }
+    if (const std::optional<int> stop = checkCommandLine(argc, argv, options, &helpOrVersion))
+        return *stop;
     if (helpOrVersion) {
         QCoreApplication app(argc, argv);
         setApplicationInfo();
@@ -266,64 +349,13 @@ int runConsole(int argc, char *argv[])
         std::fprintf(stderr, "reconscope: %s\n", qPrintable(started.error().message));
         return 1;
     }
-    bool speedOk = false;
-    const double speed = parser.value(options.scenarioSpeed).toDouble(&speedOk);
-    if (!speedOk || speed < controller::console::ScenarioPlayer::MinSpeed
-        || speed > controller::console::ScenarioPlayer::MaxSpeed) {
-        std::fprintf(stderr, "reconscope: --scenario-speed needs a factor from 0.5 to 8\n");
-        return 2;
-    }
-    session.scenarioPlayer()->setSpeed(speed);
-    if (parser.isSet(options.detailTab)
-        && !window.detailPane()->showTab(parser.value(options.detailTab))) {
-        std::fprintf(
-            stderr, "reconscope: no detail tab %s\n", qPrintable(parser.value(options.detailTab)));
-        return 2;
-    }
-    if (parser.isSet(options.select)) {
-        // The object is selected as soon as the table lists it.
-        const QString key = parser.value(options.select);
-        auto connection = std::make_shared<QMetaObject::Connection>();
-        *connection = QObject::connect(&session,
-                                       &controller::console::ConsoleSession::objectsChanged,
-                                       &window,
-                                       [&window, key, connection] {
-                                           if (window.tablePanel()->selectKey(key))
-                                               QObject::disconnect(*connection);
-                                       });
-    }
+    if (const std::optional<int> stop = applyViewOptions(parser, options, session, window))
+        return *stop;
     window.show();
-
     if (parser.isSet(options.screenshot)) {
-        const QString file = parser.value(options.screenshot);
-        const QString what = parser.value(options.screenshotPanel);
-        QWidget *target = window.showPanel(what);
-        if (!target) {
-            std::fprintf(stderr,
-                         "reconscope: --screenshot-panel is one of %s\n",
-                         qPrintable(ui::MainWindow::panelNames().join(u", "_s)));
-            return 2;
-        }
-        const bool midTransition = parser.isSet(options.screenshotMidTransition);
-        QTimer::singleShot(screenshotAfter, &window, [&window, target, file, midTransition] {
-            auto *poll = new QTimer(&window);
-            auto *waited = new QElapsedTimer;
-            waited->start();
-            // Mid-transition: the first moment (within 20 s) a move is being animated.
-            const auto take = [&window, target, file, midTransition, poll, waited] {
-                if (midTransition && window.graphPanel()->scene()->animatingEdges().isEmpty()
-                    && waited->elapsed() < 20000)
-                    return;
-                poll->stop();
-                delete waited;
-                const bool saved = target->grab().save(file, "PNG");
-                if (!saved)
-                    std::fprintf(stderr, "reconscope: cannot write %s\n", qPrintable(file));
-                QCoreApplication::exit(saved ? 0 : 1);
-            };
-            QObject::connect(poll, &QTimer::timeout, &window, take);
-            poll->start(15);
-        });
+        if (const std::optional<int> stop
+            = scheduleScreenshot(parser, options, window, screenshotAfter))
+            return *stop;
     }
     return app.exec();
 }

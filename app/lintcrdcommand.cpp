@@ -81,12 +81,22 @@ clientConfig(const QString &kubeconfigPath, const QString &context, QString *err
     return config.value();
 }
 
-} // namespace
-
-int runLintCrd(int argc, char *argv[])
+// The command line, read.
+struct LintArguments
 {
-    QCoreApplication app(argc, argv);
-    setApplicationInfo();
+    QString target; // FILE or NAME
+    Output output = Output::Text;
+    bool live = false;
+    QString objectNs; // --object NS/NAME (empty: cluster scope or the first object found)
+    QString objectName;
+    QString kubeconfig;
+    QString context;
+};
+
+// Reads the command line (the application exists: help texts need its name); the exit code when
+// the program stops here (help printed, a usage error).
+std::optional<int> parseArguments(int argc, char *argv[], LintArguments *out)
+{
     QCommandLineParser parser;
     parser.setApplicationDescription(
         u"Lint a CustomResourceDefinition's Spec/Status boundary (a file offline, or a CRD of the "
@@ -120,57 +130,83 @@ int runLintCrd(int argc, char *argv[])
         std::fputs(usage, stderr);
         return 2;
     }
-    Output output = Output::Text;
     const QString format = parser.value(outputOption);
     if (format == u"json")
-        output = Output::Json;
+        out->output = Output::Json;
     else if (format == u"markdown" || format == u"md")
-        output = Output::Markdown;
+        out->output = Output::Markdown;
     else if (!format.isEmpty() && format != u"text")
         return inputError(u"unknown output format \"%1\" (json, markdown or text)"_s.arg(format));
-    if (parser.isSet(objectOption) && !parser.isSet(liveOption))
+    out->live = parser.isSet(liveOption);
+    if (parser.isSet(objectOption) && !out->live)
         return inputError(u"--object needs --live"_s);
-    QString objectNs;
-    QString objectName = parser.value(objectOption);
-    if (const qsizetype slash = objectName.indexOf(u'/'); slash >= 0) {
-        objectNs = objectName.left(slash);
-        objectName = objectName.mid(slash + 1);
-        if (objectNs.isEmpty() || objectName.isEmpty() || objectName.contains(u'/'))
+    out->objectName = parser.value(objectOption);
+    if (const qsizetype slash = out->objectName.indexOf(u'/'); slash >= 0) {
+        out->objectNs = out->objectName.left(slash);
+        out->objectName = out->objectName.mid(slash + 1);
+        if (out->objectNs.isEmpty() || out->objectName.isEmpty() || out->objectName.contains(u'/'))
             return inputError(
                 u"--object \"%1\": expected NS/NAME or NAME"_s.arg(parser.value(objectOption)));
     }
+    out->target = parser.positionalArguments().constFirst();
+    out->kubeconfig = parser.value(kubeconfigOption);
+    out->context = parser.value(contextOption);
+    return std::nullopt;
+}
 
-    const QString target = parser.positionalArguments().constFirst();
+// A target that is a file, linted into `report`; for --live its one CRD into *crd. The exit code
+// when the program stops here (offline report printed, input error). A target that is no file
+// but looks like a path is an input error; a name returns nothing to do here.
+std::optional<int> lintFile(const LintArguments &args,
+                            lint::BoundaryReport *report,
+                            std::optional<nlohmann::json> *crd)
+{
+    const QString &target = args.target;
+    if (!QFileInfo::exists(target)) {
+        if (target.contains(u'/') || target.endsWith(u".yaml") || target.endsWith(u".yml")
+            || target.endsWith(u".json"))
+            return inputError(u"%1: no such file"_s.arg(target));
+        return std::nullopt;
+    }
+    if (QFileInfo(target).isDir())
+        return inputError(u"%1: is a directory, not a CRD manifest"_s.arg(target));
+    auto results = lint::lintCrdFile(target);
+    if (!results)
+        return inputError(results.error().message);
+    report->lint = results.value();
+    if (!args.live)
+        return print(*report, args.output);
+    if (report->lint.size() != 1)
+        return inputError(
+            u"%1 holds %2 CRDs; --live checks one (name it instead)"_s.arg(target).arg(
+                report->lint.size()));
+    QFile in(target);
+    if (in.open(QIODevice::ReadOnly)) {
+        auto crds = lint::crdsFromManifest(in.readAll(), target);
+        if (crds)
+            *crd = crds->first();
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+int runLintCrd(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    setApplicationInfo();
+    LintArguments args;
+    if (const std::optional<int> stop = parseArguments(argc, argv, &args))
+        return *stop;
+    const QString &target = args.target;
+    const Output output = args.output;
     lint::BoundaryReport report;
     std::optional<nlohmann::json> fileCrd;
-    const bool isFile = QFileInfo::exists(target);
-    if (isFile) {
-        if (QFileInfo(target).isDir())
-            return inputError(u"%1: is a directory, not a CRD manifest"_s.arg(target));
-        auto results = lint::lintCrdFile(target);
-        if (!results)
-            return inputError(results.error().message);
-        report.lint = results.value();
-        if (!parser.isSet(liveOption))
-            return print(report, output);
-        if (report.lint.size() != 1)
-            return inputError(
-                u"%1 holds %2 CRDs; --live checks one (name it instead)"_s.arg(target).arg(
-                    report.lint.size()));
-        QFile in(target);
-        if (in.open(QIODevice::ReadOnly)) {
-            auto crds = lint::crdsFromManifest(in.readAll(), target);
-            if (crds)
-                fileCrd = crds->first();
-        }
-    } else if (target.contains(u'/') || target.endsWith(u".yaml") || target.endsWith(u".yml")
-               || target.endsWith(u".json")) {
-        return inputError(u"%1: no such file"_s.arg(target));
-    }
+    if (const std::optional<int> stop = lintFile(args, &report, &fileCrd))
+        return *stop;
 
     QString error;
-    const auto config
-        = clientConfig(parser.value(kubeconfigOption), parser.value(contextOption), &error);
+    const auto config = clientConfig(args.kubeconfig, args.context, &error);
     if (!config)
         return inputError(error);
     kube::RestClient client(config.value());
@@ -188,7 +224,7 @@ int runLintCrd(int argc, char *argv[])
                              exitCode = print(report, output);
                              QCoreApplication::exit(exitCode);
                          });
-        check->start(crd, objectNs, objectName);
+        check->start(crd, args.objectNs, args.objectName);
     };
     if (fileCrd) {
         runLive(*fileCrd);
@@ -212,7 +248,7 @@ int runLintCrd(int argc, char *argv[])
                        }
                        linted->source = u"cluster"_s;
                        report.lint = { linted.value() };
-                       if (!parser.isSet(liveOption)) {
+                       if (!args.live) {
                            exitCode = print(report, output);
                            QCoreApplication::exit(exitCode);
                            return;

@@ -108,83 +108,13 @@ DetailPane::DetailPane(ConsoleSession *session, QWidget *parent)
     m_header->setContentsMargins(8, 6, 8, 6);
     m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
-    // Spec and status wrap: long image names and messages stay readable in a narrow pane.
-    m_spec->setLineWrapMode(QPlainTextEdit::WidgetWidth);
-    m_status->setLineWrapMode(QPlainTextEdit::WidgetWidth);
-    auto *overview = new QSplitter(Qt::Horizontal, this);
-    overview->addWidget(titled(tr("spec"), m_spec, overview));
-    overview->addWidget(titled(tr("status"), m_status, overview));
-    overview->setChildrenCollapsible(false);
-
-    auto *conditionsView = tableView(m_conditions, this);
-    conditionsView->horizontalHeader()->setStretchLastSection(false);
-    conditionsView->horizontalHeader()->setSectionResizeMode(models::ConditionsModel::MessageColumn,
-                                                             QHeaderView::Stretch);
-    auto *overviewPage = new QSplitter(Qt::Vertical, this);
-    overviewPage->addWidget(overview);
-    overviewPage->addWidget(titled(tr("Conditions"), conditionsView, overviewPage));
-    overviewPage->setStretchFactor(0, 3);
-    overviewPage->setStretchFactor(1, 2);
-
+    QWidget *overviewPage = buildOverviewPage();
     auto *timelineView = tableView(m_timeline, this);
     timelineView->setColumnHidden(models::TransitionTimelineModel::KeyColumn, true);
 
-    m_events->setHorizontalHeaderLabels(
-        { tr("Last seen"), tr("Type"), tr("Reason"), tr("Count"), tr("Message") });
-    m_events->verticalHeader()->hide();
-    m_events->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_events->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_events->horizontalHeader()->setStretchLastSection(true);
-    m_events->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_events->setWordWrap(false);
-    auto *eventsPage = new QWidget(this);
-    auto *eventsLayout = new QVBoxLayout(eventsPage);
-    eventsLayout->setContentsMargins(0, 4, 0, 0);
-    auto *reload = new QPushButton(tr("&Reload Events"), eventsPage);
-    connect(reload, &QPushButton::clicked, this, &DetailPane::refreshEvents);
-    eventsLayout->addWidget(reload, 0, Qt::AlignLeft);
-    eventsLayout->addWidget(m_events, 1);
-
-    // Owned objects: what the object's controller made for it, and how those are doing.
-    auto *ownedLayout = new QVBoxLayout(m_ownedPage);
-    ownedLayout->setContentsMargins(0, 4, 0, 0);
-    auto *reloadOwned = new QPushButton(tr("Reload &Owned Objects"), m_ownedPage);
-    connect(reloadOwned, &QPushButton::clicked, this, &DetailPane::refreshOwned);
-    auto *ownedTop = new QHBoxLayout;
-    ownedTop->addWidget(reloadOwned);
-    ownedTop->addWidget(m_ownedLabel, 1);
-    ownedLayout->addLayout(ownedTop);
-    auto *ownedView = tableView(m_owned, m_ownedPage);
-    ownedView->horizontalHeader()->setStretchLastSection(true);
-    ownedLayout->addWidget(ownedView, 1);
-
-    // Dry run: the reconciler's next writes for this object, computed, not sent.
-    auto *dryRunLayout = new QVBoxLayout(m_dryRunPage);
-    dryRunLayout->setContentsMargins(0, 4, 0, 0);
-    auto *plan = new QPushButton(tr("&Plan Again"), m_dryRunPage);
-    connect(plan, &QPushButton::clicked, this, &DetailPane::planDryRun);
-    m_dryRunLabel->setWordWrap(true);
-    m_dryRunLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    auto *dryRunTop = new QHBoxLayout;
-    dryRunTop->addWidget(plan, 0, Qt::AlignTop);
-    dryRunTop->addWidget(m_dryRunLabel, 1);
-    dryRunLayout->addLayout(dryRunTop);
-    auto *dryRunSplit = new QSplitter(Qt::Vertical, m_dryRunPage);
-    auto *dryRunView = tableView(m_dryRun, dryRunSplit);
-    dryRunView->horizontalHeader()->setStretchLastSection(true);
-    // The request's URL is long and the same for several rows: its middle gives way, so the
-    // operation, field and values stay in view (the whole request is in the text below).
-    dryRunView->setTextElideMode(Qt::ElideMiddle);
-    dryRunView->horizontalHeader()->setSectionResizeMode(models::PlannedChangesModel::RequestColumn,
-                                                         QHeaderView::Interactive);
-    dryRunView->horizontalHeader()->resizeSection(models::PlannedChangesModel::RequestColumn, 190);
-    m_dryRunText->setLineWrapMode(QPlainTextEdit::WidgetWidth);
-    m_dryRunText->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
-    dryRunSplit->addWidget(dryRunView);
-    dryRunSplit->addWidget(m_dryRunText);
-    dryRunSplit->setStretchFactor(0, 1);
-    dryRunSplit->setStretchFactor(1, 2);
-    dryRunLayout->addWidget(dryRunSplit, 1);
+    QWidget *eventsPage = buildEventsPage();
+    buildOwnedPage();
+    buildDryRunPage();
 
     overviewPage->setObjectName(u"overview"_s);
     timelineView->setObjectName(u"timeline"_s);
@@ -229,6 +159,95 @@ DetailPane::DetailPane(ConsoleSession *session, QWidget *parent)
 }
 
 DetailPane::~DetailPane() = default;
+
+QWidget *DetailPane::buildOverviewPage()
+{
+    // Spec and status wrap: long image names and messages stay readable in a narrow pane.
+    m_spec->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+    m_status->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+    auto *overview = new QSplitter(Qt::Horizontal, this);
+    overview->addWidget(titled(tr("spec"), m_spec, overview));
+    overview->addWidget(titled(tr("status"), m_status, overview));
+    overview->setChildrenCollapsible(false);
+
+    auto *conditionsView = tableView(m_conditions, this);
+    conditionsView->horizontalHeader()->setStretchLastSection(false);
+    conditionsView->horizontalHeader()->setSectionResizeMode(models::ConditionsModel::MessageColumn,
+                                                             QHeaderView::Stretch);
+    auto *overviewPage = new QSplitter(Qt::Vertical, this);
+    overviewPage->addWidget(overview);
+    overviewPage->addWidget(titled(tr("Conditions"), conditionsView, overviewPage));
+    overviewPage->setStretchFactor(0, 3);
+    overviewPage->setStretchFactor(1, 2);
+    return overviewPage;
+}
+
+QWidget *DetailPane::buildEventsPage()
+{
+    m_events->setHorizontalHeaderLabels(
+        { tr("Last seen"), tr("Type"), tr("Reason"), tr("Count"), tr("Message") });
+    m_events->verticalHeader()->hide();
+    m_events->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_events->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_events->horizontalHeader()->setStretchLastSection(true);
+    m_events->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_events->setWordWrap(false);
+    auto *eventsPage = new QWidget(this);
+    auto *eventsLayout = new QVBoxLayout(eventsPage);
+    eventsLayout->setContentsMargins(0, 4, 0, 0);
+    auto *reload = new QPushButton(tr("&Reload Events"), eventsPage);
+    connect(reload, &QPushButton::clicked, this, &DetailPane::refreshEvents);
+    eventsLayout->addWidget(reload, 0, Qt::AlignLeft);
+    eventsLayout->addWidget(m_events, 1);
+    return eventsPage;
+}
+
+void DetailPane::buildOwnedPage()
+{
+    // Owned objects: what the object's controller made for it, and how those are doing.
+    auto *ownedLayout = new QVBoxLayout(m_ownedPage);
+    ownedLayout->setContentsMargins(0, 4, 0, 0);
+    auto *reloadOwned = new QPushButton(tr("Reload &Owned Objects"), m_ownedPage);
+    connect(reloadOwned, &QPushButton::clicked, this, &DetailPane::refreshOwned);
+    auto *ownedTop = new QHBoxLayout;
+    ownedTop->addWidget(reloadOwned);
+    ownedTop->addWidget(m_ownedLabel, 1);
+    ownedLayout->addLayout(ownedTop);
+    auto *ownedView = tableView(m_owned, m_ownedPage);
+    ownedView->horizontalHeader()->setStretchLastSection(true);
+    ownedLayout->addWidget(ownedView, 1);
+}
+
+void DetailPane::buildDryRunPage()
+{
+    // Dry run: the reconciler's next writes for this object, computed, not sent.
+    auto *dryRunLayout = new QVBoxLayout(m_dryRunPage);
+    dryRunLayout->setContentsMargins(0, 4, 0, 0);
+    auto *plan = new QPushButton(tr("&Plan Again"), m_dryRunPage);
+    connect(plan, &QPushButton::clicked, this, &DetailPane::planDryRun);
+    m_dryRunLabel->setWordWrap(true);
+    m_dryRunLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto *dryRunTop = new QHBoxLayout;
+    dryRunTop->addWidget(plan, 0, Qt::AlignTop);
+    dryRunTop->addWidget(m_dryRunLabel, 1);
+    dryRunLayout->addLayout(dryRunTop);
+    auto *dryRunSplit = new QSplitter(Qt::Vertical, m_dryRunPage);
+    auto *dryRunView = tableView(m_dryRun, dryRunSplit);
+    dryRunView->horizontalHeader()->setStretchLastSection(true);
+    // The request's URL is long and the same for several rows: its middle gives way, so the
+    // operation, field and values stay in view (the whole request is in the text below).
+    dryRunView->setTextElideMode(Qt::ElideMiddle);
+    dryRunView->horizontalHeader()->setSectionResizeMode(models::PlannedChangesModel::RequestColumn,
+                                                         QHeaderView::Interactive);
+    dryRunView->horizontalHeader()->resizeSection(models::PlannedChangesModel::RequestColumn, 190);
+    m_dryRunText->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+    m_dryRunText->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
+    dryRunSplit->addWidget(dryRunView);
+    dryRunSplit->addWidget(m_dryRunText);
+    dryRunSplit->setStretchFactor(0, 1);
+    dryRunSplit->setStretchFactor(1, 2);
+    dryRunLayout->addWidget(dryRunSplit, 1);
+}
 
 void DetailPane::showObject(const QString &key)
 {

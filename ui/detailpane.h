@@ -77,6 +77,11 @@ signals:
     void dryRunPlanned(int changes);
 
 private:
+    // The constructor's tab pages (the owned and dry-run pages are members already).
+    QWidget *buildOverviewPage();
+    QWidget *buildEventsPage();
+    void buildOwnedPage();
+    void buildDryRunPage();
     void refresh();
     void handleObjectsChanged(const QStringList &upserted, const QStringList &removed);
     void handlePlanned(const QString &key,

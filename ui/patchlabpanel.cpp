@@ -58,9 +58,23 @@ PatchLabPanel::PatchLabPanel(ConsoleSession *session, QWidget *parent)
     , m_copyKubectl(new QAction(tr("Copy as &kubectl"), this))
 {
     setWindowTitle(tr("Patch Lab"));
-    const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    setUpControls();
+    layOut();
+    connectSignals();
+    setPatchText(QString::fromStdString(labs::makeTemplate(labs::PatchTemplate::ManualOverride,
+                                                           PatchType::Merge,
+                                                           json::object(),
+                                                           QDateTime::currentDateTimeUtc())
+                                            .dump(2)));
+    validate();
+}
 
-    m_object->setModel(session->tableModel());
+PatchLabPanel::~PatchLabPanel() = default;
+
+void PatchLabPanel::setUpControls()
+{
+    const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    m_object->setModel(m_session->tableModel());
     m_object->setModelColumn(models::ResourceTableModel::NameColumn);
     m_object->setToolTip(tr("The object to patch (the table's selection)"));
     m_target->addItem(tr("/status"), int(labs::PatchTarget::Status));
@@ -102,7 +116,10 @@ PatchLabPanel::PatchLabPanel(ConsoleSession *session, QWidget *parent)
     m_send->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
     m_send->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     addActions({ m_send, m_copyKubectl, m_export });
+}
 
+void PatchLabPanel::layOut()
+{
     auto *toolbar = new QToolBar(this);
     toolbar->addAction(m_send);
     toolbar->addWidget(m_templates);
@@ -139,7 +156,10 @@ PatchLabPanel::PatchLabPanel(ConsoleSession *session, QWidget *parent)
     layout->addWidget(toolbar);
     layout->addLayout(form);
     layout->addWidget(split, 1);
+}
 
+void PatchLabPanel::connectSignals()
+{
     connect(m_editor, &QPlainTextEdit::textChanged, this, &PatchLabPanel::validate);
     for (auto *combo : { m_target, m_type, m_precondition })
         connect(combo, &QComboBox::currentIndexChanged, this, &PatchLabPanel::validate);
@@ -173,25 +193,15 @@ PatchLabPanel::PatchLabPanel(ConsoleSession *session, QWidget *parent)
         showExperiment(id);
         validate();
     });
-    connect(m_lab, &labs::PatchLab::experimentFinished, this, &PatchLabPanel::validate);
-    connect(session, &ConsoleSession::connected, this, [this] {
+    connect(m_session, &ConsoleSession::connected, this, [this] {
         m_lab->setClient(m_session->client());
         validate();
     });
-    connect(session, &ConsoleSession::objectsChanged, this, &PatchLabPanel::handleObjectsChanged);
+    connect(m_session, &ConsoleSession::objectsChanged, this, &PatchLabPanel::handleObjectsChanged);
     connect(m_gate, &WriteGate::refused, this, [this](const QString &why) {
         m_result->setPlainText(tr("Not sent: %1").arg(why));
     });
-
-    setPatchText(QString::fromStdString(labs::makeTemplate(labs::PatchTemplate::ManualOverride,
-                                                           PatchType::Merge,
-                                                           json::object(),
-                                                           QDateTime::currentDateTimeUtc())
-                                            .dump(2)));
-    validate();
 }
-
-PatchLabPanel::~PatchLabPanel() = default;
 
 void PatchLabPanel::setSelectedObject(const QString &key)
 {

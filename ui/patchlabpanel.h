@@ -74,6 +74,10 @@ public:
     static QString describe(const controller::labs::PatchExperiment &experiment);
 
 private:
+    // The constructor's parts: the controls' settings, the layout, the signals.
+    void setUpControls();
+    void layOut();
+    void connectSignals();
     void validate();
     bool confirmAndRun(const controller::labs::PatchRequest &request);
     void refreshHistory();
