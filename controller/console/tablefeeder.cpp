@@ -130,14 +130,14 @@ TableFeeder::PreparedRow TableFeeder::record(DerivedRow &derived, const QDateTim
 
 void TableFeeder::recordRows(std::vector<DerivedRow> &derived,
                              const QDateTime &now,
-                             PendingBatch *batch)
+                             std::vector<PreparedRow> *out)
 {
+    out->reserve(out->size() + derived.size());
     for (DerivedRow &next : derived) {
-        if (!next.entry)
-            continue;
-        batch->order.push(std::uint32_t(batch->rows.size()));
-        batch->rows.push_back(record(next, now));
+        if (next.entry)
+            out->push_back(record(next, now));
     }
+    derived.clear();
 }
 
 bool TableFeeder::keysInPreferredOrder(const QStringList &keys) const
@@ -166,21 +166,6 @@ bool TableFeeder::keysInPreferredOrder(const QStringList &keys) const
         previous = next;
     }
     return true;
-}
-
-void TableFeeder::prepareRows(const QStringList &keys,
-                              qsizetype from,
-                              qsizetype to,
-                              const QDateTime &now,
-                              std::vector<PreparedRow> *out)
-{
-    std::vector<DerivedRow> derived;
-    deriveRows(keys, from, to, &derived);
-    out->reserve(derived.size());
-    for (DerivedRow &next : derived) {
-        if (next.entry)
-            out->push_back(record(next, now));
-    }
 }
 
 void TableFeeder::noteListTail(const QString &key)
@@ -479,19 +464,21 @@ TableFeeder::Step TableFeeder::streamRows(PendingBatch &batch, const QElapsedTim
 {
     if (!batch.streaming)
         return Step::Next;
-    // The pool derives and tracks a chunk while this thread puts the chunk before it into the
-    // table (the table's listeners read no tracker), then announces it once the pool is idle.
-    // Whether the keys come in the order shown is found while the pool prepares the first chunk.
+    // The pool derives a chunk (no tracker) while this thread records the chunk before it and puts
+    // it into the table (the table's listeners read no tracker), then announces it once the pool
+    // is idle. Whether the keys come in the order shown is found while the pool derives the first
+    // chunk. What was derived is recorded within the turn: derived rows point into the store.
     const QDateTime now = QDateTime::currentDateTimeUtc();
     const QStringList keys = batch.upserted; // the task's own (shared) handle
-    std::vector<PreparedRow> coming;
+    std::vector<DerivedRow> ready;
+    std::vector<DerivedRow> coming;
     bool inOrder = true;
     bool keysInOrder = true;
     for (;;) {
         // A chunk started while the turn lasts, and always when nothing is ready to go in.
         const bool start = batch.prepared < keys.size()
-            && (batch.streamed.empty() || turn.nsecsElapsed() < m_turnBudgetNs);
-        // The first chunk, prepared while this thread looks at the order of the keys, is a slice
+            && ((batch.streamed.empty() && ready.empty()) || turn.nsecsElapsed() < m_turnBudgetNs);
+        // The first chunk, derived while this thread looks at the order of the keys, is a slice
         // (about as long); later ones are smaller. (Chunks of a slice, one insertion into the
         // sorted proxy each, were no quicker: the proxy sorts each inserted block, and a chunk
         // the pool has not started when this thread joins it is done here, whole.)
@@ -500,8 +487,8 @@ TableFeeder::Step TableFeeder::streamRows(PendingBatch &batch, const QElapsedTim
             : std::min(keys.size(), batch.prepared + (batch.prepared == 0 ? SliceRows : ChunkRows));
         std::optional<JoinedTask> task;
         if (start) {
-            task.emplace([this, &keys, &coming, &now, from = batch.prepared, end] {
-                prepareRows(keys, from, end, now, &coming);
+            task.emplace([this, &keys, &coming, from = batch.prepared, end] {
+                deriveRows(keys, from, end, &coming);
             });
             m_runningTask = &*task;
             task->start(m_preparePool);
@@ -514,6 +501,7 @@ TableFeeder::Step TableFeeder::streamRows(PendingBatch &batch, const QElapsedTim
             if (keysInOrder)
                 m_table->reserve(keys.size());
         } else {
+            recordRows(ready, now, &batch.streamed);
             inOrder = streamInsert(batch, &announced, &transitions);
         }
         if (task)
@@ -527,14 +515,15 @@ TableFeeder::Step TableFeeder::streamRows(PendingBatch &batch, const QElapsedTim
             return Step::Stop;
         if (!inOrder || !keysInOrder || !task)
             break;
-        batch.streamed = std::exchange(coming, {});
+        ready = std::exchange(coming, {});
     }
     if (!keysInOrder) {
         // Not streamed after all: the first chunk is the first sorted run of the rows built whole.
         batch.streaming = false;
         batch.rows.reserve(std::size_t(keys.size()));
         batch.order.reserve(std::size_t(keys.size()));
-        takeRows(coming, &batch);
+        recordRows(coming, now, &batch.streamed);
+        takeRows(batch.streamed, &batch);
         closeRun(batch);
         return yield(turn) ? Step::Stop : Step::Next;
     }
@@ -542,8 +531,8 @@ TableFeeder::Step TableFeeder::streamRows(PendingBatch &batch, const QElapsedTim
         // Rows that would land among those shown: the rest goes the held way (the rows shown
         // taken back, all inserted in order once prepared).
         batch.streaming = false;
+        recordRows(coming, now, &batch.streamed);
         takeRows(batch.streamed, &batch);
-        takeRows(coming, &batch);
         closeRun(batch);
         holdFirstList();
         return Step::Again;
@@ -569,6 +558,7 @@ TableFeeder::Step TableFeeder::buildRows(PendingBatch &batch, const QElapsedTime
     const QStringList &keys = std::as_const(batch.upserted);
     std::vector<DerivedRow> ready;
     std::vector<DerivedRow> coming;
+    std::vector<PreparedRow> recorded;
     // (The turn's first chunk, derived here with the pool idle, is a small one.)
     qsizetype readyEnd = std::min(keys.size(), batch.prepared + FirstChunkRows);
     deriveRows(keys, batch.prepared, readyEnd, &ready);
@@ -583,7 +573,8 @@ TableFeeder::Step TableFeeder::buildRows(PendingBatch &batch, const QElapsedTime
             m_runningTask = &*task;
             task->start(m_preparePool);
         }
-        recordRows(ready, now, &batch);
+        recordRows(ready, now, &recorded);
+        takeRows(recorded, &batch);
         batch.prepared = readyEnd;
         if (!task)
             break;

@@ -35,13 +35,12 @@ class JoinedTask;
 // each slice as one block; later batches wait behind it, in order. A first list whose keys come in
 // the order shown is streamed instead: each chunk goes into the table while the next is prepared.
 //
-// Threads: the tracker and the table model belong to the feeder's thread. Per-object work of a
-// large batch runs on one pool thread beside it within a turn, as a JoinedTask: pure derivation
-// (store lookups, verdicts, rows) that touches no tracker, and for a streamed first list also the
-// tracker's records of its chunk, during which the feeder's thread touches only the table and
-// joins the task before it reads the tracker again. Outside such a task only the feeder's thread
-// writes the tracker; no task outlives the turn that started it. Read the tracker from the
-// feeder's signals or between turns, never from a slot of the table model's own signals.
+// Threads: the tracker and the table model belong to the feeder's thread, and only that thread
+// (the console's UI thread) writes either. Per-object derivation of a large batch (store lookups,
+// verdicts, rows: pure, no tracker, no table) runs on one pool thread beside it within a turn, as
+// a JoinedTask, while the feeder's thread records the chunk derived before it; no task outlives
+// the turn that started it. Read the tracker from the feeder's signals or between turns, never
+// from a slot of the table model's own signals.
 class TableFeeder final : public QObject
 {
     Q_OBJECT
@@ -107,9 +106,9 @@ private:
         bool listing = false;
         bool closesList = false;
         // A first list into an empty table whose keys come in the order shown (names or
-        // namespaces, as a list is ordered): each chunk of rows, derived and tracked on the pool,
-        // goes into the table while the pool prepares the next one, instead of all rows being
-        // built, then sorted, then inserted (streamInsert). `streamed`: prepared, not yet shown.
+        // namespaces, as a list is ordered): each chunk of rows, derived on the pool and recorded
+        // here, goes into the table while the pool derives the next one, instead of all rows being
+        // built, then sorted, then inserted (streamInsert). `streamed`: recorded, not yet shown.
         bool streaming = false;
         std::vector<PreparedRow> streamed;
     };
@@ -182,21 +181,17 @@ private:
                     std::vector<DerivedRow> *out) const;
     // A derived row through the tracker: the row with its times, and the move it made.
     PreparedRow record(DerivedRow &derived, const QDateTime &now);
-    // The chunk through the tracker (its transitions) into the batch's rows, in order.
-    void recordRows(std::vector<DerivedRow> &derived, const QDateTime &now, PendingBatch *batch);
+    // The derived rows through the tracker (its transitions), in order, appended to `out`
+    // (`derived` left empty).
+    void recordRows(std::vector<DerivedRow> &derived,
+                    const QDateTime &now,
+                    std::vector<PreparedRow> *out);
     // Whether a list's keys ("namespace/name") are in the table's preferred order (by name or
     // namespace; false for the other columns, which need the objects' states).
     bool keysInPreferredOrder(const QStringList &keys) const;
-    // A chunk of a streaming batch, on the pool: each object's row derived and recorded by the
-    // tracker, in order (the tracker is the pool's until the task is joined).
-    void prepareRows(const QStringList &keys,
-                     qsizetype from,
-                     qsizetype to,
-                     const QDateTime &now,
-                     std::vector<PreparedRow> *out);
     // The streamed rows into the table, when they go after every row shown in the order shown
-    // (false, nothing done, otherwise: the list is then held). Touches the table only, never the
-    // tracker: it runs while the pool prepares the next chunk.
+    // (false, nothing done, otherwise: the list is then held). Touches the table only: it runs
+    // while the pool derives the next chunk.
     bool streamInsert(PendingBatch &batch,
                       QStringList *announced,
                       QList<models::Transition> *transitions);
@@ -208,7 +203,7 @@ private:
     // The last row of the first list shown so far, in the order shown now.
     void noteListTail(const QString &key);
     // Joins the task the pool runs now, if any: before anything it reads or writes (the
-    // informer's store, the mapping, the tracker) changes or goes.
+    // informer's store, the mapping) changes or goes.
     void joinRunningTask();
 
     kube::InformerStore *m_informer = nullptr;
