@@ -1,4 +1,5 @@
 #include "models/lifecyclemapping.h"
+#include "models/jsonfields.h"
 
 #include <nlohmann/json.hpp>
 
@@ -9,16 +10,6 @@ using namespace Qt::StringLiterals;
 namespace reconscope::models {
 
 namespace {
-
-QString str(const nlohmann::json &json, const char *key)
-{
-    if (!json.is_object())
-        return {};
-    const auto it = json.find(key);
-    if (it == json.end() || !it->is_string())
-        return {};
-    return QString::fromStdString(it->get<std::string>());
-}
 
 const nlohmann::json *child(const nlohmann::json &json, const char *key)
 {
@@ -108,8 +99,8 @@ LifecycleMapping LifecycleMapping::forCrd(const nlohmann::json &crd)
     const nlohmann::json *spec = child(crd, "spec");
     if (!spec || !spec->is_object())
         return mapping;
-    const QString group = str(*spec, "group");
-    const QString kind = spec->contains("names") ? str((*spec)["names"], "kind") : QString();
+    const QString group = jsonString(*spec, "group");
+    const QString kind = spec->contains("names") ? jsonString((*spec)["names"], "kind") : QString();
 
     // Status declared? v1 keeps schema and subresources per version; v1beta1 may keep them at
     // spec level. A CRD without any schema says nothing, so its objects keep a lifecycle.
@@ -124,9 +115,9 @@ LifecycleMapping LifecycleMapping::forCrd(const nlohmann::json &crd)
         if (!columns || !columns->is_array())
             return;
         for (const nlohmann::json &column : *columns) {
-            QString path = str(column, "jsonPath");
+            QString path = jsonString(column, "jsonPath");
             if (path.isEmpty())
-                path = str(column, "JSONPath");
+                path = jsonString(column, "JSONPath");
             const auto match = conditionColumn.match(path);
             if (match.hasMatch() && !columnConditions.contains(match.captured(1)))
                 columnConditions << match.captured(1);
@@ -222,7 +213,7 @@ Result<LifecycleMapping> LifecycleMapping::fromJson(const nlohmann::json &json)
     if (!fields)
         return fields.error();
     mapping.statusFields = *fields;
-    mapping.healthPath = str(json, "healthPath");
+    mapping.healthPath = jsonString(json, "healthPath");
     if (const auto it = json.find("healthStates"); it != json.end()) {
         if (!it->is_object())
             return Result<LifecycleMapping>::failure(u"mapping.healthStates: expected an object"_s);
@@ -237,7 +228,7 @@ Result<LifecycleMapping> LifecycleMapping::fromJson(const nlohmann::json &json)
             mapping.healthStates.insert(QString::fromStdString(value), *parsed);
         }
     }
-    if (const QString origin = str(json, "origin"); !origin.isEmpty())
+    if (const QString origin = jsonString(json, "origin"); !origin.isEmpty())
         mapping.origin = origin;
     return mapping;
 }

@@ -7,16 +7,11 @@ namespace reconscope::controller::lint {
 
 namespace {
 
-std::string str(const QString &s)
-{
-    return s.toStdString();
-}
-
 json probeJson(const std::optional<Probe> &probe)
 {
     if (!probe)
         return nullptr;
-    return { { "path", str(probe->dotted()) }, { "value", probe->value } };
+    return { { "path", probe->dotted().toStdString() }, { "value", probe->value } };
 }
 
 // Markdown table cells: no raw pipes or newlines.
@@ -62,19 +57,19 @@ json reportJson(const BoundaryReport &report)
     for (const CrdLintResult &result : report.lint) {
         json findings = json::array();
         for (const Finding &finding : result.findings)
-            findings.push_back({ { "id", str(finding.id) },
-                                 { "severity", str(severityName(finding.severity)) },
-                                 { "version", str(finding.version) },
-                                 { "path", str(finding.path) },
-                                 { "message", str(finding.message) } });
+            findings.push_back({ { "id", finding.id.toStdString() },
+                                 { "severity", severityName(finding.severity).toStdString() },
+                                 { "version", finding.version.toStdString() },
+                                 { "path", finding.path.toStdString() },
+                                 { "message", finding.message.toStdString() } });
         json served = json::array();
         for (const QString &version : result.servedVersions)
-            served.push_back(str(version));
-        crds.push_back({ { "name", str(result.crdName) },
-                         { "group", str(result.group) },
-                         { "kind", str(result.kind) },
+            served.push_back(version.toStdString());
+        crds.push_back({ { "name", result.crdName.toStdString() },
+                         { "group", result.group.toStdString() },
+                         { "kind", result.kind.toStdString() },
                          { "servedVersions", served },
-                         { "source", str(result.source) },
+                         { "source", result.source.toStdString() },
                          { "clean", result.clean() },
                          { "summary",
                            { { "error", result.count(Severity::Error) },
@@ -87,27 +82,27 @@ json reportJson(const BoundaryReport &report)
         const BoundaryCheckResult &live = *report.live;
         json verdicts = json::array();
         for (const Verdict &verdict : live.verdicts)
-            verdicts.push_back({ { "id", str(verdict.id) },
+            verdicts.push_back({ { "id", verdict.id.toStdString() },
                                  { "pass", verdict.pass },
-                                 { "expectation", str(verdict.expectation) },
-                                 { "observed", str(verdict.observed) },
+                                 { "expectation", verdict.expectation.toStdString() },
+                                 { "observed", verdict.observed.toStdString() },
                                  { "request",
-                                   { { "method", str(verdict.request.method) },
-                                     { "url", str(verdict.request.url) },
-                                     { "contentType", str(verdict.request.contentType) },
-                                     { "body", str(verdict.request.body) } } },
+                                   { { "method", verdict.request.method.toStdString() },
+                                     { "url", verdict.request.url.toStdString() },
+                                     { "contentType", verdict.request.contentType.toStdString() },
+                                     { "body", verdict.request.body.toStdString() } } },
                                  { "response",
                                    { { "code", verdict.response.code },
                                      { "fields", verdict.response.fields } } } });
-        out["live"] = { { "crd", str(live.crdName) },
-                        { "apiVersion", str(live.apiVersion) },
-                        { "resource", str(live.plural) },
-                        { "namespace", str(live.ns) },
-                        { "name", str(live.name) },
+        out["live"] = { { "crd", live.crdName.toStdString() },
+                        { "apiVersion", live.apiVersion.toStdString() },
+                        { "resource", live.plural.toStdString() },
+                        { "namespace", live.ns.toStdString() },
+                        { "name", live.name.toStdString() },
                         { "statusSubresource", live.statusSubresource },
                         { "statusProbe", probeJson(live.statusProbe) },
                         { "specProbe", probeJson(live.specProbe) },
-                        { "error", str(live.error) },
+                        { "error", live.error.toStdString() },
                         { "passed", live.passed() },
                         { "verdicts", verdicts } };
     }

@@ -1,5 +1,6 @@
 #include "controller/operator/eventrecorder.h"
 
+#include "models/jsonfields.h"
 #include "models/rfc3339.h"
 
 #include <spdlog/spdlog.h>
@@ -17,20 +18,6 @@ namespace reconscope::controller::operators {
 namespace {
 
 const kube::ResourceRef eventsResource{ QString(), u"v1"_s, u"events"_s, true };
-
-std::string str(const QString &s)
-{
-    return s.toStdString();
-}
-
-QString qstr(const json &object, const char *key)
-{
-    if (!object.is_object())
-        return {};
-    const auto it = object.find(key);
-    return it != object.end() && it->is_string() ? QString::fromStdString(it->get<std::string>())
-                                                 : QString();
-}
 
 } // namespace
 
@@ -56,7 +43,7 @@ json EventRecorder::makeEvent(const json &involvedObject,
                               const QString &name)
 {
     const json meta = involvedObject.value("metadata", json::object());
-    const std::string stamp = str(models::formatRfc3339(now));
+    const std::string stamp = models::formatRfc3339(now).toStdString();
     json involved = {
         { "apiVersion", involvedObject.value("apiVersion", "") },
         { "kind", involvedObject.value("kind", "") },
@@ -66,21 +53,22 @@ json EventRecorder::makeEvent(const json &involvedObject,
     };
     if (meta.contains("resourceVersion"))
         involved["resourceVersion"] = meta["resourceVersion"];
-    json source = { { "component", str(component) } };
+    json source = { { "component", component.toStdString() } };
     json event = {
         { "apiVersion", "v1" },
         { "kind", "Event" },
-        { "metadata", { { "name", str(name) }, { "namespace", meta.value("namespace", "") } } },
+        { "metadata",
+          { { "name", name.toStdString() }, { "namespace", meta.value("namespace", "") } } },
         { "involvedObject", involved },
-        { "reason", str(reason) },
-        { "message", str(message) },
-        { "type", str(type) },
+        { "reason", reason.toStdString() },
+        { "message", message.toStdString() },
+        { "type", type.toStdString() },
         { "count", 1 },
         { "firstTimestamp", stamp },
         { "lastTimestamp", stamp },
         { "source", source },
-        { "reportingComponent", str(component) },
-        { "reportingInstance", str(instance) },
+        { "reportingComponent", component.toStdString() },
+        { "reportingInstance", instance.toStdString() },
     };
     return event;
 }
@@ -91,7 +79,8 @@ void EventRecorder::record(const json &involvedObject,
                            const QString &message)
 {
     const json meta = involvedObject.value("metadata", json::object());
-    const QString correlation = qstr(meta, "uid") + u'\n' + type + u'\n' + reason + u'\n' + message;
+    const QString correlation
+        = models::jsonString(meta, "uid") + u'\n' + type + u'\n' + reason + u'\n' + message;
     const QDateTime now = reconcile::toDateTime(m_clock.now());
     if (m_requestHook)
         m_requestHook();
@@ -104,8 +93,8 @@ void EventRecorder::record(const json &involvedObject,
     // A repeat: count + 1, lastTimestamp now (client-go's EventCorrelator aggregation).
     m_uses.splice(m_uses.end(), m_uses, seen->use);
     seen->count += 1;
-    const json patch
-        = { { "count", seen->count }, { "lastTimestamp", str(models::formatRfc3339(now)) } };
+    const json patch = { { "count", seen->count },
+                         { "lastTimestamp", models::formatRfc3339(now).toStdString() } };
     const QString name = seen->name;
     std::weak_ptr<int> alive = m_alive;
     m_client->patch(eventsResource,
@@ -141,10 +130,10 @@ void EventRecorder::create(const json &involvedObject,
                            const QString &correlation)
 {
     const json meta = involvedObject.value("metadata", json::object());
-    const QString ns = qstr(meta, "namespace");
+    const QString ns = models::jsonString(meta, "namespace");
     const QDateTime now = reconcile::toDateTime(m_clock.now());
     // Upstream names Events "<object>.<unique hex>".
-    const QString name = qstr(meta, "name") + u'.'
+    const QString name = models::jsonString(meta, "name") + u'.'
         + QString::number(QRandomGenerator::global()->generate64() & 0xffffffffffffULL, 16);
     while (m_seen.size() >= m_cacheSize && !m_uses.empty()) {
         m_seen.remove(m_uses.front());

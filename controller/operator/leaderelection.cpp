@@ -1,4 +1,5 @@
 #include "controller/operator/leaderelection.h"
+#include "models/jsonfields.h"
 
 #include <spdlog/spdlog.h>
 
@@ -12,15 +13,6 @@ namespace reconscope::controller::operators {
 namespace {
 
 const kube::ResourceRef leaseResource{ u"coordination.k8s.io"_s, u"v1"_s, u"leases"_s, true };
-
-QString qstr(const json &object, const char *key)
-{
-    if (!object.is_object())
-        return {};
-    const auto it = object.find(key);
-    return it != object.end() && it->is_string() ? QString::fromStdString(it->get<std::string>())
-                                                 : QString();
-}
 
 qint64 qint(const json &object, const char *key)
 {
@@ -48,10 +40,10 @@ LeaseRecord LeaseRecord::fromLease(const json &lease)
 {
     LeaseRecord r;
     const json spec = lease.is_object() ? lease.value("spec", json::object()) : json::object();
-    r.holderIdentity = qstr(spec, "holderIdentity");
+    r.holderIdentity = models::jsonString(spec, "holderIdentity");
     r.leaseDurationSeconds = qint(spec, "leaseDurationSeconds");
-    r.acquireTime = qstr(spec, "acquireTime");
-    r.renewTime = qstr(spec, "renewTime");
+    r.acquireTime = models::jsonString(spec, "acquireTime");
+    r.renewTime = models::jsonString(spec, "renewTime");
     r.leaseTransitions = qint(spec, "leaseTransitions");
     return r;
 }

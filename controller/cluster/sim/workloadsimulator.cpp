@@ -21,11 +21,6 @@ const QString deploymentsKey = u"apps/deployments"_s;
 const QString podsKey = u"/pods"_s;
 const QString quotasKey = u"/resourcequotas"_s;
 
-QString str(const json &value)
-{
-    return value.is_string() ? QString::fromStdString(value.get<std::string>()) : QString();
-}
-
 json parse(const QByteArray &bytes)
 {
     return json::parse(bytes.constBegin(), bytes.constEnd(), nullptr, false);
@@ -43,7 +38,7 @@ std::pair<QString, QString> controllerOf(const json &object)
     const auto refs = meta.value("ownerReferences", json::array());
     for (const auto &ref : refs) {
         if (ref.value("controller", false))
-            return { str(ref.value("kind", json())), str(ref.value("uid", json())) };
+            return { models::jsonString(ref, "kind"), models::jsonString(ref, "uid") };
     }
     return {};
 }
@@ -74,7 +69,7 @@ QString randomSuffix()
 QString firstImage(const json &podSpec)
 {
     const auto containers = podSpec.value("containers", json::array());
-    return containers.empty() ? QString() : str(containers.front().value("image", json()));
+    return containers.empty() ? QString() : models::jsonString(containers.front(), "image");
 }
 
 bool podReady(const json &pod)
@@ -275,7 +270,7 @@ WorkloadSimulator::WorkloadSimulator(Cluster *cluster, Options options, QObject 
     if (existing.ok()) {
         for (const auto &item : existing->value("items", json::array())) {
             const auto &meta = item.value("metadata", json::object());
-            scheduleSync(str(meta.value("namespace", json())), str(meta.value("name", json())));
+            scheduleSync(models::jsonString(meta, "namespace"), models::jsonString(meta, "name"));
         }
     }
 }
@@ -307,8 +302,8 @@ void WorkloadSimulator::handleEvent(const ClusterEvent &event)
         const auto [kind, uid] = controllerOf(pod);
         if (kind == u"Deployment"_s) {
             for (const auto &ref : pod["metadata"]["ownerReferences"]) {
-                if (str(ref.value("uid", json())) == uid)
-                    scheduleSync(event.object->ns, str(ref.value("name", json())));
+                if (models::jsonString(ref, "uid") == uid)
+                    scheduleSync(event.object->ns, models::jsonString(ref, "name"));
             }
         }
         m_dirtyQuotaNamespaces.insert(event.object->ns);
@@ -325,7 +320,7 @@ void WorkloadSimulator::handleEvent(const ClusterEvent &event)
         const auto all = m_cluster->list(deployments, event.object->ns);
         if (all.ok()) {
             for (const auto &item : all->value("items", json::array()))
-                scheduleSync(event.object->ns, str(item["metadata"].value("name", json())));
+                scheduleSync(event.object->ns, models::jsonString(item["metadata"], "name"));
         }
         m_syncTimer.start();
     }
@@ -368,12 +363,13 @@ QString WorkloadSimulator::quotaViolation(const QString &ns, const QString &podN
         if (!hard.contains("pods"))
             continue;
         const auto &limit = hard["pods"];
-        const qint64 limited
-            = limit.is_number_integer() ? limit.get<qint64>() : str(limit).toLongLong();
+        const qint64 limited = limit.is_number_integer()
+            ? limit.get<qint64>()
+            : models::jsonString(hard, "pods").toLongLong();
         if (used + 1 > limited) {
             return u"pods \"%1\" is forbidden: exceeded quota: %2, requested: pods=1, used: "
                    u"pods=%3, "
-                   u"limited: pods=%4"_s.arg(podName, str(quota["metadata"].value("name", json())))
+                   u"limited: pods=%4"_s.arg(podName, models::jsonString(quota["metadata"], "name"))
                        .arg(used)
                        .arg(limited);
         }
@@ -390,7 +386,7 @@ void WorkloadSimulator::syncDeployment(const QString &ns, const QString &name)
     if (isTerminating(deployment))
         return;
     const auto &meta = deployment["metadata"];
-    const auto uid = str(meta.value("uid", json()));
+    const auto uid = models::jsonString(meta, "uid");
     const auto spec = deployment.value("spec", json::object());
     const qint64 desired = models::jsonInteger(spec, "replicas", 1);
     const auto hash = templateHash(deployment);
@@ -447,10 +443,10 @@ std::vector<json> WorkloadSimulator::removeOutdatedPods(const QString &ns,
     std::vector<json> current;
     for (const auto &pod : owned) {
         const auto labels = pod["metadata"].value("labels", json::object());
-        if (str(labels.value("pod-template-hash", json())) == hash) {
+        if (models::jsonString(labels, "pod-template-hash") == hash) {
             current.push_back(pod);
         } else {
-            (void)m_cluster->remove(pods, ns, str(pod["metadata"]["name"]));
+            (void)m_cluster->remove(pods, ns, models::jsonString(pod["metadata"], "name"));
             ++m_podsDeleted;
         }
     }
@@ -461,11 +457,11 @@ std::vector<json> WorkloadSimulator::removeOutdatedPods(const QString &ns,
 void WorkloadSimulator::scaleDown(const QString &ns, qint64 desired, std::vector<json> &current)
 {
     std::sort(current.begin(), current.end(), [](const json &a, const json &b) {
-        return str(a["metadata"].value("creationTimestamp", json()))
-            < str(b["metadata"].value("creationTimestamp", json()));
+        return models::jsonString(a["metadata"], "creationTimestamp")
+            < models::jsonString(b["metadata"], "creationTimestamp");
     });
     while (qint64(current.size()) > desired) {
-        (void)m_cluster->remove(pods, ns, str(current.back()["metadata"]["name"]));
+        (void)m_cluster->remove(pods, ns, models::jsonString(current.back()["metadata"], "name"));
         current.pop_back();
         ++m_podsDeleted;
     }
@@ -492,7 +488,7 @@ WorkloadSimulator::createPod(const QString &ns, const QString &podName, const js
     json withStatus = createdPod;
     withStatus["status"] = status;
     (void)m_cluster->updateStatus(pods, ns, podName, withStatus);
-    const auto podUid = str(createdPod["metadata"].value("uid", json()));
+    const auto podUid = models::jsonString(createdPod["metadata"], "uid");
     QTimer::singleShot(m_options.podStartDelayMs, this, [this, ns, podName, podUid] {
         startPod(ns, podName, podUid);
     });
@@ -502,7 +498,7 @@ WorkloadSimulator::createPod(const QString &ns, const QString &podName, const js
 void WorkloadSimulator::startPod(const QString &ns, const QString &name, const QString &uid)
 {
     const auto got = m_cluster->get(pods, ns, name);
-    if (!got.ok() || str(got->at("metadata").value("uid", json())) != uid
+    if (!got.ok() || models::jsonString(got->at("metadata"), "uid") != uid
         || isTerminating(got.value()))
         return;
     json pod = got.value();
@@ -542,7 +538,7 @@ void WorkloadSimulator::startPod(const QString &ns, const QString &name, const Q
 void WorkloadSimulator::backOffPod(const QString &ns, const QString &name, const QString &uid)
 {
     const auto got = m_cluster->get(pods, ns, name);
-    if (!got.ok() || str(got->at("metadata").value("uid", json())) != uid
+    if (!got.ok() || models::jsonString(got->at("metadata"), "uid") != uid
         || isTerminating(got.value()))
         return;
     json pod = got.value();
@@ -578,7 +574,7 @@ void WorkloadSimulator::syncQuotas(const QString &ns)
         json updated = quota;
         updated["status"] = status;
         (void)m_cluster->updateStatus(
-            quotas, ns, str(quota["metadata"].value("name", json())), updated);
+            quotas, ns, models::jsonString(quota["metadata"], "name"), updated);
     }
 }
 
