@@ -1,6 +1,6 @@
 #include "controller/kube/informerstore.h"
 
-#include "models/heaptrim.h"
+#include "controller/platform/allocator.h"
 
 #include <QThread>
 #include <QTimer>
@@ -22,38 +22,20 @@ struct PreparedEntry final : PreparedObject
 
 } // namespace
 
-nlohmann::json InformerEntry::json() const
-{
-    const QByteArray bytes = raw.bytes();
-    auto parsed = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
-    if (parsed.is_discarded())
-        return nullptr;
-    return parsed;
-}
-
 // --- InformerWorker ------------------------------------------------------------------------
-
-std::shared_ptr<const CompactJsonDictionary>
-InformerWorker::DictionarySlot::get(QByteArrayView sample)
-{
-    QMutexLocker locker(&mutex);
-    if (!tried) {
-        tried = true;
-        dictionary = CompactJsonDictionary::fromSample(sample);
-    }
-    return dictionary;
-}
 
 InformerWorker::InformerWorker(ClientConfig config,
                                ResourceRef resource,
                                QString namespace_,
                                models::LifecycleMapping mapping,
-                               int batchIntervalMs)
+                               int batchIntervalMs,
+                               InformerTransformFactory transform)
     : m_config(std::move(config))
     , m_resource(std::move(resource))
     , m_namespace(std::move(namespace_))
     , m_mapping(std::move(mapping))
     , m_batchIntervalMs(batchIntervalMs)
+    , m_makeTransform(std::move(transform))
 { }
 
 InformerWorker::~InformerWorker() = default;
@@ -65,20 +47,14 @@ void InformerWorker::start()
     // Created here, on the worker's thread, so that the network and decoding live there.
     m_client = new RestClient(m_config, this);
     m_reflector = new Reflector(m_client, m_resource, m_namespace, this);
-    m_summarizer = std::make_shared<const ObjectSummarizer>(m_mapping);
-    m_dictionary = std::make_shared<DictionarySlot>();
-    m_strings = std::make_shared<StringPool>();
+    m_transform = m_makeTransform(m_mapping);
     m_reflector->setPreparer(
-        [summarizer = m_summarizer, dictionary = m_dictionary, strings = m_strings](
-            QByteArrayView object, ObjectMeta *meta) -> std::shared_ptr<PreparedObject> {
-            // Interned as it is read.
-            auto summary = summarizer->summarize(object, strings.get());
-            if (!summary)
-                return nullptr;
+        [transform = m_transform](QByteArrayView object,
+                                  ObjectMeta *meta) -> std::shared_ptr<PreparedObject> {
             auto prepared = std::make_shared<PreparedEntry>();
-            models::ObjectSummary &read = prepared->entry.summary;
-            read = std::move(summary.value());
-            prepared->entry.raw = CompactJson::compress(object, dictionary->get(object));
+            if (!transform->make(object, prepared->entry))
+                return nullptr;
+            const models::ObjectSummary &read = prepared->entry.summary;
             // The metadata the reflector needs, sharing the summary's strings.
             meta->name = read.name;
             meta->namespace_ = read.namespaceName;
@@ -199,18 +175,13 @@ void InformerWorker::handleDeltas(const QList<Delta> &deltas)
             && !m_pendingUpserts.contains(key)) {
             continue;
         }
-        // A prepared entry (summarised, compressed and interned on the pool) is moved once, into
-        // the pending hash.
+        // A prepared entry (made by the transform on the pool) is moved once, into the pending
+        // hash.
         InformerEntry built;
         InformerEntry *entry
             = delta.prepared ? &static_cast<PreparedEntry &>(*delta.prepared).entry : &built;
-        if (!delta.prepared) {
-            auto summary = m_summarizer->summarize(delta.object, m_strings.get());
-            if (!summary)
-                continue; // no metadata.name: nothing a table could show
-            built.summary = std::move(summary.value());
-            built.raw = CompactJson::compress(delta.object, m_dictionary->get(delta.object));
-        }
+        if (!delta.prepared && !m_transform->make(delta.object, built))
+            continue; // no metadata.name: nothing a table could show
         if (entry->summary.key.isEmpty())
             continue; // the preparer could not summarise it
         // The summary's key (equal to the delta's) so that the hashes share one string.
@@ -329,8 +300,8 @@ void InformerWorker::flush()
     }
     // The first list's buffers (the response, its split items) are freed by now but stay in
     // the heap's free lists; give them back, here on the worker's thread rather than the UI's.
-    if (announceSync && models::canTrimHeap())
-        models::trimHeap();
+    if (announceSync && platform::canTrimHeap())
+        platform::trimHeap();
 }
 
 // --- InformerStore -------------------------------------------------------------------------
@@ -361,7 +332,8 @@ void InformerStore::start()
         return;
     m_thread = new QThread(this);
     m_thread->setObjectName(u"informer:"_s + m_resource.plural);
-    m_worker = new InformerWorker(m_config, m_resource, m_namespace, m_mapping, m_batchIntervalMs);
+    m_worker = new InformerWorker(
+        m_config, m_resource, m_namespace, m_mapping, m_batchIntervalMs, m_transform);
     m_worker->setBackoff(m_backoff);
     m_worker->setProgressiveFirstList(m_progressiveFirstList);
     m_worker->moveToThread(m_thread);

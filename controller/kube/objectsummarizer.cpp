@@ -1,7 +1,7 @@
 #include "controller/kube/objectsummarizer.h"
 
-#include "controller/kube/jsonscan.h"
-#include "controller/kube/stringpool.h"
+#include "controller/kube/fastlist/jsonscan.h"
+#include "controller/kube/fastlist/stringpool.h"
 #include "models/condition.h"
 #include "models/rfc3339.h"
 

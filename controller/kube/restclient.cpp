@@ -1,9 +1,9 @@
 #include "controller/kube/restclient.h"
 
 #include "controller/kube/credentialprovider.h"
-#include "controller/kube/liststreamdecoder.h"
+#include "controller/kube/fastlist/liststreamdecoder.h"
 #include "controller/kube/redaction.h"
-#include "controller/kube/streamedget.h"
+#include "controller/kube/fastlist/streamedget.h"
 
 #include <spdlog/spdlog.h>
 

@@ -2,7 +2,7 @@
 
 #include "controller/kube/apierror.h"
 #include "controller/kube/clientconfig.h"
-#include "controller/kube/streamedget.h"
+#include "controller/kube/fastlist/streamedget.h"
 #include "controller/kube/watchdecoder.h"
 #include "models/result.h"
 

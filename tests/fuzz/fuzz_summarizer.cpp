@@ -10,7 +10,7 @@
 // objects of the usual shape straight into the summary (PlainReader) and walks the others.
 
 #include "controller/kube/objectsummarizer.h"
-#include "controller/kube/stringpool.h"
+#include "controller/kube/fastlist/stringpool.h"
 #include "models/lifecyclemapping.h"
 #include "models/objectsummary.h"
 

@@ -1,6 +1,6 @@
-#include "controller/kube/liststreamdecoder.h"
+#include "controller/kube/fastlist/liststreamdecoder.h"
 
-#include "controller/kube/jsonscan.h"
+#include "controller/kube/fastlist/jsonscan.h"
 
 #include <QIODevice>
 
