@@ -235,6 +235,9 @@ public:
                            QObject *parent);
 
 private:
+    // No byte for this long ends a request (watches excepted).
+    static constexpr int RequestTimeoutMs = 60'000;
+
     struct Call
     {
         QByteArray method;
