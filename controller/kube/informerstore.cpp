@@ -97,30 +97,8 @@ void InformerWorker::handleDeltas(const QList<Delta> &deltas)
     // from an attempt of the list that started over, never shown: not kept as superseded.
     const bool firstListWhole = !m_synced && !m_progressiveFirstList;
     if (firstListWhole) {
-        // Its objects wait in list order, moved out of the pool's prepared objects (whose memory
-        // goes back meanwhile) into chunks, to be hashed once at the sync at their exact number:
-        // hashing them here as they come would rehash the growing hash again and again (each
-        // entry moved and its key hashed once more per doubling), more work than the tail it
-        // would save.
-        const bool deletes = std::any_of(deltas.cbegin(), deltas.cend(), [](const Delta &delta) {
-            return delta.type == Delta::Type::Delete;
-        });
-        if (!deletes) {
-            for (const Delta &delta : deltas) {
-                // Not summarised on the pool (no prepared object): nothing a table could show.
-                if (!delta.prepared)
-                    continue;
-                InformerEntry &entry = static_cast<PreparedEntry &>(*delta.prepared).entry;
-                if (entry.summary.key.isEmpty())
-                    continue;
-                if (m_firstList.isEmpty() || m_firstList.last().size() == FirstListChunk) {
-                    m_firstList.emplaceBack();
-                    m_firstList.last().reserve(FirstListChunk);
-                }
-                m_firstList.last().emplaceBack(std::move(entry));
-            }
+        if (holdFirstListPart(deltas))
             return;
-        }
         // Deletes before the sync (objects an abandoned attempt of the list delivered that the
         // list lacks): against the hash.
         hashFirstList();
@@ -202,6 +180,33 @@ void InformerWorker::handleDeltas(const QList<Delta> &deltas)
     dropUnordered();
     if (!m_timer->isActive() && !firstListWhole)
         m_timer->start();
+}
+
+bool InformerWorker::holdFirstListPart(const QList<Delta> &deltas)
+{
+    // Its objects wait in list order, moved out of the pool's prepared objects (whose memory goes
+    // back meanwhile) into chunks, to be hashed once at the sync at their exact number: hashing
+    // them here as they come would rehash the growing hash again and again (each entry moved and
+    // its key hashed once more per doubling), more work than the tail it would save.
+    const bool deletes = std::any_of(deltas.cbegin(), deltas.cend(), [](const Delta &delta) {
+        return delta.type == Delta::Type::Delete;
+    });
+    if (deletes)
+        return false;
+    for (const Delta &delta : deltas) {
+        // Not made on the pool (no prepared object): nothing a table could show.
+        if (!delta.prepared)
+            continue;
+        InformerEntry &entry = static_cast<PreparedEntry &>(*delta.prepared).entry;
+        if (entry.summary.key.isEmpty())
+            continue;
+        if (m_firstList.isEmpty() || m_firstList.last().size() == FirstListChunk) {
+            m_firstList.emplaceBack();
+            m_firstList.last().reserve(FirstListChunk);
+        }
+        m_firstList.last().emplaceBack(std::move(entry));
+    }
+    return true;
 }
 
 void InformerWorker::hashFirstList()

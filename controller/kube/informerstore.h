@@ -78,6 +78,9 @@ signals:
 private:
     void handleDeltas(const QList<Delta> &deltas);
     void handleSynced(const QString &resourceVersion);
+    // Before the first sync, for a store that takes the first list whole: keeps the deltas'
+    // entries in m_firstList, in list order; false (nothing kept) when they include deletes.
+    bool holdFirstListPart(const QList<Delta> &deltas);
     // Moves the first list's objects (m_firstList) into the pending hash.
     void hashFirstList();
     void flush();
