@@ -5,7 +5,7 @@
 #include "app/crashhandler.h"
 #include "app/logging.h"
 #include "controller/kube/eventdispatcher.h"
-#include "models/heaptrim.h"
+#include "controller/platform/allocator.h"
 
 #include <QCoreApplication>
 
@@ -36,7 +36,7 @@ QStringList argumentsAfterCommand(int argc, char *argv[])
 int main(int argc, char *argv[])
 {
     using namespace reconscope::app;
-    reconscope::models::keepLargeBlocksInHeap(); // before any thread starts
+    reconscope::controller::platform::tuneAllocator(); // before any thread starts
     crashhandler::install(); // a crash report without secrets, for every command
     // --log-level LEVEL and SPDLOG_LEVEL, for every command (removed from argv here).
     if (const QString error = logging::configure(argc, argv); !error.isEmpty()) {

@@ -2,7 +2,7 @@
 
 #include "controller/console/joinedtask.h"
 #include "controller/kube/informerstore.h"
-#include "models/heaptrim.h"
+#include "controller/platform/allocator.h"
 
 #include <QElapsedTimer>
 #include <QThreadPool>
@@ -655,8 +655,8 @@ TableFeeder::Step TableFeeder::finishBatch(PendingBatch &batch, const QElapsedTi
     m_pending.pop_front();
     // The rows and their order of a large batch or a first list (~10 MB at 50k objects) are
     // freed: give the pages back, on a pool thread (a trim walks the whole heap).
-    if (trim && models::canTrimHeap())
-        QThreadPool::globalInstance()->start([] { models::trimHeap(); });
+    if (trim && platform::canTrimHeap())
+        QThreadPool::globalInstance()->start([] { platform::trimHeap(); });
     if (!removed.isEmpty())
         applyNow({}, removed);
     return yield(turn) ? Step::Stop : Step::Again;

@@ -1,6 +1,6 @@
 #include "controller/kube/informerstore.h"
 
-#include "models/heaptrim.h"
+#include "controller/platform/allocator.h"
 
 #include <QThread>
 #include <QTimer>
@@ -22,38 +22,20 @@ struct PreparedEntry final : PreparedObject
 
 } // namespace
 
-nlohmann::json InformerEntry::json() const
-{
-    const QByteArray bytes = raw.bytes();
-    auto parsed = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
-    if (parsed.is_discarded())
-        return nullptr;
-    return parsed;
-}
-
 // --- InformerWorker ------------------------------------------------------------------------
-
-std::shared_ptr<const CompactJsonDictionary>
-InformerWorker::DictionarySlot::get(QByteArrayView sample)
-{
-    QMutexLocker locker(&mutex);
-    if (!tried) {
-        tried = true;
-        dictionary = CompactJsonDictionary::fromSample(sample);
-    }
-    return dictionary;
-}
 
 InformerWorker::InformerWorker(ClientConfig config,
                                ResourceRef resource,
                                QString namespace_,
                                models::LifecycleMapping mapping,
-                               int batchIntervalMs)
+                               int batchIntervalMs,
+                               InformerTransformFactory transform)
     : m_config(std::move(config))
     , m_resource(std::move(resource))
     , m_namespace(std::move(namespace_))
     , m_mapping(std::move(mapping))
     , m_batchIntervalMs(batchIntervalMs)
+    , m_makeTransform(std::move(transform))
 { }
 
 InformerWorker::~InformerWorker() = default;
@@ -65,20 +47,14 @@ void InformerWorker::start()
     // Created here, on the worker's thread, so that the network and decoding live there.
     m_client = new RestClient(m_config, this);
     m_reflector = new Reflector(m_client, m_resource, m_namespace, this);
-    m_summarizer = std::make_shared<const ObjectSummarizer>(m_mapping);
-    m_dictionary = std::make_shared<DictionarySlot>();
-    m_strings = std::make_shared<StringPool>();
+    m_transform = m_makeTransform(m_mapping);
     m_reflector->setPreparer(
-        [summarizer = m_summarizer, dictionary = m_dictionary, strings = m_strings](
-            QByteArrayView object, ObjectMeta *meta) -> std::shared_ptr<PreparedObject> {
-            // Interned as it is read.
-            auto summary = summarizer->summarize(object, strings.get());
-            if (!summary)
-                return nullptr;
+        [transform = m_transform](QByteArrayView object,
+                                  ObjectMeta *meta) -> std::shared_ptr<PreparedObject> {
             auto prepared = std::make_shared<PreparedEntry>();
-            models::ObjectSummary &read = prepared->entry.summary;
-            read = std::move(summary.value());
-            prepared->entry.raw = CompactJson::compress(object, dictionary->get(object));
+            if (!transform->make(object, prepared->entry))
+                return nullptr;
+            const models::ObjectSummary &read = prepared->entry.summary;
             // The metadata the reflector needs, sharing the summary's strings.
             meta->name = read.name;
             meta->namespace_ = read.namespaceName;
@@ -121,30 +97,8 @@ void InformerWorker::handleDeltas(const QList<Delta> &deltas)
     // from an attempt of the list that started over, never shown: not kept as superseded.
     const bool firstListWhole = !m_synced && !m_progressiveFirstList;
     if (firstListWhole) {
-        // Its objects wait in list order, moved out of the pool's prepared objects (whose memory
-        // goes back meanwhile) into chunks, to be hashed once at the sync at their exact number:
-        // hashing them here as they come would rehash the growing hash again and again (each
-        // entry moved and its key hashed once more per doubling), more work than the tail it
-        // would save.
-        const bool deletes = std::any_of(deltas.cbegin(), deltas.cend(), [](const Delta &delta) {
-            return delta.type == Delta::Type::Delete;
-        });
-        if (!deletes) {
-            for (const Delta &delta : deltas) {
-                // Not summarised on the pool (no prepared object): nothing a table could show.
-                if (!delta.prepared)
-                    continue;
-                InformerEntry &entry = static_cast<PreparedEntry &>(*delta.prepared).entry;
-                if (entry.summary.key.isEmpty())
-                    continue;
-                if (m_firstList.isEmpty() || m_firstList.last().size() == FirstListChunk) {
-                    m_firstList.emplaceBack();
-                    m_firstList.last().reserve(FirstListChunk);
-                }
-                m_firstList.last().emplaceBack(std::move(entry));
-            }
+        if (holdFirstListPart(deltas))
             return;
-        }
         // Deletes before the sync (objects an abandoned attempt of the list delivered that the
         // list lacks): against the hash.
         hashFirstList();
@@ -199,18 +153,13 @@ void InformerWorker::handleDeltas(const QList<Delta> &deltas)
             && !m_pendingUpserts.contains(key)) {
             continue;
         }
-        // A prepared entry (summarised, compressed and interned on the pool) is moved once, into
-        // the pending hash.
+        // A prepared entry (made by the transform on the pool) is moved once, into the pending
+        // hash.
         InformerEntry built;
         InformerEntry *entry
             = delta.prepared ? &static_cast<PreparedEntry &>(*delta.prepared).entry : &built;
-        if (!delta.prepared) {
-            auto summary = m_summarizer->summarize(delta.object, m_strings.get());
-            if (!summary)
-                continue; // no metadata.name: nothing a table could show
-            built.summary = std::move(summary.value());
-            built.raw = CompactJson::compress(delta.object, m_dictionary->get(delta.object));
-        }
+        if (!delta.prepared && !m_transform->make(delta.object, built))
+            continue; // no metadata.name: nothing a table could show
         if (entry->summary.key.isEmpty())
             continue; // the preparer could not summarise it
         // The summary's key (equal to the delta's) so that the hashes share one string.
@@ -231,6 +180,33 @@ void InformerWorker::handleDeltas(const QList<Delta> &deltas)
     dropUnordered();
     if (!m_timer->isActive() && !firstListWhole)
         m_timer->start();
+}
+
+bool InformerWorker::holdFirstListPart(const QList<Delta> &deltas)
+{
+    // Its objects wait in list order, moved out of the pool's prepared objects (whose memory goes
+    // back meanwhile) into chunks, to be hashed once at the sync at their exact number: hashing
+    // them here as they come would rehash the growing hash again and again (each entry moved and
+    // its key hashed once more per doubling), more work than the tail it would save.
+    const bool deletes = std::any_of(deltas.cbegin(), deltas.cend(), [](const Delta &delta) {
+        return delta.type == Delta::Type::Delete;
+    });
+    if (deletes)
+        return false;
+    for (const Delta &delta : deltas) {
+        // Not made on the pool (no prepared object): nothing a table could show.
+        if (!delta.prepared)
+            continue;
+        InformerEntry &entry = static_cast<PreparedEntry &>(*delta.prepared).entry;
+        if (entry.summary.key.isEmpty())
+            continue;
+        if (m_firstList.isEmpty() || m_firstList.last().size() == FirstListChunk) {
+            m_firstList.emplaceBack();
+            m_firstList.last().reserve(FirstListChunk);
+        }
+        m_firstList.last().emplaceBack(std::move(entry));
+    }
+    return true;
 }
 
 void InformerWorker::hashFirstList()
@@ -329,8 +305,8 @@ void InformerWorker::flush()
     }
     // The first list's buffers (the response, its split items) are freed by now but stay in
     // the heap's free lists; give them back, here on the worker's thread rather than the UI's.
-    if (announceSync && models::canTrimHeap())
-        models::trimHeap();
+    if (announceSync && platform::canTrimHeap())
+        platform::trimHeap();
 }
 
 // --- InformerStore -------------------------------------------------------------------------
@@ -361,7 +337,8 @@ void InformerStore::start()
         return;
     m_thread = new QThread(this);
     m_thread->setObjectName(u"informer:"_s + m_resource.plural);
-    m_worker = new InformerWorker(m_config, m_resource, m_namespace, m_mapping, m_batchIntervalMs);
+    m_worker = new InformerWorker(
+        m_config, m_resource, m_namespace, m_mapping, m_batchIntervalMs, m_transform);
     m_worker->setBackoff(m_backoff);
     m_worker->setProgressiveFirstList(m_progressiveFirstList);
     m_worker->moveToThread(m_thread);

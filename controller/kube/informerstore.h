@@ -1,22 +1,17 @@
 #pragma once
 
 #include "controller/kube/clientconfig.h"
-#include "controller/kube/compactjson.h"
-#include "controller/kube/lazyhash.h"
-#include "controller/kube/objectsummarizer.h"
+#include "controller/kube/fastlist/lazyhash.h"
+#include "controller/kube/informertransform.h"
 #include "controller/kube/reflector.h"
 #include "controller/kube/restclient.h"
-#include "controller/kube/stringpool.h"
 #include "models/lifecyclemapping.h"
 #include "models/objectsummary.h"
-
-#include <nlohmann/json.hpp>
 
 #include <QByteArray>
 #include <QHash>
 #include <QList>
 #include <QMetaType>
-#include <QMutex>
 #include <QObject>
 #include <QSet>
 #include <QString>
@@ -26,31 +21,6 @@
 
 class QThread;
 class QTimer;
-
-namespace reconscope::controller::kube {
-
-// One cached object: the summary the UI needs, and the raw JSON for whoever wants the full object
-// (kept compressed: it is most of a big list's bytes and read only for detail views and
-// reconciles).
-struct InformerEntry
-{
-    models::ObjectSummary summary;
-    CompactJson raw;
-
-    // The object's JSON exactly as the server sent it.
-    QByteArray rawJson() const { return raw.bytes(); }
-    // The full object, parsed on demand (null when the bytes are not valid JSON).
-    nlohmann::json json() const;
-};
-
-} // namespace reconscope::controller::kube
-
-// Its members (strings, times, optionals of integers, lists, maps, a QByteArray and a shared_ptr)
-// may be moved in memory as bytes: the hashes of entries then grow their spans with memcpy instead
-// of moving each entry (for a 50k-object first list, a third of the worker's time hashing it was
-// entries moved from a span's storage to its grown storage). A member added to ObjectSummary or
-// CompactJson that points into itself (std::string, std::map) would have to go before this.
-Q_DECLARE_TYPEINFO(reconscope::controller::kube::InformerEntry, Q_RELOCATABLE_TYPE);
 
 namespace reconscope::controller::kube {
 
@@ -74,8 +44,9 @@ struct InformerBatch
     QList<models::ObjectSummary> superseded;
 };
 
-// Runs on the informer's thread: owns the RestClient and the Reflector, projects every object
-// into an ObjectSummary there, coalesces changes per key and emits one batch per tick.
+// Runs on the informer's thread: owns the RestClient and the Reflector, makes every object's entry
+// through the transform (listed objects on the reflector's pool, watch events here), coalesces
+// changes per key and emits one batch per tick.
 class InformerWorker final : public QObject
 {
     Q_OBJECT
@@ -86,7 +57,8 @@ public:
                    ResourceRef resource,
                    QString namespace_,
                    models::LifecycleMapping mapping,
-                   int batchIntervalMs);
+                   int batchIntervalMs,
+                   InformerTransformFactory transform);
     ~InformerWorker() override;
 
     // Before start(): the reflector's retry backoff (client-go's when unset).
@@ -106,6 +78,9 @@ signals:
 private:
     void handleDeltas(const QList<Delta> &deltas);
     void handleSynced(const QString &resourceVersion);
+    // Before the first sync, for a store that takes the first list whole: keeps the deltas'
+    // entries in m_firstList, in list order; false (nothing kept) when they include deletes.
+    bool holdFirstListPart(const QList<Delta> &deltas);
     // Moves the first list's objects (m_firstList) into the pending hash.
     void hashFirstList();
     void flush();
@@ -120,19 +95,8 @@ private:
     RestClient *m_client = nullptr;
     Reflector *m_reflector = nullptr;
     QTimer *m_timer = nullptr;
-    std::shared_ptr<const ObjectSummarizer> m_summarizer;
-    // The compression dictionary: the first object this informer sees (preparers share it).
-    struct DictionarySlot
-    {
-        std::shared_ptr<const CompactJsonDictionary> get(QByteArrayView sample);
-        QMutex mutex;
-        bool tried = false;
-        std::shared_ptr<const CompactJsonDictionary> dictionary;
-    };
-    std::shared_ptr<DictionarySlot> m_dictionary;
-
-    // Equal strings of the summaries shared (interned on the pool while a list streams in).
-    std::shared_ptr<StringPool> m_strings;
+    InformerTransformFactory m_makeTransform;
+    std::shared_ptr<const InformerTransform> m_transform; // made by start()
     // key -> resourceVersion the store has (a first list's noted when it is sent, hashed a while
     // later or on first use).
     LazyHash<QString, QString> m_sent;
@@ -171,6 +135,8 @@ public:
     // Before start(): objects of the first list appear (objectsChanged) as it streams in, before
     // synced(), instead of all at once with it.
     void setProgressiveFirstList(bool progressive) { m_progressiveFirstList = progressive; }
+    // Before start(): what the store keeps of each object (compactTransform() unless set).
+    void setTransform(InformerTransformFactory transform) { m_transform = std::move(transform); }
     void start();
     void stop();
 
@@ -201,6 +167,7 @@ private:
     int m_batchIntervalMs = 33;
     std::optional<Backoff::Parameters> m_backoff;
     bool m_progressiveFirstList = false;
+    InformerTransformFactory m_transform = compactTransform();
     QThread *m_thread = nullptr;
     InformerWorker *m_worker = nullptr;
     QHash<QString, InformerEntry> m_entries;

@@ -1,6 +1,6 @@
 #include "controller/kube/objectmeta.h"
 
-#include "controller/kube/jsonscan.h"
+#include "controller/kube/fastlist/jsonscan.h"
 
 namespace reconscope::controller::kube {
 

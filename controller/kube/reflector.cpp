@@ -1,6 +1,6 @@
 #include "controller/kube/reflector.h"
 
-#include "models/heaptrim.h"
+#include "controller/platform/allocator.h"
 
 #include <spdlog/spdlog.h>
 
@@ -11,40 +11,11 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
 #include <vector>
 
 using namespace Qt::StringLiterals;
 
 namespace reconscope::controller::kube {
-
-namespace {
-
-// glibc grows a thread's arena a few pages at a time with one mprotect() each: preparing a
-// 50k-object list made ~19k of them on the pool's threads, each taking the address-space lock
-// that every page fault of the process also needs. Carving a few tens of MB from the arena once
-// and freeing them leaves that much address space writable for the arena's later growth (glibc
-// keeps it so; the freed pages themselves go back to the system at once). Only where glibc's
-// allocator is the one in use (not under AddressSanitizer).
-void reserveArena()
-{
-    if (!models::usesGlibcAllocator())
-        return;
-    constexpr size_t Chunk = 64 * 1024; // below glibc's mmap threshold: taken from the arena
-    constexpr int Chunks = 512;
-    std::vector<void *> chunks;
-    chunks.reserve(Chunks);
-    for (int i = 0; i < Chunks; ++i) {
-        void *chunk = std::malloc(Chunk);
-        if (!chunk)
-            break;
-        chunks.push_back(chunk);
-    }
-    for (void *chunk : chunks)
-        std::free(chunk);
-}
-
-} // namespace
 
 QString ReflectorState::toString() const
 {
@@ -305,7 +276,7 @@ void Reflector::submitBatch(const std::shared_ptr<ListRun> &run)
             // A long list: the arena of this pool thread will grow by much more than a batch.
             thread_local int batchesHere = 0;
             if (++batchesHere == 2)
-                reserveArena();
+                platform::reserveThreadArena();
             const QByteArrayView all(batch->bytes);
             const qsizetype count = batch->ends.size();
             batch->metas.resize(count);

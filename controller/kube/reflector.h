@@ -2,7 +2,7 @@
 
 #include "controller/kube/apierror.h"
 #include "controller/kube/backoff.h"
-#include "controller/kube/lazyhash.h"
+#include "controller/kube/fastlist/lazyhash.h"
 #include "controller/kube/objectmeta.h"
 #include "controller/kube/restclient.h"
 

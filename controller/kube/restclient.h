@@ -2,7 +2,7 @@
 
 #include "controller/kube/apierror.h"
 #include "controller/kube/clientconfig.h"
-#include "controller/kube/streamedget.h"
+#include "controller/kube/fastlist/streamedget.h"
 #include "controller/kube/watchdecoder.h"
 #include "models/result.h"
 
@@ -235,6 +235,9 @@ public:
                            QObject *parent);
 
 private:
+    // No byte for this long ends a request (watches excepted).
+    static constexpr int RequestTimeoutMs = 60'000;
+
     struct Call
     {
         QByteArray method;

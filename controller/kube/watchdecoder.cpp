@@ -1,6 +1,6 @@
 #include "controller/kube/watchdecoder.h"
 
-#include "controller/kube/jsonscan.h"
+#include "controller/kube/fastlist/jsonscan.h"
 
 #include <nlohmann/json.hpp>
 

@@ -9,7 +9,7 @@
 #include "controller/kube/informerstore.h"
 #include "controller/kube/kubeconfig.h"
 #include "controller/kube/watchdecoder.h"
-#include "models/heaptrim.h"
+#include "controller/platform/allocator.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -771,7 +771,7 @@ void printTargets(Figures &figures)
 
 int main(int argc, char *argv[])
 {
-    reconscope::models::keepLargeBlocksInHeap(); // as the program does (app/main.cpp)
+    reconscope::controller::platform::tuneAllocator(); // as the program does (app/main.cpp)
     // As the console does (app/consolecommand.cpp): the main thread on GLib's event dispatcher,
     // the threads started later (informers, network) on Qt's.
     if (argc == 4 && QByteArrayView(argv[1]) == "--console-child") {

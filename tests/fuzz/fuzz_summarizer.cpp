@@ -1,16 +1,16 @@
-// libFuzzer target: the informer's fast summarizer (controller/kube/objectsummarizer, a jsonscan
-// walk that parses only the values a summary reads) against the reference, ObjectSummary::fromBytes
-// (nlohmann's SAX parser over the whole object).
+// libFuzzer target: the client's summary reader (controller/kube/objectsummarizer, which reads
+// objects of the usual shape straight from the text with jsonscan) against the general reader,
+// ObjectSummary::fromBytes (nlohmann's SAX parser over the whole object).
 //
 // Invariant, for any input text: both accept it or both refuse it with the same message, and an
 // accepted object gives the same summary, field by field; text that is not UTF-8 (which the
 // client accepts as Go does and nlohmann refuses) only has to go through unharmed. The mapping
-// projects a few paths (deep ones, a whole array, paths through arrays and absent members) so that
-// that code runs too; each input also goes through a summarizer without projections, which reads
-// objects of the usual shape straight into the summary (PlainReader) and walks the others.
+// projects a few paths (deep ones, a whole array, paths through arrays and absent members), which
+// the summarizer leaves to the general reader; each input also goes through a summarizer without
+// projections, which reads objects of the usual shape straight into the summary (PlainReader).
 
+#include "controller/kube/fastlist/stringpool.h"
 #include "controller/kube/objectsummarizer.h"
-#include "controller/kube/stringpool.h"
 #include "models/lifecyclemapping.h"
 #include "models/objectsummary.h"
 
@@ -119,12 +119,12 @@ void check(const ObjectSummarizer &summarizer,
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
 {
     const QByteArrayView text(reinterpret_cast<const char *>(data), qsizetype(size));
-    // With projected paths: the tree walk.
+    // With projected paths: the general reader, through the summarizer (and its string pool).
     static const LifecycleMapping projecting = fuzzMapping();
-    static const ObjectSummarizer walking(projecting);
-    check(walking, projecting, text);
+    static const ObjectSummarizer general(projecting);
+    check(general, projecting, text);
     // Without: objects of the usual shape are read straight into the summary (PlainReader),
-    // the others walked.
+    // the others by the general reader.
     static const LifecycleMapping plain = LifecycleMapping::defaults();
     static const ObjectSummarizer reading(plain);
     check(reading, plain, text);

@@ -7,7 +7,7 @@
 // chunks, each chunk its own copy as the network hands them over: the streamed decoding must be
 // the same whatever the cuts.
 
-#include "controller/kube/liststreamdecoder.h"
+#include "controller/kube/fastlist/liststreamdecoder.h"
 #include "controller/kube/watchdecoder.h"
 
 #include <cstdint>

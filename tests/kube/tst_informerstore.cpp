@@ -19,11 +19,13 @@ class tst_InformerStore final : public QObject
 private slots:
     void init();
     void cleanup();
+    void listThenBatchedWatch_data();
     void listThenBatchedWatch();
     void relistRemovesVanishedObjects_data();
     void relistRemovesVanishedObjects();
     void changesCoalescePerKey();
     void supersededStatesReachTransitionFollowers();
+    void fixtureObjectsSurviveTheStore_data();
     void fixtureObjectsSurviveTheStore();
     void watchBurstKeepsStreamOrder();
     void progressiveFirstListReachesStoreBeforeSync_data();
@@ -63,6 +65,19 @@ QByteArray pagedListBody(const QList<QByteArray> &items, int rv, const QByteArra
     return body.replace(R"("continue":"")", R"("continue":")" + continueToken + '"');
 }
 
+// The transforms a store can take: both must give the same entries (summary and bytes).
+void addTransformRows()
+{
+    QTest::addColumn<bool>("plain");
+    QTest::newRow("compact") << false;
+    QTest::newRow("plain") << true;
+}
+
+void setTransform(InformerStore &store, bool plain)
+{
+    store.setTransform(plain ? plainTransform() : compactTransform());
+}
+
 QByteArray line(const char *type, const QByteArray &object)
 {
     return R"({"type":")" + QByteArray(type) + R"(","object":)" + object + "}\n";
@@ -82,8 +97,14 @@ void tst_InformerStore::cleanup()
     m_server.reset();
 }
 
+void tst_InformerStore::listThenBatchedWatch_data()
+{
+    addTransformRows();
+}
+
 void tst_InformerStore::listThenBatchedWatch()
 {
+    QFETCH(bool, plain);
     constexpr int Events = 2000;
     m_server->handler = [&](const TestRequest &request, QTcpSocket *socket) {
         if (!request.query.hasQueryItem(u"watch"_s)) {
@@ -103,6 +124,7 @@ void tst_InformerStore::listThenBatchedWatch()
         TestServer::writeChunk(socket, chunk);
     };
     InformerStore store(m_config, CustomApps, u"default"_s);
+    setTransform(store, plain);
     QSignalSpy changed(&store, &InformerStore::objectsChanged);
     QSignalSpy synced(&store, &InformerStore::synced);
     QList<ReflectorState> states;
@@ -129,6 +151,9 @@ void tst_InformerStore::listThenBatchedWatch()
     QCOMPARE(a->summary.conditions.size(), 1);
     QCOMPARE(a->summary.conditions.first().status, u"False"_s);
     QCOMPARE(a->json()["metadata"]["generation"].get<std::int64_t>(), 9007199254740993LL);
+    QCOMPARE(a->rawJson(), object("a", 20000, "False"));
+    if (plain)
+        QVERIFY(!a->raw.isCompressed()); // a watch event's bytes kept as they came
     QVERIFY(!store.entry(u"default/b"_s));
     QVERIFY(store.entry(u"default/n1999"_s));
 
@@ -287,8 +312,14 @@ void tst_InformerStore::supersededStatesReachTransitionFollowers()
 // to fill several of the reflector's prepare batches, listed in one answer: each comes out of the
 // store byte for byte, its summary equal to ObjectSummary::fromBytes', and the first batch (the
 // whole hash handed over at once) names every key in list order.
+void tst_InformerStore::fixtureObjectsSurviveTheStore_data()
+{
+    addTransformRows();
+}
+
 void tst_InformerStore::fixtureObjectsSurviveTheStore()
 {
+    QFETCH(bool, plain);
     QList<QByteArray> items;
     const QDir dir(QStringLiteral(RECONSCOPE_SHARED_DIR) + u"/fixtures/real-crds/objects"_s);
     for (const QString &name : dir.entryList({ u"*.yaml"_s }, QDir::Files)) {
@@ -317,12 +348,14 @@ void tst_InformerStore::fixtureObjectsSurviveTheStore()
     };
     const auto mapping = reconscope::models::LifecycleMapping::defaults();
     InformerStore store(m_config, CustomApps, QString(), mapping);
+    setTransform(store, plain);
     QSignalSpy changed(&store, &InformerStore::objectsChanged);
     QSignalSpy synced(&store, &InformerStore::synced);
     store.start();
     QTRY_COMPARE_WITH_TIMEOUT(synced.size(), 1, 20000);
     QTRY_COMPARE(store.size(), items.size());
     QStringList keys;
+    qsizetype compressed = 0;
     for (const QByteArray &bytes : std::as_const(items)) {
         const auto summary = reconscope::models::ObjectSummary::fromBytes(bytes, mapping);
         QVERIFY(summary.ok());
@@ -331,6 +364,7 @@ void tst_InformerStore::fixtureObjectsSurviveTheStore()
         QVERIFY2(entry, qPrintable(summary->key));
         QCOMPARE(entry->rawJson(), bytes);
         QCOMPARE(entry->raw.size(), bytes.size());
+        compressed += entry->raw.isCompressed() ? 1 : 0;
         QVERIFY(entry->json() == nlohmann::json::parse(bytes.cbegin(), bytes.cend()));
         QCOMPARE(entry->summary.resourceVersion, summary->resourceVersion);
         QCOMPARE(entry->summary.labels, summary->labels);
@@ -338,6 +372,12 @@ void tst_InformerStore::fixtureObjectsSurviveTheStore()
         QCOMPARE(entry->summary.readProblems, summary->readProblems);
         QCOMPARE(entry->summary.statusFieldCount, summary->statusFieldCount);
     }
+    // The compact transform compresses the listed objects (those for which it pays), the plain
+    // one none.
+    if (plain)
+        QCOMPARE(compressed, 0);
+    else
+        QVERIFY(compressed > items.size() / 2);
     QVERIFY(!changed.isEmpty());
     QCOMPARE(changed.first().at(0).toStringList(), keys);
     QVERIFY(changed.first().at(1).toStringList().isEmpty());

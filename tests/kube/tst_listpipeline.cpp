@@ -1,13 +1,13 @@
 // The informer's list path at scale: the streaming list decoder, the compressed object store
 // (CompactJson), the jsonscan-based ObjectSummarizer, and the Reflector's pipelined (prepared)
 // list against the plain one.
-#include "controller/kube/compactjson.h"
-#include "controller/kube/jsonscan.h"
-#include "controller/kube/liststreamdecoder.h"
+#include "controller/kube/fastlist/compactjson.h"
+#include "controller/kube/fastlist/jsonscan.h"
+#include "controller/kube/fastlist/liststreamdecoder.h"
+#include "controller/kube/fastlist/stringpool.h"
 #include "controller/kube/objectsummarizer.h"
 #include "controller/kube/reflector.h"
 #include "controller/kube/restclient.h"
-#include "controller/kube/stringpool.h"
 #include "controller/kube/watchdecoder.h"
 #include "models/yamljson.h"
 #include "testserver.h"

@@ -1,6 +1,6 @@
-#include "controller/kube/liststreamdecoder.h"
+#include "controller/kube/fastlist/liststreamdecoder.h"
 
-#include "controller/kube/jsonscan.h"
+#include "controller/kube/fastlist/jsonscan.h"
 
 #include <QIODevice>
 
@@ -157,32 +157,56 @@ void ListStreamDecoder::memberValue(QByteArrayView key, QByteArrayView value)
     }
 }
 
-bool ListStreamDecoder::step(QByteArrayView data, bool final)
+struct ListStreamDecoder::Cursor
 {
-    const QByteArrayView rest = data.sliced(m_pos);
-    jsonscan::Scanner scanner(rest);
+    Cursor(ListStreamDecoder &decoder, QByteArrayView data, bool final)
+        : decoder(decoder)
+        , data(data)
+        , rest(data.sliced(decoder.m_pos))
+        , scanner(rest)
+        , final(final)
+    { }
+
     // A value that does not end inside the buffer: wait for at least twice as many bytes (so an
-    // item cut across many chunks is scanned a bounded number of times); at the end it is an error.
-    const auto incomplete = [&](const QString &what) {
+    // item cut across many chunks is scanned a bounded number of times); at the end it is an
+    // error.
+    bool incomplete(const QString &what)
+    {
         if (final)
-            fail(u"malformed list response: %1"_s.arg(what));
+            decoder.fail(u"malformed list response: %1"_s.arg(what));
         else
-            m_retryAt = data.size() + std::max<qsizetype>(rest.size(), 4096);
+            decoder.m_retryAt = data.size() + std::max<qsizetype>(rest.size(), 4096);
         return false;
-    };
-    const auto advance = [&] {
-        m_pos += scanner.position() - rest.data();
+    }
+
+    bool advance()
+    {
+        decoder.m_pos += scanner.position() - rest.data();
         return true;
-    };
-    // A number is the one value whose end is not its own: one that ends where the bytes so far end
-    // may go on in the next chunk ("41" of "4141").
-    const auto endsCut = [&](QByteArrayView value) {
+    }
+
+    // A number is the one value whose end is not its own: one that ends where the bytes so far
+    // end may go on in the next chunk ("41" of "4141").
+    bool endsCut(QByteArrayView value) const
+    {
         const char first = value.front();
         return !final && scanner.atEnd() && (first == '-' || (first >= '0' && first <= '9'));
-    };
+    }
+
+    ListStreamDecoder &decoder;
+    const QByteArrayView data;
+    const QByteArrayView rest;
+    jsonscan::Scanner scanner;
+    const bool final;
+};
+
+bool ListStreamDecoder::step(QByteArrayView data, bool final)
+{
+    Cursor cursor(*this, data, final);
+    jsonscan::Scanner &scanner = cursor.scanner;
     scanner.skipWhitespace();
     if (scanner.atEnd())
-        return final ? incomplete(u"the body ended inside the list"_s) : false;
+        return final ? cursor.incomplete(u"the body ended inside the list"_s) : false;
     switch (m_state) {
     case State::Start:
         if (!scanner.consume('{')) {
@@ -190,69 +214,28 @@ bool ListStreamDecoder::step(QByteArrayView data, bool final)
             return false;
         }
         m_state = State::FirstKey;
-        return advance();
+        return cursor.advance();
     case State::FirstKey:
         // An empty object, its '}' perhaps in a later chunk than its '{'.
         if (scanner.consume('}')) {
             m_state = State::Done;
-            return advance();
+            return cursor.advance();
         }
         m_state = State::Key;
         return true;
-    case State::Key: {
-        QByteArrayView key;
-        if (!scanner.string(&key)) {
-            // Refused within an escape's length of the end (a \\u with its digits still to
-            // come): perhaps only cut by the chunk's end.
-            if (rest.data() + rest.size() - scanner.position() < 6)
-                return incomplete(u"truncated member name"_s);
-            fail(u"malformed list response"_s);
-            return false;
-        }
-        if (!scanner.consume(':')) {
-            if (scanner.atEnd())
-                return incomplete(u"truncated member"_s);
-            fail(u"malformed list response"_s);
-            return false;
-        }
-        m_key = key.sliced(1, key.size() - 2).toByteArray();
-        m_state = State::AfterKey;
-        return advance();
-    }
-    case State::AfterKey: {
-        if (m_key == "items" && scanner.peekIs('[')) {
-            scanner.consume('[');
-            m_itemsSeen = true;
-            m_state = State::FirstItem;
-            return advance();
-        }
-        QByteArrayView value;
-        if (!scanner.value(&value, 1) || endsCut(value))
-            return incomplete(u"truncated or invalid member value"_s);
-        if (m_key == "items" && value != "null") {
-            fail(u"list response: items is not an array"_s);
-            return false;
-        }
-        memberValue(m_key, value);
-        m_state = State::AfterMember;
-        return advance();
-    }
+    case State::Key:
+        return stepKey(cursor);
+    case State::AfterKey:
+        return stepMemberValue(cursor);
     case State::FirstItem:
         if (scanner.consume(']')) {
             m_state = State::AfterMember;
-            return advance();
+            return cursor.advance();
         }
         m_state = State::Items;
         return true;
-    case State::Items: {
-        QByteArrayView item;
-        if (!scanner.value(&item, 1) || endsCut(item))
-            return incomplete(u"an item is truncated or invalid"_s);
-        ++m_items;
-        m_onItem(item);
-        m_state = State::AfterItem;
-        return advance();
-    }
+    case State::Items:
+        return stepItem(cursor);
     case State::AfterItem:
         if (scanner.consume(','))
             m_state = State::Items;
@@ -262,7 +245,7 @@ bool ListStreamDecoder::step(QByteArrayView data, bool final)
             fail(u"list response: items is not an array"_s);
             return false;
         }
-        return advance();
+        return cursor.advance();
     case State::AfterMember:
         if (scanner.consume(','))
             m_state = State::Key;
@@ -272,11 +255,66 @@ bool ListStreamDecoder::step(QByteArrayView data, bool final)
             fail(u"malformed list response"_s);
             return false;
         }
-        return advance();
+        return cursor.advance();
     case State::Done:
         return false;
     }
     return false;
+}
+
+bool ListStreamDecoder::stepKey(Cursor &cursor)
+{
+    jsonscan::Scanner &scanner = cursor.scanner;
+    QByteArrayView key;
+    if (!scanner.string(&key)) {
+        // Refused within an escape's length of the end (a \\u with its digits still to come):
+        // perhaps only cut by the chunk's end.
+        if (cursor.rest.data() + cursor.rest.size() - scanner.position() < 6)
+            return cursor.incomplete(u"truncated member name"_s);
+        fail(u"malformed list response"_s);
+        return false;
+    }
+    if (!scanner.consume(':')) {
+        if (scanner.atEnd())
+            return cursor.incomplete(u"truncated member"_s);
+        fail(u"malformed list response"_s);
+        return false;
+    }
+    m_key = key.sliced(1, key.size() - 2).toByteArray();
+    m_state = State::AfterKey;
+    return cursor.advance();
+}
+
+bool ListStreamDecoder::stepMemberValue(Cursor &cursor)
+{
+    jsonscan::Scanner &scanner = cursor.scanner;
+    if (m_key == "items" && scanner.peekIs('[')) {
+        scanner.consume('[');
+        m_itemsSeen = true;
+        m_state = State::FirstItem;
+        return cursor.advance();
+    }
+    QByteArrayView value;
+    if (!scanner.value(&value, 1) || cursor.endsCut(value))
+        return cursor.incomplete(u"truncated or invalid member value"_s);
+    if (m_key == "items" && value != "null") {
+        fail(u"list response: items is not an array"_s);
+        return false;
+    }
+    memberValue(m_key, value);
+    m_state = State::AfterMember;
+    return cursor.advance();
+}
+
+bool ListStreamDecoder::stepItem(Cursor &cursor)
+{
+    QByteArrayView item;
+    if (!cursor.scanner.value(&item, 1) || cursor.endsCut(item))
+        return cursor.incomplete(u"an item is truncated or invalid"_s);
+    ++m_items;
+    m_onItem(item);
+    m_state = State::AfterItem;
+    return cursor.advance();
 }
 
 } // namespace reconscope::controller::kube

@@ -1,8 +1,10 @@
-#include "models/heaptrim.h"
+#include "controller/platform/allocator.h"
 
 // Any C library header first: it defines __GLIBC__ (through <features.h>), which the test below
 // needs; without one, the test never held and trimHeap() did nothing.
 #include <cstdlib>
+
+#include <vector>
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -17,7 +19,7 @@
 #include <malloc.h>
 #endif
 
-namespace reconscope::models {
+namespace reconscope::controller::platform {
 
 bool usesGlibcAllocator()
 {
@@ -40,7 +42,7 @@ void trimHeap()
 #endif
 }
 
-void keepLargeBlocksInHeap()
+void tuneAllocator()
 {
 #ifdef RECONSCOPE_GLIBC_MALLOC
     // glibc's largest allowed threshold on 64-bit (HEAP_MAX_SIZE / 2).
@@ -49,4 +51,22 @@ void keepLargeBlocksInHeap()
 #endif
 }
 
-} // namespace reconscope::models
+void reserveThreadArena()
+{
+    if (!usesGlibcAllocator())
+        return;
+    constexpr size_t Chunk = 64 * 1024; // below glibc's mmap threshold: taken from the arena
+    constexpr int Chunks = 512;
+    std::vector<void *> chunks;
+    chunks.reserve(Chunks);
+    for (int i = 0; i < Chunks; ++i) {
+        void *chunk = std::malloc(Chunk);
+        if (!chunk)
+            break;
+        chunks.push_back(chunk);
+    }
+    for (void *chunk : chunks)
+        std::free(chunk);
+}
+
+} // namespace reconscope::controller::platform

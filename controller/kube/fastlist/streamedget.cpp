@@ -1,4 +1,4 @@
-#include "controller/kube/streamedget.h"
+#include "controller/kube/fastlist/streamedget.h"
 
 #include <QHostAddress>
 #include <QMutex>

@@ -55,6 +55,11 @@ private:
     // Decodes what it can of data[m_pos...] (the buffer, or a chunk decoded where it lies);
     // false when it needs more bytes (or has failed).
     bool step(QByteArrayView data, bool final);
+    struct Cursor; // one step's place in the bytes
+    // The states that read a member name, a member's value, or an item.
+    bool stepKey(Cursor &cursor);
+    bool stepMemberValue(Cursor &cursor);
+    bool stepItem(Cursor &cursor);
     void fail(const QString &message);
     // Makes room for `incoming` more bytes after what is left to decode, which it moves to the
     // buffer's front; returns where the new bytes go.

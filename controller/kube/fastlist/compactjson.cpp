@@ -1,4 +1,4 @@
-#include "controller/kube/compactjson.h"
+#include "controller/kube/fastlist/compactjson.h"
 
 #include <zstd.h>
 
@@ -109,6 +109,14 @@ CompactJson CompactJson::compress(QByteArrayView json,
         }
     }
     compact.m_data = json.toByteArray();
+    return compact;
+}
+
+CompactJson CompactJson::uncompressed(QByteArray json)
+{
+    CompactJson compact;
+    compact.m_size = json.size();
+    compact.m_data = std::move(json);
     return compact;
 }
 

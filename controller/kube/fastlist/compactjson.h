@@ -39,6 +39,9 @@ public:
 
     static CompactJson compress(QByteArrayView json,
                                 std::shared_ptr<const CompactJsonDictionary> dictionary = {});
+    // The bytes kept as they are (shared, not copied): for a cache that pays memory rather than
+    // compression.
+    static CompactJson uncompressed(QByteArray json);
 
     // The original bytes (an empty array for a default-constructed value).
     QByteArray bytes() const;

@@ -1,21 +1,23 @@
-// models/heaptrim: on glibc (not under AddressSanitizer) trimHeap() gives the pages of freed
-// memory back to the system, also those in the middle of the heap that a live block above keeps
-// from being released by free() itself.
+// controller/platform/allocator: on glibc (not under AddressSanitizer) trimHeap() gives the pages
+// of freed memory back to the system, also those in the middle of the heap that a live block above
+// keeps from being released by free() itself; tuneAllocator() keeps large blocks in the heap;
+// reserveThreadArena() leaves the thread's allocations working.
 
-#include "models/heaptrim.h"
+#include "controller/platform/allocator.h"
 
 #include <QFile>
 #include <QTest>
 
 #include <cstdlib>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
 
-using namespace reconscope::models;
+using namespace reconscope::controller::platform;
 
 namespace {
 
@@ -30,16 +32,17 @@ qint64 residentBytes()
 
 } // namespace
 
-class tst_HeapTrim : public QObject
+class tst_Allocator : public QObject
 {
     Q_OBJECT
 
 private slots:
     void trimsWhereGlibcAllocates();
     void largeBlocksComeFromTheHeapOnceAsked();
+    void reservedArenaStillAllocates();
 };
 
-void tst_HeapTrim::trimsWhereGlibcAllocates()
+void tst_Allocator::trimsWhereGlibcAllocates()
 {
 #if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
 #if defined(__has_feature)
@@ -76,10 +79,10 @@ void tst_HeapTrim::trimsWhereGlibcAllocates()
 #endif
 }
 
-void tst_HeapTrim::largeBlocksComeFromTheHeapOnceAsked()
+void tst_Allocator::largeBlocksComeFromTheHeapOnceAsked()
 {
     if (!usesGlibcAllocator()) {
-        keepLargeBlocksInHeap(); // does nothing, and does not crash
+        tuneAllocator(); // does nothing, and does not crash
         QSKIP("glibc's allocator is not the one in use");
     }
 #if defined(__GLIBC__)
@@ -97,7 +100,7 @@ void tst_HeapTrim::largeBlocksComeFromTheHeapOnceAsked()
         QCOMPARE(mallinfo2().hblks, before + 1);
         QCOMPARE(block[123], 'x');
     }
-    keepLargeBlocksInHeap();
+    tuneAllocator();
     // Above that raised threshold, 24 MB now come from the heap.
     const std::size_t before = mallinfo2().hblks;
     const auto block = allocate(24 * 1024 * 1024);
@@ -106,5 +109,23 @@ void tst_HeapTrim::largeBlocksComeFromTheHeapOnceAsked()
 #endif
 }
 
-QTEST_GUILESS_MAIN(tst_HeapTrim)
-#include "tst_heaptrim.moc"
+void tst_Allocator::reservedArenaStillAllocates()
+{
+    // On a thread of its own (its own arena), as the reflector's pool threads call it.
+    bool allocated = false;
+    std::thread thread([&allocated] {
+        reserveThreadArena();
+        reserveThreadArena(); // again: harmless
+        std::vector<std::unique_ptr<char[]>> blocks;
+        for (int i = 0; i < 1024; ++i) {
+            blocks.emplace_back(new char[16 * 1024]);
+            std::fill_n(blocks.back().get(), 16 * 1024, char(i));
+        }
+        allocated = blocks[1023][0] == char(1023 & 0xff);
+    });
+    thread.join();
+    QVERIFY(allocated);
+}
+
+QTEST_GUILESS_MAIN(tst_Allocator)
+#include "tst_allocator.moc"

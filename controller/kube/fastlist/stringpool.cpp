@@ -1,4 +1,4 @@
-#include "controller/kube/stringpool.h"
+#include "controller/kube/fastlist/stringpool.h"
 
 #include <atomic>
 #include <iterator>

@@ -1,4 +1,4 @@
-#include "controller/kube/jsonscan.h"
+#include "controller/kube/fastlist/jsonscan.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,0 +1,236 @@
+// RestClient's lists (restclient.h): pages followed through `continue`, held whole or streamed
+// item by item, and the streamed transport (StreamedGet) a streamed page takes when no proxy is in
+// the way.
+#include "controller/kube/restclient.h"
+
+#include "controller/kube/credentialprovider.h"
+#include "controller/kube/fastlist/liststreamdecoder.h"
+#include "controller/kube/fastlist/streamedget.h"
+#include "controller/kube/redaction.h"
+
+#include <spdlog/spdlog.h>
+
+#include <QNetworkAccessManager>
+#include <QNetworkProxy>
+#include <QNetworkReply>
+#include <QUrlQuery>
+
+using namespace Qt::StringLiterals;
+
+namespace reconscope::controller::kube {
+
+void RestClient::list(const ResourceRef &resource,
+                      const QString &namespace_,
+                      const ListOptions &options,
+                      ListCallback callback)
+{
+    listPage(resource, namespace_, options, {}, std::make_shared<ListPage>(), std::move(callback));
+}
+
+void RestClient::listPage(const ResourceRef &resource,
+                          const QString &namespace_,
+                          const ListOptions &options,
+                          const QString &continueToken,
+                          std::shared_ptr<ListPage> accumulated,
+                          ListCallback callback)
+{
+    QUrlQuery query;
+    if (!options.labelSelector.isEmpty())
+        query.addQueryItem(u"labelSelector"_s, options.labelSelector);
+    if (!options.fieldSelector.isEmpty())
+        query.addQueryItem(u"fieldSelector"_s, options.fieldSelector);
+    if (options.limit > 0)
+        query.addQueryItem(u"limit"_s, QString::number(options.limit));
+    if (!continueToken.isEmpty()) {
+        query.addQueryItem(u"continue"_s, continueToken);
+    } else {
+        if (!options.resourceVersion.isEmpty())
+            query.addQueryItem(u"resourceVersion"_s, options.resourceVersion);
+        if (!options.resourceVersionMatch.isEmpty())
+            query.addQueryItem(u"resourceVersionMatch"_s, options.resourceVersionMatch);
+    }
+    const QString path = resource.collectionPath(namespace_);
+    if (options.onItem) {
+        listPageStreaming(
+            resource, namespace_, options, continueToken, query, accumulated, callback);
+        return;
+    }
+    request("GET",
+            path,
+            query,
+            {},
+            {},
+            "application/json",
+            [this, resource, namespace_, options, continueToken, accumulated, callback](
+                models::Result<RawResponse, ApiError> response) {
+                if (!response) {
+                    if (!continueToken.isEmpty() && response.error().isExpired()) {
+                        // The continue token's snapshot was compacted: list again in one go.
+                        ListOptions full = options;
+                        full.limit = 0;
+                        *accumulated = {};
+                        listPage(resource, namespace_, full, {}, accumulated, callback);
+                        return;
+                    }
+                    callback(response.error());
+                    return;
+                }
+                ListPage page;
+                QString error;
+                if (!decodeListPageShared(response->body, &page, &error)) {
+                    callback(ApiError::make(ApiError::Category::Decode, error));
+                    return;
+                }
+                if (continueToken.isEmpty()) {
+                    accumulated->resourceVersion = page.resourceVersion;
+                    accumulated->kind = page.kind;
+                }
+                accumulated->items += std::move(page.items);
+                if (!page.continueToken.isEmpty()) {
+                    listPage(
+                        resource, namespace_, options, page.continueToken, accumulated, callback);
+                    return;
+                }
+                accumulated->continueToken.clear();
+                callback(std::move(*accumulated));
+            });
+}
+
+void RestClient::listPageStreaming(const ResourceRef &resource,
+                                   const QString &namespace_,
+                                   const ListOptions &options,
+                                   const QString &continueToken,
+                                   const QUrlQuery &query,
+                                   std::shared_ptr<ListPage> accumulated,
+                                   ListCallback callback)
+{
+    Call call{ "GET", resource.collectionPath(namespace_), query, {}, {}, "application/json" };
+    call.listDecoder = std::make_shared<ListStreamDecoder>(options.onItem);
+    const auto finishPage = [this,
+                             resource,
+                             namespace_,
+                             options,
+                             continueToken,
+                             accumulated,
+                             callback,
+                             decoder = call.listDecoder](std::optional<ApiError> error) {
+        if (error) {
+            if (!continueToken.isEmpty() && error->isExpired()) {
+                // The continue token's snapshot was compacted: list again in one go.
+                ListOptions full = options;
+                full.limit = 0;
+                *accumulated = {};
+                if (options.onRestart)
+                    options.onRestart();
+                listPage(resource, namespace_, full, {}, accumulated, callback);
+                return;
+            }
+            callback(std::move(*error));
+            return;
+        }
+        if (!decoder->finish()) {
+            callback(ApiError::make(ApiError::Category::Decode, decoder->errorString()));
+            return;
+        }
+        if (continueToken.isEmpty()) {
+            accumulated->resourceVersion = decoder->resourceVersion();
+            accumulated->kind = decoder->kind();
+        }
+        if (!decoder->continueToken().isEmpty()) {
+            listPage(
+                resource, namespace_, options, decoder->continueToken(), accumulated, callback);
+            return;
+        }
+        accumulated->continueToken.clear();
+        callback(std::move(*accumulated));
+    };
+    const QString scheme = m_config.server.scheme();
+    if (m_listTransport == ListTransport::Direct
+        && m_network->proxy().type() == QNetworkProxy::NoProxy
+        && (scheme == u"https"_s || scheme == u"http"_s)) {
+        sendStreamed(std::move(call), finishPage);
+        return;
+    }
+    send(
+        call,
+        [this, finishPage, decoder = call.listDecoder](QNetworkReply *reply) {
+            const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+            if (reply->error() != QNetworkReply::NoError || status >= 300 || status == 0) {
+                finishPage(errorOf(reply));
+                return;
+            }
+            decoder->feed(reply);
+            finishPage(std::nullopt);
+        },
+        [finishPage](ApiError error) { finishPage(std::move(error)); });
+}
+
+void RestClient::sendStreamed(Call call, std::function<void(std::optional<ApiError>)> done)
+{
+    m_credentials->acquire(
+        this, [this, call, done](models::Result<Credentials, ApiError> credentials) mutable {
+            if (!credentials) {
+                done(credentials.error());
+                return;
+            }
+            StreamedGet::Request request;
+            request.url = urlOf(call);
+            request.ssl = m_ssl;
+            if (!credentials->clientCertificate.isNull()) {
+                request.ssl.setLocalCertificate(credentials->clientCertificate);
+                request.ssl.setPrivateKey(credentials->clientKey);
+            }
+            request.peerVerifyName = m_config.tlsServerName;
+            request.idleTimeoutMs = RequestTimeoutMs;
+            request.headers
+                = { { "User-Agent", userAgent() },
+                    { "Accept", call.accept.isEmpty() ? "application/json" : call.accept } };
+            if (!credentials->authorization.isEmpty())
+                request.headers.append({ "Authorization", credentials->authorization });
+            if (spdlog::should_log(spdlog::level::trace)) {
+                spdlog::trace(
+                    "request {} {} [{}]{} on a connection of its own",
+                    call.method.toStdString(),
+                    redaction::loggableUrl(request.url).toStdString(),
+                    redaction::loggableHeaders(request.headers).toStdString(),
+                    !credentials->clientCertificate.isNull() ? " with a client certificate" : "");
+            }
+            auto *get = new StreamedGet(this);
+            get->setBodySink(
+                [decoder = call.listDecoder](QByteArrayView piece) { decoder->feed(piece); });
+            connect(get, &StreamedGet::finished, this, [this, get, call, done]() mutable {
+                get->deleteLater();
+                const StreamedGet::Result &result = get->result();
+                const int status = result.status;
+                if (spdlog::should_log(spdlog::level::trace) && status != 0) {
+                    spdlog::trace("response {} {}: {} [{}], {} body bytes",
+                                  call.method.toStdString(),
+                                  redaction::loggableUrl(urlOf(call)).toStdString(),
+                                  status,
+                                  redaction::loggableHeaders(result.headers).toStdString(),
+                                  result.bodyBytes);
+                }
+                if (result.failure != StreamedGet::Failure::None) {
+                    done(errorOf(*get));
+                    return;
+                }
+                if (resendIfAsked(
+                        call, status, get->header("Retry-After"), [this, done](const Call &again) {
+                            sendStreamed(again, done);
+                        }))
+                    return;
+                if (status >= 300 || status < 200) {
+                    ApiError error
+                        = ApiError::fromHttp(status, get->header("Content-Type"), result.errorBody);
+                    if (const auto seconds = retryAfterOf(status, get->header("Retry-After")))
+                        error.retryAfterSeconds = *seconds;
+                    done(std::move(error));
+                    return;
+                }
+                done(std::nullopt);
+            });
+            get->start(request);
+        });
+}
+
+} // namespace reconscope::controller::kube
