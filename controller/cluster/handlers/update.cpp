@@ -1,0 +1,23 @@
+#include "controller/cluster/handlers/handlers.h"
+
+#include "controller/cluster/handlers/handlersupport.h"
+
+using namespace Qt::StringLiterals;
+
+namespace reconscope::controller::cluster {
+
+ApiResponse serveUpdate(const ResourceRequest &r)
+{
+    WriteOptions options;
+    if (auto error = parseWriteOptions(r.request, u"UpdateOptions"_s, options))
+        return errorResponse(r.request, *error);
+    options.returnObject = false;
+    auto body = parseBody(r.request, r.type->type.builtin);
+    if (!body)
+        return errorResponse(r.request, body.error());
+    return writeAnswer(
+        r.request,
+        updateObject(r.verbs, r.type, r.ns, r.name, std::move(*body), r.status, options));
+}
+
+} // namespace reconscope::controller::cluster
