@@ -305,6 +305,17 @@ std::optional<qint64> parseInteger(const QString &text)
     return ok ? std::optional<qint64>(value) : std::nullopt;
 }
 
+models::Result<json, ApiError> parseWriteRequest(const ApiRequest &request,
+                                                 const QString &optionsKind,
+                                                 bool builtin,
+                                                 WriteOptions &options)
+{
+    if (auto error = parseWriteOptions(request, optionsKind, options))
+        return *error;
+    options.returnObject = false;
+    return parseBody(request, builtin);
+}
+
 models::Result<PatchType, ApiError> patchTypeOf(const ApiRequest &request)
 {
     QByteArray contentType = request.header("content-type");

@@ -44,6 +44,12 @@ QList<FieldError> validateDryRun(const QStringList &values);
 // dryRun, fieldManager and fieldValidation of a create, update or patch.
 std::optional<ApiError>
 parseWriteOptions(const ApiRequest &request, const QString &optionsKind, WriteOptions &options);
+// The options and the body of a create or update, the object not to be returned parsed (the
+// response is the committed bytes).
+models::Result<nlohmann::json, ApiError> parseWriteRequest(const ApiRequest &request,
+                                                           const QString &optionsKind,
+                                                           bool builtin,
+                                                           WriteOptions &options);
 // The request body as JSON (or YAML). `protobuf`: the type is a built-in one, whose codecs also
 // read protobuf (custom resources read JSON and YAML only); the 415 lists what the endpoint
 // accepts, as upstream does.

@@ -9,10 +9,7 @@ namespace reconscope::controller::cluster {
 ApiResponse serveUpdate(const ResourceRequest &r)
 {
     WriteOptions options;
-    if (auto error = parseWriteOptions(r.request, u"UpdateOptions"_s, options))
-        return errorResponse(r.request, *error);
-    options.returnObject = false;
-    auto body = parseBody(r.request, r.type->type.builtin);
+    auto body = parseWriteRequest(r.request, u"UpdateOptions"_s, r.type->type.builtin, options);
     if (!body)
         return errorResponse(r.request, body.error());
     return writeAnswer(

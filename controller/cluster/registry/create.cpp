@@ -24,6 +24,32 @@ QString randomSuffix()
     return suffix;
 }
 
+// rest.BeforeCreate: system fields, generateName, status subresource.
+void beforeCreate(const VerbContext &context, const TypeEntry &type, json &object, QString &name)
+{
+    json &metadata = object["metadata"];
+    for (const char *key : { "uid",
+                             "creationTimestamp",
+                             "deletionTimestamp",
+                             "deletionGracePeriodSeconds",
+                             "selfLink",
+                             "managedFields" })
+        metadata.erase(key);
+    const QString generateName = objectjson::string(metadata, "generateName");
+    if (name.isEmpty() && !generateName.isEmpty()) {
+        name = generateName.left(58) + randomSuffix();
+        metadata["name"] = name.toStdString();
+    }
+    metadata["uid"] = QUuid::createUuid().toString(QUuid::WithoutBraces).toStdString();
+    metadata["creationTimestamp"] = context.now().toStdString();
+    if (tracksGeneration(type.type))
+        metadata["generation"] = 1;
+    else
+        metadata.erase("generation");
+    if (type.type.statusSubresource && !isNamespaceType(type.type))
+        object.erase("status");
+}
+
 } // namespace
 
 ApiResult<WriteResult> createObject(VerbContext &context,
@@ -51,27 +77,7 @@ ApiResult<WriteResult> createObject(VerbContext &context,
     if (auto error = context.admission.admitNamespace(type, ns, name))
         return *error;
 
-    // rest.BeforeCreate: system fields, generateName, status subresource.
-    for (const char *key : { "uid",
-                             "creationTimestamp",
-                             "deletionTimestamp",
-                             "deletionGracePeriodSeconds",
-                             "selfLink",
-                             "managedFields" })
-        metadata.erase(key);
-    const QString generateName = objectjson::string(metadata, "generateName");
-    if (name.isEmpty() && !generateName.isEmpty()) {
-        name = generateName.left(58) + randomSuffix();
-        metadata["name"] = name.toStdString();
-    }
-    metadata["uid"] = QUuid::createUuid().toString(QUuid::WithoutBraces).toStdString();
-    metadata["creationTimestamp"] = context.now().toStdString();
-    if (tracksGeneration(type.type))
-        metadata["generation"] = 1;
-    else
-        metadata.erase("generation");
-    if (type.type.statusSubresource && !isNamespaceType(type.type))
-        object.erase("status");
+    beforeCreate(context, type, object, name);
     context.admission.prepareBuiltinForCreate(type, object);
     // Defaulting a second time (applySchema defaulted the body) is deliberate: kube-apiserver
     // defaults the decoded request and again the object it reads back from storage, so defaults

@@ -21,6 +21,24 @@ QString propagationPolicyOf(const DeleteOptions &options)
     return options.propagationPolicy;
 }
 
+// The Success Status of an immediate deletion, members in upstream's order.
+json successStatus(const TypeEntry &type, const RecordPtr &existing)
+{
+    nlohmann::ordered_json statusBody = nlohmann::ordered_json::object();
+    statusBody["kind"] = "Status";
+    statusBody["apiVersion"] = "v1";
+    statusBody["metadata"] = nlohmann::ordered_json::object();
+    statusBody["status"] = "Success";
+    nlohmann::ordered_json details = nlohmann::ordered_json::object();
+    details["name"] = existing->name.toStdString();
+    if (!type.type.group.isEmpty())
+        details["group"] = type.type.group.toStdString();
+    details["kind"] = type.type.plural.toStdString();
+    details["uid"] = existing->uid.toStdString();
+    statusBody["details"] = details;
+    return json::parse(statusBody.dump());
+}
+
 } // namespace
 
 ApiResult<WriteResult> deleteObject(VerbContext &context,
@@ -100,19 +118,7 @@ ApiResult<WriteResult> deleteRecord(Store &store,
         // A dry run answers as the real deletion does (the Success Status), storing nothing.
         if (!dryRun)
             store.commitDelete(type, existing);
-        nlohmann::ordered_json statusBody = nlohmann::ordered_json::object();
-        statusBody["kind"] = "Status";
-        statusBody["apiVersion"] = "v1";
-        statusBody["metadata"] = nlohmann::ordered_json::object();
-        statusBody["status"] = "Success";
-        nlohmann::ordered_json details = nlohmann::ordered_json::object();
-        details["name"] = existing->name.toStdString();
-        if (!type.type.group.isEmpty())
-            details["group"] = type.type.group.toStdString();
-        details["kind"] = type.type.plural.toStdString();
-        details["uid"] = existing->uid.toStdString();
-        statusBody["details"] = details;
-        result.object = json::parse(statusBody.dump());
+        result.object = successStatus(type, existing);
         if (isCrdType(type.type) && !dryRun)
             store.unregisterGroupResource(objectjson::string(object["spec"], "group"),
                                           objectjson::string(object["spec"]["names"], "plural"));

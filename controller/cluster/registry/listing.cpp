@@ -121,22 +121,23 @@ std::optional<qint64> parseResourceVersion(const QString &text)
     return qint64(value);
 }
 
-ApiResult<ListPage> listRecords(const Store &store,
-                                const TypeEntry &type,
-                                const QString &ns,
-                                const ListOptions &options)
-{
-    auto selection = parseSelection(store, type, ns, options.labelSelector, options.fieldSelector);
-    if (!selection)
-        return selection.error();
-    const bool hasSelector = !selection->labels.isEmpty() || !selection->fields.isEmpty();
+namespace {
 
-    qint64 readRv = store.revision();
+// Where a list reads: the revision, the key to start at, the page size, and how many items the
+// earlier pages of a continued list returned.
+struct ReadPoint
+{
+    qint64 rv = 0;
     std::string startKey;
-    qint64 limit = options.limit > 0 ? options.limit : 0;
+    qint64 limit = 0;
+    qint64 servedBefore = 0;
+};
+
+ApiResult<ReadPoint> readPoint(const Store &store, const ListOptions &options)
+{
+    ReadPoint point{ store.revision(), {}, options.limit > 0 ? options.limit : 0, 0 };
     const QString &rvText = options.resourceVersion;
     std::optional<qint64> requestedRv;
-    qint64 servedBefore = 0;
     if (!rvText.isEmpty()) {
         requestedRv = parseResourceVersion(rvText);
         if (!requestedRv)
@@ -149,8 +150,8 @@ ApiResult<ListPage> listRecords(const Store &store,
         auto token = decodeContinue(options.continueToken);
         if (!token)
             return ApiError::badRequest(u"invalid continue token: "_s + token.error().message);
-        startKey = token->start;
-        servedBefore = token->served;
+        point.startKey = token->start;
+        point.servedBefore = token->served;
         if (token->rv > 0) {
             if (token->rv < store.compactedRevision()) {
                 ApiError error = ApiError::expired(
@@ -164,13 +165,13 @@ ApiResult<ListPage> listRecords(const Store &store,
                 error.metadata["continue"] = encodeContinue(-1, token->start).toStdString();
                 return error;
             }
-            readRv = std::min(token->rv, store.revision());
+            point.rv = std::min(token->rv, store.revision());
         }
     } else if (requestedRv && *requestedRv == 0) {
-        limit = 0; // "any": served whole from the cache
+        point.limit = 0; // "any": served whole from the cache
     } else if (requestedRv) {
         const bool exact = options.resourceVersionMatch == u"Exact"
-            || (options.resourceVersionMatch.isEmpty() && limit > 0);
+            || (options.resourceVersionMatch.isEmpty() && point.limit > 0);
         if (*requestedRv > store.revision())
             return ApiError::timeout(
                 u"Too large resource version: %1, current: %2"_s.arg(*requestedRv)
@@ -180,9 +181,31 @@ ApiResult<ListPage> listRecords(const Store &store,
             if (*requestedRv < store.compactedRevision())
                 return ApiError::expired(
                     u"The resourceVersion for the provided list is too old."_s);
-            readRv = *requestedRv;
+            point.rv = *requestedRv;
         }
     }
+    return point;
+}
+
+} // namespace
+
+ApiResult<ListPage> listRecords(const Store &store,
+                                const TypeEntry &type,
+                                const QString &ns,
+                                const ListOptions &options)
+{
+    auto selection = parseSelection(store, type, ns, options.labelSelector, options.fieldSelector);
+    if (!selection)
+        return selection.error();
+    const bool hasSelector = !selection->labels.isEmpty() || !selection->fields.isEmpty();
+
+    const auto point = readPoint(store, options);
+    if (!point)
+        return point.error();
+    const qint64 readRv = point->rv;
+    std::string startKey = point->startKey;
+    const qint64 limit = point->limit;
+    const qint64 servedBefore = point->servedBefore;
 
     ListPage page;
     page.resourceVersion = readRv;
