@@ -22,7 +22,7 @@ json configMap(const QString &name, const json &metadata = json::object())
                     { "data", { { "key", "value" } } } };
     object["metadata"]["name"] = name.toStdString();
     object["metadata"]["namespace"] = "default";
-    object["metadata"]["uid"] = ("uid-" + name).toStdString();
+    object["metadata"]["uid"] = (u"uid-"_s + name).toStdString();
     return object;
 }
 
