@@ -35,11 +35,13 @@ private:
     struct RequestInfo;
 
     ApiResponse handleRequest(const ApiRequest &request);
+    // The verb and target of an /api or /apis path; nullopt when it does not resolve (404).
+    static std::optional<RequestInfo>
+    resolveResourcePath(const ApiRequest &request, const QStringList &parts, bool isApi);
+    // RBAC as configured for the embedded cluster: the 403 for a user who may not.
+    static std::optional<ApiError> authorize(const ApiRequest &request, const RequestInfo &info);
     ApiResponse handleNonResource(const ApiRequest &request, const QStringList &parts);
     ApiResponse handleResource(const ApiRequest &request, const RequestInfo &info);
-    ApiResponse handleScale(const ApiRequest &request,
-                            const RequestInfo &info,
-                            const std::shared_ptr<const Cluster::TypeEntry> &type);
 
     QPointer<Cluster> m_cluster;
     bool m_streamLists = false;

@@ -11,9 +11,42 @@ using json = nlohmann::json;
 
 namespace reconscope::controller::cluster {
 
+ApiResult<std::shared_ptr<WatchStream>> ClusterWatch::open(Cluster *cluster,
+                                                           const TypePtr &type,
+                                                           const QString &ns,
+                                                           const WatchOptions &options)
+{
+    auto selection
+        = parseSelection(cluster->m_store, *type, ns, options.labelSelector, options.fieldSelector);
+    if (!selection)
+        return selection.error();
+    std::optional<qint64> from;
+    const QString &rv = options.resourceVersion;
+    if (!rv.isEmpty()) {
+        auto parsed = parseResourceVersion(rv);
+        if (!parsed)
+            return ApiError::invalid(
+                type->type.group,
+                type->type.plural,
+                {},
+                { { u"FieldValueInvalid"_s,
+                    u"resourceVersion"_s,
+                    u"Invalid value: \"%1\": strconv.ParseUint: parsing \"%1\": invalid syntax"_s
+                        .arg(rv) } });
+        if (*parsed != 0)
+            from = *parsed;
+    }
+    bool initialEvents = !from.has_value();
+    if (options.sendInitialEvents)
+        initialEvents = *options.sendInitialEvents;
+    auto stream
+        = std::make_shared<ClusterWatch>(cluster, type, *selection, from, initialEvents, options);
+    return std::shared_ptr<WatchStream>(stream);
+}
+
 ClusterWatch::ClusterWatch(Cluster *cluster,
-                           std::shared_ptr<const Cluster::TypeEntry> type,
-                           Cluster::Selection selection,
+                           TypePtr type,
+                           Selection selection,
                            std::optional<qint64> from,
                            bool initialEvents,
                            const WatchOptions &options)
@@ -28,7 +61,7 @@ ClusterWatch::ClusterWatch(Cluster *cluster,
 ClusterWatch::~ClusterWatch()
 {
     if (m_cluster)
-        m_cluster->removeWatch(this);
+        m_cluster->m_store.removeWatch(this);
 }
 
 QString ClusterWatch::storageKey() const
@@ -129,11 +162,11 @@ void ClusterWatch::start(std::shared_ptr<WatchSink> sink)
     }
     m_active = true;
     Cluster *cluster = m_cluster;
-    const Cluster::Bucket *bucket = cluster->findBucket(m_type->storageKey);
+    const Bucket *bucket = cluster->m_store.findBucket(m_type->storageKey);
 
-    if (m_from && *m_from < cluster->m_compactedRevision) {
-        ApiError error = ApiError::expired(
-            u"too old resource version: %1 (%2)"_s.arg(*m_from).arg(cluster->m_compactedRevision));
+    if (m_from && *m_from < cluster->m_store.compactedRevision()) {
+        ApiError error = ApiError::expired(u"too old resource version: %1 (%2)"_s.arg(*m_from).arg(
+            cluster->m_store.compactedRevision()));
         send("ERROR", QByteArray::fromStdString(error.toStatus().dump()));
         end(true);
         return;
@@ -169,7 +202,7 @@ void ClusterWatch::start(std::shared_ptr<WatchSink> sink)
     }
     if (!m_active)
         return;
-    cluster->addWatch(this);
+    cluster->m_store.addWatch(this);
 
     qint64 timeoutMs = qint64(m_options.timeoutSeconds) * 1000;
     if (timeoutMs <= 0)
@@ -196,7 +229,7 @@ bool ClusterWatch::replayAfter(qint64 rv)
     // By revision, not by iterator: delivering may append to (and trim) the history.
     qint64 cursor = rv;
     while (m_active && m_cluster) {
-        const std::deque<ClusterEvent> &history = m_cluster->m_history;
+        const std::deque<ClusterEvent> &history = m_cluster->m_store.history();
         auto it = std::upper_bound(
             history.begin(), history.end(), cursor, [](qint64 value, const ClusterEvent &event) {
                 return value < event.resourceVersion;
@@ -258,7 +291,7 @@ void ClusterWatch::end(bool notify)
         return;
     m_active = false;
     if (m_cluster)
-        m_cluster->removeWatch(this);
+        m_cluster->m_store.removeWatch(this);
     // end() may run inside a timer's own timeout signal: delete the timers later.
     for (auto *timer : { &m_timeoutTimer, &m_bookmarkTimer }) {
         if (*timer) {

@@ -2,6 +2,7 @@
 
 #include "controller/cluster/apitypes.h"
 #include "controller/cluster/cluster.h"
+#include "controller/cluster/registry/listing.h"
 
 #include <QPointer>
 #include <QTimer>
@@ -18,9 +19,14 @@ namespace reconscope::controller::cluster {
 class ClusterWatch final : public WatchStream, public std::enable_shared_from_this<ClusterWatch>
 {
 public:
+    // The watch verb: a watch for the request's selectors and resourceVersion, to be started by
+    // the caller (400 or 422 for options that do not parse).
+    static ApiResult<std::shared_ptr<WatchStream>>
+    open(Cluster *cluster, const TypePtr &type, const QString &ns, const WatchOptions &options);
+
     ClusterWatch(Cluster *cluster,
-                 std::shared_ptr<const Cluster::TypeEntry> type,
-                 Cluster::Selection selection,
+                 TypePtr type,
+                 Selection selection,
                  std::optional<qint64> from,
                  bool initialEvents,
                  const WatchOptions &options);
@@ -49,8 +55,8 @@ private:
     bool replayAfter(qint64 rv);
 
     QPointer<Cluster> m_cluster;
-    std::shared_ptr<const Cluster::TypeEntry> m_type;
-    Cluster::Selection m_selection;
+    TypePtr m_type;
+    Selection m_selection;
     std::optional<qint64> m_from;
     bool m_initialEvents = false;
     WatchOptions m_options;

@@ -1,0 +1,335 @@
+#include "controller/cluster/handlers/handlersupport.h"
+
+#include "controller/cluster/objectjson.h"
+#include "controller/cluster/yamldocuments.h"
+
+using namespace Qt::StringLiterals;
+using json = nlohmann::json;
+
+namespace reconscope::controller::cluster {
+
+const QByteArray kTableContentType = "application/json;as=Table;v=v1;g=meta.k8s.io";
+
+QString queryValue(const ApiRequest &request, const QString &key)
+{
+    return request.query.queryItemValue(key, QUrl::FullyDecoded);
+}
+
+// apimachinery's Convert_Slice_string_To_bool: present with any value but "0"/"false" is true.
+bool queryFlag(const ApiRequest &request, const QString &key)
+{
+    if (!request.query.hasQueryItem(key))
+        return false;
+    const QString value = queryValue(request, key);
+    return value != u"0" && value.compare(u"false", Qt::CaseInsensitive) != 0;
+}
+
+bool wantsPretty(const ApiRequest &request)
+{
+    if (request.query.hasQueryItem(u"pretty"_s))
+        return queryFlag(request, u"pretty"_s);
+    return request.header("user-agent").startsWith("curl");
+}
+
+ApiResponse plainNotFound()
+{
+    ApiResponse response;
+    response.status = 404;
+    response.contentType = "text/plain; charset=utf-8";
+    response.body = "404 page not found\n";
+    return response;
+}
+
+ApiResponse textResponse(int status, const QByteArray &text)
+{
+    ApiResponse response;
+    response.status = status;
+    response.contentType = "text/plain; charset=utf-8";
+    response.body = text;
+    return response;
+}
+
+ApiResponse jsonResponse(const ApiRequest &request, int status, const json &body)
+{
+    ApiResponse response;
+    response.status = status;
+    response.body = wantsPretty(request) ? objectjson::dumpPretty(body) : objectjson::dump(body);
+    response.body.append('\n');
+    return response;
+}
+
+ApiResponse
+orderedResponse(const ApiRequest &request, int status, const nlohmann::ordered_json &body)
+{
+    ApiResponse response;
+    response.status = status;
+    response.body = QByteArray::fromStdString(
+        body.dump(wantsPretty(request) ? 2 : -1, ' ', false, json::error_handler_t::replace));
+    response.body.append('\n');
+    return response;
+}
+
+ApiResponse errorResponse(const ApiRequest &request, const ApiError &error)
+{
+    return orderedResponse(request, error.code, error.toStatus());
+}
+
+ApiResponse rawResponse(const ApiRequest &request, int status, QByteArray body)
+{
+    ApiResponse response;
+    response.status = status;
+    if (wantsPretty(request)) {
+        const json parsed = json::parse(body.constBegin(), body.constEnd(), nullptr, false);
+        if (!parsed.is_discarded())
+            body = objectjson::dumpPretty(parsed);
+    }
+    response.body = std::move(body);
+    response.body.append('\n');
+    return response;
+}
+
+// A write's object: the committed bytes as they are, else `object` serialized.
+ApiResponse writeResponse(const ApiRequest &request, int status, const WriteResult &result)
+{
+    if (result.objectJson.isEmpty())
+        return jsonResponse(request, status, result.object);
+    return rawResponse(request, status, result.objectJson);
+}
+
+void addWarnings(ApiResponse &response, const QStringList &warnings)
+{
+    for (const QString &warning : warnings) {
+        QString escaped = warning;
+        escaped.replace(u'\\', u"\\\\"_s).replace(u'"', u"\\\""_s);
+        response.headers.append({ "Warning", (u"299 - \""_s + escaped + u'"').toUtf8() });
+    }
+}
+
+ApiResponse writeAnswer(const ApiRequest &request, const ApiResult<WriteResult> &result)
+{
+    if (!result)
+        return errorResponse(request, result.error());
+    ApiResponse response = writeResponse(request, result->httpStatus, *result);
+    addWarnings(response, result->warnings);
+    return response;
+}
+
+bool wantsTable(const ApiRequest &request)
+{
+    const QByteArray accept = request.header("accept");
+    const QList<QByteArray> ranges = accept.split(',');
+    for (const QByteArray &range : ranges) {
+        const QList<QByteArray> params = range.split(';');
+        bool table = false, v1 = false, meta = false;
+        for (QByteArray param : params) {
+            param = param.trimmed();
+            table = table || param == "as=Table";
+            v1 = v1 || param == "v=v1";
+            meta = meta || param == "g=meta.k8s.io";
+        }
+        if (table && v1 && meta)
+            return true;
+    }
+    return false;
+}
+
+// Options kinds name the 422s of option validation: "CreateOptions.meta.k8s.io "" is invalid".
+ApiError optionsInvalid(const QString &kind, const QList<FieldError> &errors)
+{
+    return ApiError::invalid(u"meta.k8s.io"_s, kind, {}, errors);
+}
+
+QList<FieldError> validateDryRun(const QStringList &values)
+{
+    for (const QString &value : values) {
+        if (value != u"All") {
+            QStringList quoted;
+            for (const QString &v : values)
+                quoted << u'"' + v + u'"';
+            return { { u"FieldValueNotSupported"_s,
+                       u"dryRun"_s,
+                       u"Unsupported value: []string{%1}: supported values: \"All\""_s.arg(
+                           quoted.join(u", "_s)) } };
+        }
+    }
+    return {};
+}
+
+std::optional<ApiError>
+parseWriteOptions(const ApiRequest &request, const QString &optionsKind, WriteOptions &options)
+{
+    QList<FieldError> errors;
+    const QStringList dryRun = request.query.allQueryItemValues(u"dryRun"_s, QUrl::FullyDecoded);
+    errors.append(validateDryRun(dryRun));
+    options.dryRun = !dryRun.isEmpty();
+    options.fieldManager = queryValue(request, u"fieldManager"_s);
+    if (options.fieldManager.toUtf8().size() > 128)
+        errors.append({ u"FieldValueTooLong"_s,
+                        u"fieldManager"_s,
+                        u"Too long: may not be more than 128 bytes"_s });
+    for (qsizetype i = 0; i < options.fieldManager.size(); ++i) {
+        const QChar c = options.fieldManager[i];
+        if (!c.isPrint()) {
+            errors.append({ u"FieldValueInvalid"_s,
+                            u"fieldManager"_s,
+                            u"Invalid value: \"%1\": invalid character U+%2 (at position %3)"_s
+                                .arg(options.fieldManager)
+                                .arg(c.unicode(), 4, 16, QChar(u'0'))
+                                .arg(i) });
+            break;
+        }
+    }
+    const QString validation = queryValue(request, u"fieldValidation"_s);
+    if (validation.isEmpty() || validation == u"Warn")
+        options.fieldValidation = FieldValidation::Warn;
+    else if (validation == u"Ignore")
+        options.fieldValidation = FieldValidation::Ignore;
+    else if (validation == u"Strict")
+        options.fieldValidation = FieldValidation::Strict;
+    else
+        errors.append(
+            { u"FieldValueNotSupported"_s,
+              u"fieldValidation"_s,
+              u"Unsupported value: \"%1\": supported values: \"\", \"Ignore\", \"Strict\", \"Warn\""_s
+                  .arg(validation) });
+    if (!errors.isEmpty())
+        return optionsInvalid(optionsKind, errors);
+    return std::nullopt;
+}
+
+namespace {
+
+// Go's encoding/json wording for a syntax error: where nlohmann's parser stopped.
+QString jsonSyntaxError(const QByteArray &body)
+{
+    struct Locator : nlohmann::json_sax<json>
+    {
+        std::size_t position = 0;
+        bool null() override { return true; }
+        bool boolean(bool) override { return true; }
+        bool number_integer(number_integer_t) override { return true; }
+        bool number_unsigned(number_unsigned_t) override { return true; }
+        bool number_float(number_float_t, const string_t &) override { return true; }
+        bool string(string_t &) override { return true; }
+        bool binary(binary_t &) override { return true; }
+        bool start_object(std::size_t) override { return true; }
+        bool key(string_t &) override { return true; }
+        bool end_object() override { return true; }
+        bool start_array(std::size_t) override { return true; }
+        bool end_array() override { return true; }
+        bool parse_error(std::size_t at,
+                         const std::string &,
+                         const nlohmann::detail::exception &) override
+        {
+            position = at;
+            return false;
+        }
+    } locator;
+    json::sax_parse(
+        body.constBegin(), body.constEnd(), &locator, nlohmann::detail::input_format_t::json, true);
+    qsizetype index = qsizetype(locator.position) - 1;
+    while (index >= 0 && index < body.size() && QChar::fromLatin1(body[index]).isSpace())
+        ++index;
+    if (index < 0 || index >= body.size() || body.trimmed().isEmpty())
+        return u"unexpected end of JSON input"_s;
+    return u"invalid character '%1' looking for beginning of value"_s.arg(
+        QChar::fromLatin1(body[index]));
+}
+
+// Go's decoder does not reject invalid UTF-8 in strings: each invalid byte becomes U+FFFD.
+QByteArray replaceInvalidUtf8(const QByteArray &body)
+{
+    return QString::fromUtf8(body).toUtf8();
+}
+
+// The media type of a request body, without parameters, lower-case; JSON when absent (upstream's
+// NegotiateInputSerializer takes the first supported type).
+QByteArray bodyMediaType(const ApiRequest &request)
+{
+    QByteArray type = request.header("content-type");
+    if (const qsizetype semicolon = type.indexOf(';'); semicolon >= 0)
+        type.truncate(semicolon);
+    type = type.trimmed().toLower();
+    return type.isEmpty() ? QByteArray("application/json") : type;
+}
+
+} // namespace
+
+models::Result<json, ApiError> parseBody(const ApiRequest &request, bool protobuf)
+{
+    const QByteArray mediaType = bodyMediaType(request);
+    if (mediaType != "application/json" && mediaType != "application/yaml") {
+        return ApiError::unsupportedMediaType(
+            u"the body of the request was in an unknown format - accepted media types include: "
+            u"application/json, application/yaml"_s
+            + (protobuf ? u", application/vnd.kubernetes.protobuf"_s : QString()));
+    }
+    if (mediaType == "application/json") {
+        if (const QString error = objectjson::nestingError(request.body); !error.isEmpty())
+            return ApiError::badRequest(u"couldn't get version/kind; json parse error: "_s + error);
+    }
+    if (mediaType == "application/yaml") {
+        auto documents = yamlDocumentsToJson(request.body);
+        if (!documents || documents->size() != 1)
+            return ApiError::badRequest(
+                u"couldn't get version/kind; json parse error: invalid YAML in the request body"_s);
+        return documents->first();
+    }
+    json body = json::parse(request.body.constBegin(), request.body.constEnd(), nullptr, false);
+    if (body.is_discarded() && !QUtf8StringView(request.body).isValidUtf8()) {
+        const QByteArray replaced = replaceInvalidUtf8(request.body);
+        body = json::parse(replaced.constBegin(), replaced.constEnd(), nullptr, false);
+    }
+    if (body.is_discarded())
+        return ApiError::badRequest(u"couldn't get version/kind; json parse error: "_s
+                                    + jsonSyntaxError(request.body));
+    if (!body.is_object()) {
+        const char *type = body.is_array() ? "array"
+            : body.is_string()             ? "string"
+            : body.is_number()             ? "number"
+            : body.is_boolean()            ? "bool"
+                                           : nullptr;
+        if (type)
+            return ApiError::badRequest(
+                u"couldn't get version/kind; json parse error: json: cannot unmarshal %1 into Go "
+                "value of type struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; "
+                "Kind string \"json:\\\"kind,omitempty\\\"\" }"_s.arg(QLatin1String(type)));
+    }
+    return body;
+}
+
+std::optional<qint64> parseInteger(const QString &text)
+{
+    bool ok = false;
+    const qint64 value = text.toLongLong(&ok);
+    return ok ? std::optional<qint64>(value) : std::nullopt;
+}
+
+models::Result<json, ApiError> parseWriteRequest(const ApiRequest &request,
+                                                 const QString &optionsKind,
+                                                 bool builtin,
+                                                 WriteOptions &options)
+{
+    if (auto error = parseWriteOptions(request, optionsKind, options))
+        return *error;
+    options.returnObject = false;
+    return parseBody(request, builtin);
+}
+
+models::Result<PatchType, ApiError> patchTypeOf(const ApiRequest &request)
+{
+    QByteArray contentType = request.header("content-type");
+    contentType
+        = contentType
+              .left(contentType.indexOf(';') < 0 ? contentType.size() : contentType.indexOf(';'))
+              .trimmed();
+    if (contentType == "application/json-patch+json")
+        return PatchType::Json;
+    if (contentType == "application/merge-patch+json")
+        return PatchType::Merge;
+    return ApiError::unsupportedMediaType(
+        u"the body of the request was in an unknown format - accepted media types include: "
+        "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"_s);
+}
+
+} // namespace reconscope::controller::cluster

@@ -1,0 +1,215 @@
+#include "controller/cluster/registry/statuspatch.h"
+
+#include "controller/cluster/objectjson.h"
+#include "controller/cluster/registry/admission.h"
+
+using namespace Qt::StringLiterals;
+using json = nlohmann::json;
+
+namespace reconscope::controller::cluster {
+
+namespace {
+
+using Spans = std::vector<objectjson::MemberSpan>;
+
+const objectjson::MemberSpan *valueOf(const Spans &spans, QByteArrayView key)
+{
+    for (const objectjson::MemberSpan &span : spans) {
+        if (span.key == key)
+            return &span;
+    }
+    return nullptr;
+}
+
+QByteArrayView slice(QByteArrayView text, const objectjson::MemberSpan *span)
+{
+    return text.sliced(span->valueAt, span->valueLength);
+}
+
+// Whether the patch touches the status and nothing else, so that every other member of the
+// patched object is the stored one. (patchObject has checked that a JSON patch is an array of
+// objects.)
+bool touchesStatusAlone(PatchType patchType, const json &patch)
+{
+    if (patchType == PatchType::Json) {
+        for (const json &operation : patch) {
+            const json &op = objectjson::member(operation, "op");
+            const json &path = objectjson::member(operation, "path");
+            if (!op.is_string() || !path.is_string())
+                return false;
+            const auto &opName = op.get_ref<const std::string &>();
+            if (opName != "add" && opName != "remove" && opName != "replace" && opName != "test")
+                return false;
+            if (!path.get_ref<const std::string &>().starts_with("/status/"))
+                return false;
+        }
+        return true;
+    }
+    return patch.size() == 1 && patch.contains("status") && patch["status"].is_object();
+}
+
+// Where the stored text's members sit: the kind and apiVersion the general way would check and
+// write, the resourceVersion it would find, the required members, the status.
+struct StoredSpans
+{
+    const objectjson::MemberSpan *metadata = nullptr;
+    const objectjson::MemberSpan *status = nullptr;
+    const objectjson::MemberSpan *resourceVersion = nullptr; // within the metadata's text
+    Spans top;
+    Spans metadataMembers;
+};
+
+bool locateSpans(const Bucket &bucket,
+                 const TypeEntry &type,
+                 const RecordPtr &existing,
+                 StoredSpans &spans)
+{
+    const QByteArrayView stored(existing->json);
+    if (!objectjson::members(stored, spans.top))
+        return false;
+    const auto quoted = [](const QString &text) {
+        return u'"' + text + u'"';
+    };
+    const auto *apiVersion = valueOf(spans.top, "apiVersion");
+    const auto *kind = valueOf(spans.top, "kind");
+    spans.metadata = valueOf(spans.top, "metadata");
+    spans.status = valueOf(spans.top, "status");
+    if (!apiVersion || !kind || !spans.metadata || !spans.status
+        || spans.metadata->valueAt > spans.status->valueAt
+        || slice(stored, apiVersion) != quoted(bucket.storageApiVersion).toUtf8()
+        || slice(stored, kind) != quoted(type.type.kind).toUtf8()
+        || !slice(stored, spans.status).startsWith('{'))
+        return false;
+    for (const std::string &required : type.schema.requiredMembers()) {
+        if (!valueOf(spans.top, QByteArrayView(required.data(), qsizetype(required.size()))))
+            return false;
+    }
+    const QByteArrayView metadataText = slice(stored, spans.metadata);
+    if (!objectjson::members(metadataText, spans.metadataMembers))
+        return false;
+    spans.resourceVersion = valueOf(spans.metadataMembers, "resourceVersion");
+    const std::string oldRv = '"' + std::to_string(existing->resourceVersion) + '"';
+    return spans.resourceVersion
+        && slice(metadataText, spans.resourceVersion)
+        == QByteArrayView(oldRv.data(), qsizetype(oldRv.size()));
+}
+
+// The status alone, in a stand-in object {"status":...}: patched, then pruned and defaulted as
+// updateObject does the whole object, and validated; nullopt when the general way must answer.
+std::optional<json> patchedStatus(const TypeEntry &type,
+                                  QByteArrayView oldStatusText,
+                                  PatchType patchType,
+                                  const json &patch)
+{
+    json old = json::object();
+    old["status"] = objectjson::parseStored(oldStatusText);
+    if (old["status"].is_discarded() || !old["status"].is_object())
+        return std::nullopt;
+    json patched;
+    if (patchType == PatchType::Json) {
+        auto applied = objectjson::applyJsonPatch(old, patch);
+        if (!applied)
+            return std::nullopt; // the general way answers it
+        patched = std::move(*applied);
+    } else {
+        patched = old;
+        patched.merge_patch(patch);
+    }
+    if (!patched.is_object() || patched.size() != 1 || !patched["status"].is_object())
+        return std::nullopt;
+    if (!type.schema.prune(patched).isEmpty())
+        return std::nullopt; // warnings (or a strict refusal): the general way words them
+    // Twice, as the general way defaults: applySchema on the patched object, then applyDefaults
+    // of the merged one (updateObject); a default may hold for what the first pass set.
+    type.schema.applyDefaults(patched);
+    type.schema.applyDefaults(patched);
+    const auto status = patched.find("status");
+    if (status == patched.end() || !status->is_object())
+        return std::nullopt;
+    if (!type.schema.validateMemberUpdate("status", *status, &old["status"]).isEmpty())
+        return std::nullopt;
+    return patched;
+}
+
+// Selectable fields outside the status keep their values; those of the status are taken from
+// the new one. False when the stored record's fields do not line up with the bucket's.
+bool selectableFields(const Bucket &bucket,
+                      const RecordPtr &existing,
+                      const json &patched,
+                      std::vector<std::pair<QString, QString>> &fields)
+{
+    fields.reserve(std::size_t(bucket.selectableFields.size()));
+    for (qsizetype i = 0; i < bucket.selectableFields.size(); ++i) {
+        const QString &field = bucket.selectableFields[i];
+        if (field.startsWith(u".status.") || field == u".status") {
+            fields.emplace_back(field.mid(1), objectjson::fieldValue(patched, field));
+        } else if (std::size_t(i) < existing->fields.size()
+                   && existing->fields[std::size_t(i)].first == QStringView(field).mid(1)) {
+            fields.push_back(existing->fields[std::size_t(i)]);
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+std::optional<WriteResult> StatusPatchInPlace::apply(Store &store,
+                                                     const TypeEntry &type,
+                                                     const RecordPtr &existing,
+                                                     PatchType patchType,
+                                                     const json &patch,
+                                                     const WriteOptions &options)
+{
+    if (!m_enabled || !type.statusInPlace || options.dryRun || existing->schemaStamp != type.serial)
+        return std::nullopt;
+    if (!touchesStatusAlone(patchType, patch))
+        return std::nullopt;
+    const Bucket &b = store.bucket(type);
+    StoredSpans spans;
+    if (!locateSpans(b, type, existing, spans))
+        return std::nullopt;
+    const QByteArrayView stored(existing->json);
+    const QByteArrayView oldStatusText = slice(stored, spans.status);
+    const std::optional<json> patched = patchedStatus(type, oldStatusText, patchType, patch);
+    if (!patched)
+        return std::nullopt;
+
+    // The stored text with the new status and resourceVersion.
+    const QByteArray statusText = objectjson::dump((*patched)["status"]);
+    if (QByteArrayView(statusText) == oldStatusText)
+        return std::nullopt; // a no-op: nothing is written, the general way answers it
+    if (storageSizeError(stored.size() - oldStatusText.size() + statusText.size()))
+        return std::nullopt;
+    std::vector<std::pair<QString, QString>> fields;
+    if (!selectableFields(b, existing, *patched, fields))
+        return std::nullopt;
+
+    const qint64 rv = store.nextRevision();
+    const std::string rvText = '"' + std::to_string(rv) + '"';
+    const objectjson::MemberSpan *rvSpan = spans.resourceVersion;
+    const qsizetype rvAt = spans.metadata->valueAt + rvSpan->valueAt;
+    const qsizetype rvEnd = rvAt + rvSpan->valueLength;
+    const qsizetype statusEnd = spans.status->valueAt + spans.status->valueLength;
+    auto record = std::make_shared<ObjectRecord>(*existing);
+    record->resourceVersion = rv;
+    record->fields = std::move(fields);
+    QByteArray &bytes = record->json;
+    bytes = QByteArray();
+    bytes.reserve(stored.size() - oldStatusText.size() + statusText.size()
+                  + qsizetype(rvText.size()) - rvSpan->valueLength);
+    bytes.append(stored.first(rvAt))
+        .append(rvText.data(), qsizetype(rvText.size()))
+        .append(stored.sliced(rvEnd, spans.status->valueAt - rvEnd))
+        .append(statusText)
+        .append(stored.sliced(statusEnd));
+    store.storeRecord(type, record, existing);
+    ++m_count;
+
+    WriteResult result;
+    store.setCommittedObject(result, type, record, options);
+    return result;
+}
+
+} // namespace reconscope::controller::cluster

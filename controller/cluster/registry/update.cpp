@@ -1,0 +1,248 @@
+#include "controller/cluster/registry/verbs.h"
+
+#include "controller/cluster/builtintypes.h"
+#include "controller/cluster/controllers/controllerloop.h"
+#include "controller/cluster/objectjson.h"
+#include "controller/cluster/registry/admission.h"
+#include "controller/cluster/registry/listing.h"
+
+using namespace Qt::StringLiterals;
+using json = nlohmann::json;
+
+namespace reconscope::controller::cluster {
+
+namespace {
+
+// Whether two objects differ in nothing but metadata (what an update's generation follows): as
+// comparing them with "metadata" erased from both.
+bool equalApartFromMetadata(const json &a, const json &b)
+{
+    if (!a.is_object() || !b.is_object())
+        return a == b;
+    auto ia = a.begin();
+    auto ib = b.begin();
+    for (;;) {
+        if (ia != a.end() && ia.key() == "metadata")
+            ++ia;
+        if (ib != b.end() && ib.key() == "metadata")
+            ++ib;
+        if (ia == a.end() || ib == b.end())
+            return ia == a.end() && ib == b.end();
+        if (ia.key() != ib.key() || *ia != *ib)
+            return false;
+        ++ia;
+        ++ib;
+    }
+}
+
+// The request's resourceVersion and uid against the stored object's.
+std::optional<ApiError> checkPreconditions(const TypeEntry &type,
+                                           const json &metadata,
+                                           const RecordPtr &existing,
+                                           const QString &name)
+{
+    const json &rvValue = objectjson::member(metadata, "resourceVersion");
+    const QString rvText
+        = rvValue.is_string() ? QString::fromStdString(rvValue.get<std::string>()) : QString();
+    if (rvText.isEmpty() || rvText == u"0")
+        return ApiError::invalid(type.type.group,
+                                 type.type.plural,
+                                 name,
+                                 { { u"FieldValueInvalid"_s,
+                                     u"metadata.resourceVersion"_s,
+                                     u"Invalid value: 0x0: must be specified for an update"_s } });
+    const auto requestRv = parseResourceVersion(rvText);
+    if (!requestRv)
+        return ApiError::badRequest(u"invalid resourceVersion: %1"_s.arg(rvText));
+    if (*requestRv != existing->resourceVersion)
+        return ApiError::modified(type.type.group, type.type.plural, name);
+    const QString uid = objectjson::string(metadata, "uid");
+    if (!uid.isEmpty() && uid != existing->uid)
+        return ApiError::conflict(
+            type.type.group,
+            type.type.plural,
+            name,
+            u"Precondition failed: UID in precondition: %1, UID in object meta: %2"_s.arg(
+                uid, existing->uid));
+    return std::nullopt;
+}
+
+// A status write: the stored object with the request's status. Built from the request's object,
+// which mostly holds the stored members already (a patch's result does): only those that differ
+// are copied over from the stored object.
+json statusWrite(json object, const json &stored)
+{
+    for (auto it = object.begin(); it != object.end();) {
+        if (it.key() != "status" && !stored.contains(it.key()))
+            it = object.erase(it);
+        else
+            ++it;
+    }
+    for (auto it = stored.begin(); it != stored.end(); ++it) {
+        if (it.key() == "status")
+            continue;
+        auto member = object.find(it.key());
+        if (member == object.end())
+            object[it.key()] = *it;
+        else if (!objectjson::identical(*member, *it))
+            *member = *it;
+    }
+    return object;
+}
+
+// A main-resource write: the request's object with the system fields, the status (with a
+// status subresource) and a Namespace's spec kept as stored, the generation bumped when
+// anything but metadata changed.
+json mainWrite(const TypeEntry &type, json updated, const json &stored)
+{
+    json &m = updated["metadata"];
+    const json &old = stored["metadata"];
+    for (const char *key : { "uid",
+                             "creationTimestamp",
+                             "deletionTimestamp",
+                             "deletionGracePeriodSeconds",
+                             "generation" }) {
+        if (old.contains(key))
+            m[key] = old[key];
+        else
+            m.erase(key);
+    }
+    m.erase("selfLink");
+    m.erase("managedFields");
+    if (type.type.statusSubresource) {
+        if (stored.contains("status"))
+            updated["status"] = stored["status"];
+        else
+            updated.erase("status");
+    }
+    if (isNamespaceType(type.type) && stored.contains("spec"))
+        updated["spec"] = stored["spec"]; // spec.finalizers are changed only through /finalize
+    if (tracksGeneration(type.type) && !equalApartFromMetadata(stored, updated))
+        m["generation"] = old.value("generation", 0) + 1;
+    return updated;
+}
+
+// Stores a validated update (or answers the no-op, the dry run, the finalized deletion).
+ApiResult<WriteResult> commitUpdate(VerbContext &context,
+                                    const TypeEntry &type,
+                                    json updated,
+                                    const RecordPtr &existing,
+                                    bool status,
+                                    const WriteOptions &options,
+                                    QStringList warnings)
+{
+    Store &store = context.store;
+    WriteResult result;
+    result.warnings = std::move(warnings);
+    json &resourceVersion = updated["metadata"]["resourceVersion"];
+    SerializedObject serialized;
+    serialized.bytes = objectjson::dump(updated,
+                                        &resourceVersion,
+                                        &serialized.resourceVersionAt,
+                                        &serialized.resourceVersionLength);
+    const QByteArray &bytes = serialized.bytes;
+    if (bytes == store.renderRecord(type, existing)) { // no-op: nothing written, no event
+        result.object = std::move(updated);
+        return result;
+    }
+    const bool finalized = !status && existing->deleting
+        && objectjson::strings(objectjson::member(updated["metadata"], "finalizers")).isEmpty();
+    if (options.dryRun) {
+        result.object = std::move(updated);
+        return result;
+    }
+    if (auto error = storageSizeError(bytes.size()))
+        return *error;
+    if (finalized) {
+        RecordPtr deleted = store.commitDelete(type, existing);
+        updated["metadata"]["resourceVersion"] = std::to_string(deleted->resourceVersion);
+        result.object = std::move(updated);
+    } else {
+        // An update's members were pruned and defaulted by this type's schema (applySchema, then
+        // applyDefaults in updateObject); a status write keeps the stored ones but the status,
+        // which applyDefaults leaves alone when this schema made them.
+        const quint64 stamp
+            = !status || existing->schemaStamp == type.serial ? type.serial : quint64(0);
+        RecordPtr record = store.commitPut(type, std::move(updated), existing, &serialized, stamp);
+        store.setCommittedObject(result, type, record, options);
+        if (isCrdType(type.type))
+            context.controllers.crdWritten(record);
+    }
+    context.controllers.run();
+    return result;
+}
+
+} // namespace
+
+ApiResult<RecordPtr>
+getRecord(const Store &store, const TypeEntry &type, const QString &ns, const QString &name)
+{
+    RecordPtr record = store.find(type, ns, name);
+    if (!record)
+        return ApiError::notFound(type.type.group, type.type.plural, name);
+    return record;
+}
+
+json VerbContext::takeParsed(const TypePtr &type, const RecordPtr &record) const
+{
+    if (lastRead.record != record || lastRead.type != type)
+        return store.parseRecord(*type, record);
+    json object = std::move(lastRead.object);
+    lastRead = {};
+    return object;
+}
+
+ApiResult<WriteResult> updateObject(VerbContext &context,
+                                    const TypePtr &typePtr,
+                                    const QString &ns,
+                                    const QString &name,
+                                    json object,
+                                    bool status,
+                                    const WriteOptions &options,
+                                    const RecordPtr &patchedFrom,
+                                    json *patchedFromObject)
+{
+    const TypeEntry &type = *typePtr;
+    if (!object.is_object())
+        return ApiError::badRequest(u"the body of the request must be a JSON object"_s);
+    if (auto error = context.admission.checkTypeMeta(type, object, name))
+        return *error;
+    json &metadata = object["metadata"];
+    const QString bodyName = objectjson::string(metadata, "name");
+    if (bodyName != name)
+        return ApiError::badRequest(
+            u"the name of the object (%1) does not match the name on the URL (%2)"_s.arg(bodyName,
+                                                                                         name));
+    if (auto error = Admission::adoptRequestNamespace(type.type, metadata, ns))
+        return *error;
+
+    QStringList warnings;
+    if (auto error
+        = context.admission.applySchema(type, object, options, warnings, bool(patchedFrom)))
+        return *error;
+
+    RecordPtr existing = patchedFrom ? patchedFrom : context.store.find(type, ns, name);
+    if (!existing)
+        return ApiError::notFound(type.type.group, type.type.plural, name);
+    if (auto error = checkPreconditions(type, metadata, existing, name))
+        return *error;
+
+    // The stored object in the request's version (patchObject has parsed it already).
+    const json stored
+        = patchedFromObject ? std::move(*patchedFromObject) : context.takeParsed(typePtr, existing);
+    json updated = status ? statusWrite(std::move(object), stored)
+                          : mainWrite(type, std::move(object), stored);
+    // Defaulting a second time (applySchema defaulted the body) is deliberate: kube-apiserver
+    // defaults the decoded request and again the object it reads back from storage, and the
+    // merged object holds stored members the first pass did not see.
+    if (!type.type.schema.is_null())
+        type.schema.applyDefaults(updated);
+    updated["metadata"]["resourceVersion"] = std::to_string(existing->resourceVersion);
+
+    if (auto error = context.admission.validateObject(
+            type, updated, false, status ? RecordPtr() : existing, &stored))
+        return *error;
+    return commitUpdate(context, type, std::move(updated), existing, status, options, warnings);
+}
+
+} // namespace reconscope::controller::cluster
