@@ -3,7 +3,7 @@
 #include "controller/cluster/apierror.h"
 #include "controller/cluster/apitypes.h"
 #include "controller/cluster/clustertypes.h"
-#include "controller/cluster/controllers/controllerloop.h"
+#include "controller/cluster/controllers/controllermanager.h"
 #include "controller/cluster/registry/admission.h"
 #include "controller/cluster/registry/statuspatch.h"
 #include "controller/cluster/registry/store.h"
@@ -30,9 +30,9 @@ class ClusterWatch;
 // parts as kube-apiserver is split: the Store (registry of served types, objects, one
 // cluster-wide revision counter, the bounded event history for watches and consistent paging),
 // Admission, one function per verb (registry/verbs.h; watches are ClusterWatch), the status
-// fast path (StatusPatchInPlace), and the ControllerLoop with the controllers an embedded cluster
-// needs to never leave objects stuck (CRD establishing and cleanup, namespace deletion, garbage
-// collection of owner references).
+// fast path (StatusPatchInPlace), and the ControllerManager with the controllers an embedded
+// cluster needs to never leave objects stuck (CRD establishing and cleanup, namespace deletion,
+// garbage collection of owner references).
 //
 // Threading: a Cluster and everything it hands out (WatchStreams included) must be used from the
 // thread it lives in. The transport calls ApiServer::handle() on that thread.
@@ -152,7 +152,7 @@ private:
     Store m_store;
     Admission m_admission;
     StatusPatchInPlace m_statusInPlace;
-    ControllerLoop m_controllers;
+    ControllerManager m_controllers;
     mutable LastRead m_lastRead; // get() leaves what it parsed here
     VerbContext m_verbs;
     int m_bookmarkIntervalMs = 60000;

@@ -1,8 +1,8 @@
-// The embedded cluster's Store and ControllerLoop on their own: commits reach the observers before
-// the subscribers, the history serves reads at older revisions and is trimmed to its window, and
-// the controllers queue work on commit and act only when the loop runs.
+// The embedded cluster's Store and ControllerManager on their own: commits reach the observers
+// before the subscribers, the history serves reads at older revisions and is trimmed to its window,
+// and the controllers queue work on commit and act only when the loop runs.
 #include "controller/cluster/builtintypes.h"
-#include "controller/cluster/controllers/controllerloop.h"
+#include "controller/cluster/controllers/controllermanager.h"
 #include "controller/cluster/registry/deletion.h"
 #include "controller/cluster/registry/store.h"
 
@@ -134,7 +134,7 @@ void tst_Store::controllersActWhenTheLoopRuns()
     const ClusterClock clock = [] {
         return QDateTime::currentDateTimeUtc();
     };
-    ControllerLoop controllers(*m_store, clock);
+    ControllerManager controllers(*m_store, clock);
     RecordPtr owner = m_store->commitPut(*m_configMaps, configMap(u"owner"_s), {});
     const json reference = {
         { "apiVersion", "v1" }, { "kind", "ConfigMap" }, { "name", "owner" }, { "uid", "uid-owner" }

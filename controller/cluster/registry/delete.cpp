@@ -1,7 +1,7 @@
 #include "controller/cluster/registry/deletion.h"
 
 #include "controller/cluster/builtintypes.h"
-#include "controller/cluster/controllers/controllerloop.h"
+#include "controller/cluster/controllers/controllermanager.h"
 #include "controller/cluster/objectjson.h"
 #include "controller/cluster/registry/listing.h"
 #include "controller/cluster/registry/verbs.h"

@@ -1,6 +1,6 @@
 #include "controller/cluster/registry/verbs.h"
 
-#include "controller/cluster/controllers/controllerloop.h"
+#include "controller/cluster/controllers/controllermanager.h"
 #include "controller/cluster/objectjson.h"
 #include "controller/cluster/registry/statuspatch.h"
 

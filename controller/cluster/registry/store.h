@@ -72,7 +72,7 @@ struct SerializedObject
 };
 
 // What reacts to commits before anyone else hears of them: the cluster's controllers queue work
-// here, and that work runs after the verb (ControllerLoop). Observers must not write.
+// here, and that work runs after the verb (ControllerManager). Observers must not write.
 class StoreObserver
 {
 public:

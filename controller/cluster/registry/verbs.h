@@ -8,7 +8,7 @@
 namespace reconscope::controller::cluster {
 
 class Admission;
-class ControllerLoop;
+class ControllerManager;
 class StatusPatchInPlace;
 
 // The object get() parsed last, for the update of it that usually follows (read, modify, write):
@@ -28,7 +28,7 @@ struct VerbContext
 {
     Store &store;
     const Admission &admission;
-    ControllerLoop &controllers;
+    ControllerManager &controllers;
     StatusPatchInPlace &statusInPlace;
     const ClusterClock &clock;
     LastRead &lastRead;

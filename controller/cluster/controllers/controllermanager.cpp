@@ -1,8 +1,8 @@
-#include "controller/cluster/controllers/controllerloop.h"
+#include "controller/cluster/controllers/controllermanager.h"
 
 namespace reconscope::controller::cluster {
 
-ControllerLoop::ControllerLoop(Store &store, const ClusterClock &clock)
+ControllerManager::ControllerManager(Store &store, const ClusterClock &clock)
     : m_garbageCollector(store, clock)
     , m_namespaces(store, clock)
     , m_crds(store, clock)
@@ -13,7 +13,7 @@ ControllerLoop::ControllerLoop(Store &store, const ClusterClock &clock)
     store.addObserver(this);
 }
 
-void ControllerLoop::run()
+void ControllerManager::run()
 {
     if (m_running)
         return;

@@ -14,12 +14,12 @@ namespace reconscope::controller::cluster {
 // pass, a pass of namespace deletion and then of CRD cleanup; until nothing is left to do.
 // Writes made by the controllers (and by subscribers they wake) call run() again, which returns
 // at once: the outer run() picks their work up.
-class ControllerLoop final : public StoreObserver
+class ControllerManager final : public StoreObserver
 {
-    Q_DISABLE_COPY_MOVE(ControllerLoop)
+    Q_DISABLE_COPY_MOVE(ControllerManager)
 
 public:
-    ControllerLoop(Store &store, const ClusterClock &clock);
+    ControllerManager(Store &store, const ClusterClock &clock);
 
     void run();
     // A CRD was created or updated (and committed): establish its names and serve its types.
