@@ -11,16 +11,12 @@ namespace reconscope::controller::labs {
 
 ConflictGitOpsWriter::ConflictGitOpsWriter(kube::RestClient *client,
                                            const ConflictLabOptions &options,
-                                           ConflictWriterFigures &figures,
-                                           QStringList &notes,
-                                           Acknowledged acknowledged,
+                                           ConflictWriterSink sink,
                                            QObject *parent)
     : QObject(parent)
     , m_client(client)
     , m_options(options)
-    , m_figures(figures)
-    , m_notes(notes)
-    , m_acknowledged(std::move(acknowledged))
+    , m_sink(std::move(sink))
     , m_random(options.seed)
 { }
 
@@ -73,7 +69,7 @@ void ConflictGitOpsWriter::sync(int index)
     if (m_inFlight.contains(index))
         return; // the previous sync of this object is still retrying
     m_inFlight.insert(index);
-    ++m_figures.reconciles;
+    ++m_sink.figures.reconciles;
     std::int64_t &next = m_nextValue[index];
     const std::int64_t intended = next;
     next = next >= 1000 ? 2 : next + 1;
@@ -127,19 +123,20 @@ void ConflictGitOpsWriter::handleAnswer(int index,
                                         const kube::RestClient::JsonResult &result)
 {
     if (result.ok()) {
-        ++m_figures.writes;
-        m_acknowledged(m_options.namespace_ + u'/' + m_names.at(index), intended, result.value());
+        ++m_sink.figures.writes;
+        m_sink.acknowledged(
+            m_options.namespace_ + u'/' + m_names.at(index), intended, result.value());
     } else if (result.error().isConflict()) {
-        ++m_figures.conflicts;
+        ++m_sink.figures.conflicts;
         if (attempt < m_options.gitopsMaxAttempts
             && (m_state == State::Running || m_state == State::Draining)) {
             applyMixed(index, intended, attempt + 1);
             return;
         }
     } else {
-        ++m_figures.errors;
-        if (m_figures.errors == 1)
-            m_notes << tr("GitOps: %1").arg(result.error().toString());
+        ++m_sink.figures.errors;
+        if (m_sink.figures.errors == 1)
+            m_sink.notes << tr("GitOps: %1").arg(result.error().toString());
     }
     m_inFlight.remove(index);
 }

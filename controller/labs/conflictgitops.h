@@ -29,16 +29,10 @@ class ConflictGitOpsWriter final : public QObject
     Q_DISABLE_COPY_MOVE(ConflictGitOpsWriter)
 
 public:
-    // An acknowledged write: the object's key, the value it set, the server's answer.
-    using Acknowledged
-        = std::function<void(const QString &key, std::int64_t value, const nlohmann::json &answer)>;
-
-    // client must outlive the writer; figures and notes are the lab's, counted into as it goes.
+    // client must outlive it; it counts into sink.
     ConflictGitOpsWriter(kube::RestClient *client,
                          const ConflictLabOptions &options,
-                         ConflictWriterFigures &figures,
-                         QStringList &notes,
-                         Acknowledged acknowledged,
+                         ConflictWriterSink sink,
                          QObject *parent = nullptr);
 
     void start(const QStringList &names);
@@ -62,9 +56,7 @@ private:
 
     kube::RestClient *m_client;
     ConflictLabOptions m_options;
-    ConflictWriterFigures &m_figures;
-    QStringList &m_notes;
-    Acknowledged m_acknowledged;
+    ConflictWriterSink m_sink;
     QRandomGenerator m_random;
     State m_state = State::Idle;
     QStringList m_names;

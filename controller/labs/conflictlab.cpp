@@ -263,23 +263,18 @@ void ConflictLab::start()
     m_admin = new kube::RestClient(m_config, this);
     m_gitopsClient = new kube::RestClient(m_config, this);
     m_reconcilerClient = new kube::RestClient(m_config, this);
-    auto acknowledged = [this](ConflictWriter writer) {
-        return [this, writer](const QString &key, std::int64_t value, const json &answer) {
-            recordAck(key, writer, value, answer);
-        };
+    auto sink = [this](ConflictWriter writer) {
+        return ConflictWriterSink{ m_result.writers[size_t(writer)],
+                                   m_result.notes,
+                                   [this, writer](
+                                       const QString &key, std::int64_t value, const json &answer) {
+                                       recordAck(key, writer, value, answer);
+                                   } };
     };
-    m_gitops = new ConflictGitOpsWriter(m_gitopsClient,
-                                        m_options,
-                                        m_result.writers[size_t(ConflictWriter::GitOps)],
-                                        m_result.notes,
-                                        acknowledged(ConflictWriter::GitOps),
-                                        this);
-    m_reconciler = new ConflictLabReconciler(m_reconcilerClient,
-                                             m_options,
-                                             m_result.writers[size_t(ConflictWriter::Reconciler)],
-                                             m_result.notes,
-                                             acknowledged(ConflictWriter::Reconciler),
-                                             this);
+    m_gitops
+        = new ConflictGitOpsWriter(m_gitopsClient, m_options, sink(ConflictWriter::GitOps), this);
+    m_reconciler = new ConflictLabReconciler(
+        m_reconcilerClient, m_options, sink(ConflictWriter::Reconciler), this);
     m_setup = new ConflictLabSetup(m_admin, m_options, m_runId, this);
     connect(m_setup,
             &ConflictLabSetup::stageStarted,

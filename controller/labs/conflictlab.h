@@ -14,6 +14,7 @@
 #include <QStringList>
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -99,6 +100,16 @@ struct ConflictLabResult
     nlohmann::json toJson() const;
     // A plain-text table of the figures per writer.
     QString toText() const;
+};
+
+// Where one writer of the lab counts: its figures, the run's notes, and its acknowledged writes
+// (the object's key, the value it set, the server's answer), for the audit.
+struct ConflictWriterSink
+{
+    ConflictWriterFigures &figures;
+    QStringList &notes;
+    std::function<void(const QString &key, std::int64_t value, const nlohmann::json &answer)>
+        acknowledged;
 };
 
 // The conflict lab engine: against any Kubernetes API reached through a ClientConfig, a GitOps

@@ -24,16 +24,12 @@ std::optional<std::int64_t> integerAt(const json &object, const char *first, con
 
 ConflictLabReconciler::ConflictLabReconciler(kube::RestClient *client,
                                              const ConflictLabOptions &options,
-                                             ConflictWriterFigures &figures,
-                                             QStringList &notes,
-                                             Acknowledged acknowledged,
+                                             ConflictWriterSink sink,
                                              QObject *parent)
     : QObject(parent)
     , m_client(client)
     , m_options(options)
-    , m_figures(figures)
-    , m_notes(notes)
-    , m_acknowledged(std::move(acknowledged))
+    , m_sink(std::move(sink))
 { }
 
 std::optional<std::int64_t> ConflictLabReconciler::observedOf(ConflictDesign design,
@@ -71,7 +67,7 @@ void ConflictLabReconciler::reconcileAsync(const QString &key, Completion comple
 {
     if (!m_accepting || m_stopped)
         return complete(reconcile::ReconcileOutcome::success());
-    ++m_figures.reconciles;
+    ++m_sink.figures.reconciles;
     const auto it = m_cache.constFind(key);
     if (it == m_cache.constEnd())
         return complete(reconcile::ReconcileOutcome::success());
@@ -103,16 +99,16 @@ void ConflictLabReconciler::writeObserved(const QString &key,
               if (m_stopped)
                   return;
               if (r.ok()) {
-                  ++m_figures.writes;
-                  m_acknowledged(key, observed, r.value());
+                  ++m_sink.figures.writes;
+                  m_sink.acknowledged(key, observed, r.value());
                   return complete(reconcile::ReconcileOutcome::success());
               }
               if (r.error().isConflict()) {
-                  ++m_figures.conflicts;
+                  ++m_sink.figures.conflicts;
               } else {
-                  ++m_figures.errors;
-                  if (m_figures.errors == 1)
-                      m_notes << tr("reconciler: %1").arg(r.error().toString());
+                  ++m_sink.figures.errors;
+                  if (m_sink.figures.errors == 1)
+                      m_sink.notes << tr("reconciler: %1").arg(r.error().toString());
               }
               complete(reconcile::ReconcileOutcome::failure(r.error().toString()));
           };

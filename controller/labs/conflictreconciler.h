@@ -34,15 +34,10 @@ class ConflictLabReconciler final : public QObject, public reconcile::AsyncRecon
     Q_DISABLE_COPY_MOVE(ConflictLabReconciler)
 
 public:
-    using Acknowledged
-        = std::function<void(const QString &key, std::int64_t value, const nlohmann::json &answer)>;
-
-    // client must outlive the reconciler; figures and notes are the lab's.
+    // client must outlive it; it counts into sink.
     ConflictLabReconciler(kube::RestClient *client,
                           const ConflictLabOptions &options,
-                          ConflictWriterFigures &figures,
-                          QStringList &notes,
-                          Acknowledged acknowledged,
+                          ConflictWriterSink sink,
                           QObject *parent = nullptr);
 
     void reconcileAsync(const QString &key, Completion complete) override;
@@ -69,9 +64,7 @@ private:
 
     kube::RestClient *m_client;
     ConflictLabOptions m_options;
-    ConflictWriterFigures &m_figures;
-    QStringList &m_notes;
-    Acknowledged m_acknowledged;
+    ConflictWriterSink m_sink;
     QHash<QString, nlohmann::json> m_cache;
     bool m_accepting = false;
     bool m_stopped = false;
