@@ -1,4 +1,5 @@
 #include "app/reconcilecommand.h"
+#include "app/cli/reconcilearguments.h"
 #include "app/commands.h"
 #include "controller/operator/reconcilecommand.h"
 
@@ -17,15 +18,15 @@ int runReconcile(int argc, char *argv[])
     setApplicationInfo();
     const auto arguments = argumentsAfterCommand(argc, argv);
     if (arguments.contains(u"--help"_s) || arguments.contains(u"-h"_s)) {
-        std::fputs(operators::ReconcileCommand::usage().toLocal8Bit().constData(), stdout);
+        std::fputs(reconcileUsage().toLocal8Bit().constData(), stdout);
         return 0;
     }
-    const auto options = operators::ReconcileCommand::parseArguments(arguments);
+    const auto options = parseReconcileArguments(arguments);
     if (!options) {
         std::fprintf(stderr,
                      "reconscope reconcile: %s\n%s",
                      options.error().message.toLocal8Bit().constData(),
-                     operators::ReconcileCommand::usage().toLocal8Bit().constData());
+                     reconcileUsage().toLocal8Bit().constData());
         return 2;
     }
     return operators::ReconcileCommand::run(options.value());

@@ -1,4 +1,5 @@
 #include "controller/cluster/server/servecommand.h"
+#include "app/cli/servearguments.h"
 #include "app/commands.h"
 #include "controller/cluster/churn.h"
 #include "controller/cluster/sim/embeddedcluster.h"
@@ -63,7 +64,7 @@ int runServe(int argc, char *argv[])
     setApplicationInfo();
     auto arguments = argumentsAfterCommand(argc, argv);
     if (arguments.contains(u"--help"_s) || arguments.contains(u"-h"_s)) {
-        std::fputs(cluster::ServeCommand::usage().toLocal8Bit().constData(), stdout);
+        std::fputs(serveUsage().toLocal8Bit().constData(), stdout);
         std::fputs(
             "  --churn RATE            the server writes RATE status changes per second to\n"
             "                          the objects itself (see POST /debug/reconscope/churn)\n"
@@ -77,7 +78,7 @@ int runServe(int argc, char *argv[])
             stderr, "reconscope serve: %s\n", churn.error().message.toLocal8Bit().constData());
         return 2;
     }
-    const auto options = cluster::ServeCommand::parseArguments(arguments);
+    const auto options = parseServeArguments(arguments);
     if (!options) {
         std::fprintf(
             stderr, "reconscope serve: %s\n", options.error().message.toLocal8Bit().constData());

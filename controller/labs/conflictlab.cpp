@@ -1,11 +1,11 @@
 #include "controller/labs/conflictlab.h"
 
-#include "controller/kube/discovery.h"
+#include "controller/labs/conflictgitops.h"
+#include "controller/labs/conflictlabsetup.h"
+#include "controller/labs/conflictreconciler.h"
 #include "controller/reconcile/clock.h"
-#include "controller/reconcile/workqueue.h"
-#include "models/yamljson.h"
+#include "controller/reconcile/controllerloop.h"
 
-#include <QFile>
 #include <QTimer>
 
 #include <algorithm>
@@ -17,12 +17,7 @@ namespace reconscope::controller::labs {
 
 namespace {
 
-constexpr auto labelKey = "reconscope.io/conflict-lab";
 constexpr int tickMs = 200;
-constexpr int establishedAttempts = 150; // x 200 ms
-constexpr int createAttempts = 25; // x 200 ms: a new CRD's endpoint can take a moment
-
-const kube::ResourceRef namespaces{ QString(), u"v1"_s, u"namespaces"_s, false };
 
 QString randomRunId(QRandomGenerator &random)
 {
@@ -33,38 +28,11 @@ QString randomRunId(QRandomGenerator &random)
     return id;
 }
 
-std::optional<std::int64_t> integerAt(const json &object, const char *first, const char *second)
-{
-    if (!object.is_object())
-        return std::nullopt;
-    const auto outer = object.find(first);
-    if (outer == object.end() || !outer->is_object())
-        return std::nullopt;
-    const auto inner = outer->find(second);
-    if (inner == outer->end() || !inner->is_number_integer())
-        return std::nullopt;
-    return inner->get<std::int64_t>();
-}
-
 QString resourceVersionOf(const json &object)
 {
     if (!object.is_object() || !object.contains("metadata") || !object["metadata"].is_object())
         return {};
     return QString::fromStdString(object["metadata"].value("resourceVersion", ""));
-}
-
-kube::ResourceRef resourceFor(ConflictDesign design)
-{
-    return kube::ResourceRef{ u"kafka.internal.net"_s,
-                              u"v1"_s,
-                              design == ConflictDesign::Mixed ? u"mixedconsumergroups"_s
-                                                              : u"consumergroups"_s,
-                              true };
-}
-
-QString nameOfKey(const QString &key)
-{
-    return key.section(u'/', -1);
 }
 
 } // namespace
@@ -170,7 +138,6 @@ ConflictLab::ConflictLab(kube::ClientConfig config, ConflictLabOptions options, 
     : QObject(parent)
     , m_config(std::move(config))
     , m_options(std::move(options))
-    , m_random(m_options.seed)
 {
     m_options.objects = std::max(1, m_options.objects);
     m_options.durationMs = std::max(0, m_options.durationMs);
@@ -184,34 +151,24 @@ ConflictLab::ConflictLab(kube::ClientConfig config, ConflictLabOptions options, 
 ConflictLab::~ConflictLab()
 {
     ++m_epoch;
-    // The reflector and the queue go before the clients and the clock they use.
+    // The reflector and the loop go before the clients and the clock they use.
     delete m_reflector;
-    delete m_queue;
+    delete m_loop;
 }
 
 QString ConflictLab::runLabel() const
 {
-    return QString::fromLatin1(labelKey) + u'=' + m_runId;
+    return QString::fromLatin1(LabelKey) + u'=' + m_runId;
 }
 
 kube::ResourceRef ConflictLab::resource() const
 {
-    return resourceFor(m_options.design);
-}
-
-QString ConflictLab::crdName() const
-{
-    return resource().plural + u".kafka.internal.net"_s;
-}
-
-QString ConflictLab::crdFile() const
-{
-    return u":/crds/"_s + crdName() + u".yaml"_s;
+    return ConflictLabSetup::resourceFor(m_options.design);
 }
 
 QStringList ConflictLab::plannedRequests(const ConflictLabOptions &options)
 {
-    const auto ref = resourceFor(options.design);
+    const auto ref = ConflictLabSetup::resourceFor(options.design);
     const QString objects = ref.collectionPath(options.namespace_);
     const QString one = ref.objectPath(options.namespace_, u"NAME"_s);
     QStringList lines{
@@ -220,7 +177,7 @@ QStringList ConflictLab::plannedRequests(const ConflictLabOptions &options)
         u"GET /api/v1/namespaces/%1 (POST it when absent)"_s.arg(options.namespace_),
         u"POST %1  x%2 objects labelled %3=<run id>"_s.arg(objects)
             .arg(options.objects)
-            .arg(QString::fromLatin1(labelKey)),
+            .arg(QString::fromLatin1(LabelKey)),
         u"GET %1?labelSelector=... and watch (the reconciler's informer)"_s.arg(objects),
     };
     switch (options.design) {
@@ -251,20 +208,6 @@ ConflictLabResult ConflictLab::currentFigures() const
     return m_result;
 }
 
-json ConflictLab::gitSpec(int index, std::int64_t replicas) const
-{
-    // What the Git repository holds: the topic and the desired count. In the mixed design the
-    // manifest has no currentReplicas, so applying it as a whole drops the reconciler's value.
-    return json{ { "topic", u"orders-%1"_s.arg(index).toStdString() }, { "replicas", replicas } };
-}
-
-std::optional<std::int64_t> ConflictLab::observedOf(const json &object) const
-{
-    return m_options.design == ConflictDesign::Mixed
-        ? integerAt(object, "spec", "currentReplicas")
-        : integerAt(object, "status", "observedReplicas");
-}
-
 ConflictVersion ConflictLab::versionOf(const QString &key, const json &object) const
 {
     ConflictVersion version;
@@ -272,7 +215,7 @@ ConflictVersion ConflictLab::versionOf(const QString &key, const json &object) c
     version.resourceVersion = resourceVersionOf(object);
     version.generation = integerAt(object, "metadata", "generation").value_or(0);
     version.desired = integerAt(object, "spec", "replicas");
-    version.observed = observedOf(object);
+    version.observed = ConflictLabReconciler::observedOf(m_options.design, object);
     return version;
 }
 
@@ -320,7 +263,31 @@ void ConflictLab::start()
     m_admin = new kube::RestClient(m_config, this);
     m_gitopsClient = new kube::RestClient(m_config, this);
     m_reconcilerClient = new kube::RestClient(m_config, this);
-    checkCrd();
+    auto sink = [this](ConflictWriter writer) {
+        return ConflictWriterSink{ m_result.writers[size_t(writer)],
+                                   m_result.notes,
+                                   [this, writer](
+                                       const QString &key, std::int64_t value, const json &answer) {
+                                       recordAck(key, writer, value, answer);
+                                   } };
+    };
+    m_gitops
+        = new ConflictGitOpsWriter(m_gitopsClient, m_options, sink(ConflictWriter::GitOps), this);
+    m_reconciler = new ConflictLabReconciler(
+        m_reconcilerClient, m_options, sink(ConflictWriter::Reconciler), this);
+    m_setup = new ConflictLabSetup(m_admin, m_options, m_runId, this);
+    connect(m_setup,
+            &ConflictLabSetup::stageStarted,
+            this,
+            [this](ConflictLabSetup::Stage stage, const QString &text) {
+                handleSetupStage(int(stage), text);
+            });
+    const quint64 epoch = m_epoch;
+    m_setup->run([this] { return m_cancelRequested; },
+                 [this, epoch](reconcile::ReconcileOutcome outcome) {
+                     if (epoch == m_epoch)
+                         handleSetupDone(outcome);
+                 });
 }
 
 void ConflictLab::cancel()
@@ -344,166 +311,30 @@ void ConflictLab::fail(const QString &message)
 
 // --- setup -----------------------------------------------------------------------------------
 
-void ConflictLab::checkCrd()
+void ConflictLab::handleSetupStage(int stage, const QString &text)
 {
-    setPhase(Phase::InstallingCrd, tr("checking the CustomResourceDefinition %1").arg(crdName()));
-    m_admin->get(
-        kube::DiscoveryClient::CustomResourceDefinitions,
-        QString(),
-        crdName(),
-        [this](kube::RestClient::JsonResult result) {
-            if (result.ok()) {
-                waitEstablished(0);
-            } else if (result.error().isNotFound()) {
-                installCrd();
-            } else {
-                fail(tr("cannot read the CRD %1: %2").arg(crdName(), result.error().toString()));
-            }
-        });
+    switch (ConflictLabSetup::Stage(stage)) {
+    case ConflictLabSetup::Stage::CheckingCrd:
+    case ConflictLabSetup::Stage::InstallingCrd:
+        setPhase(Phase::InstallingCrd, text);
+        break;
+    case ConflictLabSetup::Stage::PreparingNamespace:
+        setPhase(Phase::PreparingNamespace, text);
+        break;
+    case ConflictLabSetup::Stage::CreatingObjects:
+        setPhase(Phase::CreatingObjects, text);
+        break;
+    }
 }
 
-void ConflictLab::installCrd()
+void ConflictLab::handleSetupDone(const reconcile::ReconcileOutcome &outcome)
 {
-    QFile file(crdFile());
-    if (!file.open(QIODevice::ReadOnly)) {
-        fail(tr("the CRD manifest %1 is not built in").arg(crdFile()));
+    m_result.crdInstalled = m_setup->crdInstalled();
+    if (outcome.error) {
+        fail(outcome.error->message);
         return;
     }
-    auto documents = models::yamlDocumentsToJson(file.readAll());
-    if (!documents.ok() || documents->isEmpty()) {
-        fail(tr("the CRD manifest %1 does not parse").arg(crdFile()));
-        return;
-    }
-    const json crd = documents->constFirst();
-    setPhase(Phase::InstallingCrd, tr("installing the CustomResourceDefinition %1").arg(crdName()));
-    m_admin->create(
-        kube::DiscoveryClient::CustomResourceDefinitions,
-        QString(),
-        crd,
-        [this](kube::RestClient::JsonResult result) {
-            if (!result.ok() && !result.error().isAlreadyExists()) {
-                fail(tr("cannot install the CRD %1: %2").arg(crdName(), result.error().toString()));
-                return;
-            }
-            m_result.crdInstalled = result.ok();
-            waitEstablished(0);
-        });
-}
-
-void ConflictLab::waitEstablished(int attempt)
-{
-    m_admin->get(
-        kube::DiscoveryClient::CustomResourceDefinitions,
-        QString(),
-        crdName(),
-        [this, attempt](kube::RestClient::JsonResult result) {
-            if (!result.ok()) {
-                fail(tr("cannot read the CRD %1: %2").arg(crdName(), result.error().toString()));
-                return;
-            }
-            bool established = false;
-            const json &crd = result.value();
-            if (crd.contains("status") && crd["status"].is_object()) {
-                for (const auto &condition : crd["status"].value("conditions", json::array())) {
-                    if (condition.is_object() && condition.value("type", "") == "Established"
-                        && condition.value("status", "") == "True")
-                        established = true;
-                }
-            }
-            if (established) {
-                prepareNamespace();
-                return;
-            }
-            if (attempt + 1 >= establishedAttempts) {
-                fail(tr("the CRD %1 did not become Established").arg(crdName()));
-                return;
-            }
-            QTimer::singleShot(200, this, [this, attempt] { waitEstablished(attempt + 1); });
-        });
-}
-
-void ConflictLab::prepareNamespace()
-{
-    if (m_cancelRequested) {
-        cleanUp();
-        return;
-    }
-    setPhase(Phase::PreparingNamespace, tr("preparing the namespace %1").arg(m_options.namespace_));
-    m_admin->get(
-        namespaces, QString(), m_options.namespace_, [this](kube::RestClient::JsonResult got) {
-            if (got.ok()) {
-                createObjects();
-                return;
-            }
-            if (!got.error().isNotFound()) {
-                fail(tr("cannot read the namespace %1: %2")
-                         .arg(m_options.namespace_, got.error().toString()));
-                return;
-            }
-            const json ns{ { "apiVersion", "v1" },
-                           { "kind", "Namespace" },
-                           { "metadata", { { "name", m_options.namespace_.toStdString() } } } };
-            m_admin->create(
-                namespaces, QString(), ns, [this](kube::RestClient::JsonResult created) {
-                    if (!created.ok() && !created.error().isAlreadyExists()) {
-                        fail(tr("cannot create the namespace %1: %2")
-                                 .arg(m_options.namespace_, created.error().toString()));
-                        return;
-                    }
-                    createObjects();
-                });
-        });
-}
-
-void ConflictLab::createObjects()
-{
-    if (m_cancelRequested) {
-        cleanUp();
-        return;
-    }
-    setPhase(Phase::CreatingObjects, tr("creating %n object(s)", nullptr, m_options.objects));
-    m_names.clear();
-    for (int i = 0; i < m_options.objects; ++i)
-        m_names << u"lab-%1-%2"_s.arg(m_runId).arg(i);
-    m_pendingCreates = m_options.objects;
-    for (int i = 0; i < m_options.objects; ++i)
-        createObject(i, 0);
-}
-
-void ConflictLab::createObject(int index, int attempt)
-{
-    const auto ref = resource();
-    json object{ { "apiVersion", "kafka.internal.net/v1" },
-                 { "kind",
-                   m_options.design == ConflictDesign::Mixed ? "MixedConsumerGroup"
-                                                             : "ConsumerGroup" },
-                 { "metadata",
-                   { { "name", m_names.at(index).toStdString() },
-                     { "namespace", m_options.namespace_.toStdString() },
-                     { "labels", { { labelKey, m_runId.toStdString() } } } } },
-                 { "spec", gitSpec(index, 1) } };
-    const quint64 epoch = m_epoch;
-    m_admin->create(
-        ref,
-        m_options.namespace_,
-        object,
-        [this, index, attempt, epoch](kube::RestClient::JsonResult r) {
-            if (epoch != m_epoch)
-                return;
-            if (!r.ok() && r.error().isNotFound() && attempt + 1 < createAttempts) {
-                QTimer::singleShot(200, this, [this, index, attempt, epoch] {
-                    if (epoch == m_epoch)
-                        createObject(index, attempt + 1);
-                });
-                return;
-            }
-            if (!r.ok()) {
-                fail(tr("cannot create %1: %2").arg(m_names.at(index), r.error().toString()));
-                return;
-            }
-            if (--m_pendingCreates == 0)
-                startReflector();
-        });
+    startReflector(); // after a cancel too: it cleans up
 }
 
 void ConflictLab::startReflector()
@@ -514,8 +345,9 @@ void ConflictLab::startReflector()
     }
     setPhase(Phase::Syncing, tr("starting the reconciler's informer"));
     m_clock = std::make_unique<reconcile::RealClock>();
-    m_queue = new reconcile::WorkQueue(*m_clock, nullptr, this);
-    connect(m_queue, &reconcile::WorkQueue::readyToGet, this, [this] { pumpQueue(); });
+    reconcile::ControllerLoop::Options loopOptions;
+    loopOptions.name = u"conflict-lab"_s;
+    m_loop = new reconcile::ControllerLoop(*m_clock, *m_reconciler, loopOptions, this);
     m_reflector = new kube::Reflector(m_reconcilerClient, resource(), m_options.namespace_, this);
     m_reflector->setLabelSelector(runLabel());
     connect(m_reflector, &kube::Reflector::deltasReceived, this, &ConflictLab::handleDeltas);
@@ -547,13 +379,11 @@ void ConflictLab::startRun()
     m_tickTimer->setInterval(tickMs);
     connect(m_tickTimer, &QTimer::timeout, this, &ConflictLab::tick);
     m_tickTimer->start();
-    for (int i = 0; i < m_names.size(); ++i) {
-        m_nextValue[i] = 2;
-        scheduleGitOps(i);
-    }
+    m_gitops->start(m_setup->names());
+    m_reconciler->setAccepting(true);
     // The informer's initial list reconciles every object once, as a controller's start does.
-    for (auto it = m_cache.cbegin(); it != m_cache.cend(); ++it)
-        m_queue->add(it.key());
+    for (auto it = m_reconciler->cache().cbegin(); it != m_reconciler->cache().cend(); ++it)
+        m_loop->enqueue(it.key(), u"initial list"_s);
     if (m_options.durationMs == 0)
         stopWriters();
 }
@@ -576,229 +406,16 @@ void ConflictLab::tick()
     }
 }
 
-void ConflictLab::scheduleGitOps(int index)
-{
-    const int base = m_options.gitopsIntervalMs;
-    const int delay = base / 2 + int(m_random.bounded(base + 1));
-    const quint64 epoch = m_epoch;
-    QTimer::singleShot(delay, this, [this, index, epoch] {
-        if (epoch != m_epoch || m_phase != Phase::Running)
-            return;
-        gitopsSync(index);
-        scheduleGitOps(index);
-    });
-}
-
-void ConflictLab::gitopsSync(int index)
-{
-    if (m_gitopsInFlight.contains(index))
-        return; // the previous sync of this object is still retrying
-    m_gitopsInFlight.insert(index);
-    ++m_result.writers[0].reconciles;
-    std::int64_t &next = m_nextValue[index];
-    const std::int64_t intended = next;
-    next = next >= 1000 ? 2 : next + 1;
-
-    if (m_options.design == ConflictDesign::Mixed) {
-        gitopsApplyMixed(index, intended, 1);
-        return;
-    }
-    const json patch{ { "spec", { { "replicas", intended } } } };
-    const quint64 epoch = m_epoch;
-    m_gitopsClient->patch(resource(),
-                          m_options.namespace_,
-                          m_names.at(index),
-                          kube::PatchType::Merge,
-                          QByteArray::fromStdString(patch.dump()),
-                          [this, index, intended, epoch](kube::RestClient::JsonResult r) {
-                              if (epoch == m_epoch)
-                                  handleGitOpsAnswer(index, intended, 1, r);
-                          });
-}
-
-void ConflictLab::gitopsApplyMixed(int index, std::int64_t intended, int attempt)
-{
-    // Re-GET the live object, put the Git manifest's spec on it, PUT at the live resourceVersion.
-    const quint64 epoch = m_epoch;
-    m_gitopsClient->get(
-        resource(),
-        m_options.namespace_,
-        m_names.at(index),
-        [this, index, intended, attempt, epoch](kube::RestClient::JsonResult live) {
-            if (epoch != m_epoch)
-                return;
-            if (!live.ok()) {
-                handleGitOpsAnswer(index, intended, attempt, live);
-                return;
-            }
-            json body = std::move(live.value());
-            body["spec"] = gitSpec(index, intended);
-            m_gitopsClient->update(
-                resource(),
-                m_options.namespace_,
-                m_names.at(index),
-                body,
-                [this, index, intended, attempt, epoch](kube::RestClient::JsonResult r) {
-                    if (epoch == m_epoch)
-                        handleGitOpsAnswer(index, intended, attempt, r);
-                });
-        });
-}
-
-void ConflictLab::handleGitOpsAnswer(int index,
-                                     std::int64_t intended,
-                                     int attempt,
-                                     const kube::RestClient::JsonResult &result)
-{
-    auto &figures = m_result.writers[0];
-    if (result.ok()) {
-        ++figures.writes;
-        recordAck(m_options.namespace_ + u'/' + m_names.at(index),
-                  ConflictWriter::GitOps,
-                  intended,
-                  result.value());
-    } else if (result.error().isConflict()) {
-        ++figures.conflicts;
-        if (attempt < m_options.gitopsMaxAttempts
-            && (m_phase == Phase::Running || m_phase == Phase::Draining)) {
-            gitopsApplyMixed(index, intended, attempt + 1);
-            return;
-        }
-    } else {
-        ++figures.errors;
-        if (figures.errors == 1)
-            m_result.notes << tr("GitOps: %1").arg(result.error().toString());
-    }
-    m_gitopsInFlight.remove(index);
-}
-
-// --- the reconciler --------------------------------------------------------------------------
-
 void ConflictLab::handleDeltas(const QList<kube::Delta> &deltas)
 {
-    for (const auto &delta : deltas) {
-        const QString key = delta.meta.key();
-        if (delta.type == kube::Delta::Type::Delete) {
-            m_cache.remove(key);
-            continue;
-        }
-        json object = json::parse(delta.object.constData(),
-                                  delta.object.constData() + delta.object.size(),
-                                  nullptr,
-                                  false);
-        if (object.is_discarded())
-            continue;
-        m_audit.recordVersion(versionOf(key, object));
-        m_cache.insert(key, std::move(object));
-        if (m_queue && (m_phase == Phase::Running || m_phase == Phase::Draining))
-            m_queue->add(key);
+    const QStringList stored
+        = m_reconciler->applyDeltas(deltas, [this](const QString &key, const json &object) {
+              m_audit.recordVersion(versionOf(key, object));
+          });
+    if (m_loop && (m_phase == Phase::Running || m_phase == Phase::Draining)) {
+        for (const QString &key : stored)
+            m_loop->enqueue(key, u"watch"_s);
     }
-}
-
-void ConflictLab::pumpQueue()
-{
-    if (m_reconcileBusy || !m_queue || (m_phase != Phase::Running && m_phase != Phase::Draining))
-        return;
-    const auto key = m_queue->get();
-    if (!key)
-        return;
-    reconcile(*key);
-}
-
-void ConflictLab::reconcile(const QString &key)
-{
-    m_reconcileBusy = true;
-    ++m_result.writers[1].reconciles;
-    const auto it = m_cache.constFind(key);
-    if (it == m_cache.constEnd()) {
-        m_queue->forget(key);
-        finishReconcile(key);
-        return;
-    }
-    const json object = *it; // what the informer holds now; it may already be stale
-    const auto desired = integerAt(object, "spec", "replicas");
-    if (!desired || observedOf(object) == desired) {
-        m_queue->forget(key);
-        finishReconcile(key);
-        return;
-    }
-    // Scale the consumer group and observe it: the observed count becomes the desired one. The
-    // object read above is what the write is based on, as in a controller-runtime Reconcile().
-    const quint64 epoch = m_epoch;
-    QTimer::singleShot(m_options.reconcileWorkMs, this, [this, key, object, desired, epoch] {
-        if (epoch != m_epoch)
-            return;
-        if (m_phase != Phase::Running && m_phase != Phase::Draining) {
-            finishReconcile(key); // the audit began: no new writes
-            return;
-        }
-        writeObserved(key, object, *desired);
-    });
-}
-
-void ConflictLab::writeObserved(const QString &key, const json &object, std::int64_t observed)
-{
-    const QString name = nameOfKey(key);
-    const quint64 epoch = m_epoch;
-    auto answer = [this, key, observed, epoch](kube::RestClient::JsonResult r) {
-        if (epoch != m_epoch)
-            return;
-        auto &figures = m_result.writers[1];
-        if (r.ok()) {
-            ++figures.writes;
-            recordAck(key, ConflictWriter::Reconciler, observed, r.value());
-            m_queue->forget(key);
-        } else {
-            if (r.error().isConflict()) {
-                ++figures.conflicts;
-            } else {
-                ++figures.errors;
-                if (figures.errors == 1)
-                    m_result.notes << tr("reconciler: %1").arg(r.error().toString());
-            }
-            m_queue->addRateLimited(key);
-        }
-        finishReconcile(key);
-    };
-    const std::int64_t generation = integerAt(object, "metadata", "generation").value_or(0);
-    switch (m_options.design) {
-    case ConflictDesign::SeparatedPut: {
-        json body = object;
-        if (!body.contains("status") || !body["status"].is_object())
-            body["status"] = json::object();
-        body["status"]["observedReplicas"] = observed;
-        body["status"]["observedGeneration"] = generation;
-        m_reconcilerClient->update(
-            resource(), m_options.namespace_, name, body, answer, u"status"_s);
-        break;
-    }
-    case ConflictDesign::SeparatedMergePatch: {
-        const json patch{
-            { "status", { { "observedReplicas", observed }, { "observedGeneration", generation } } }
-        };
-        m_reconcilerClient->patch(resource(),
-                                  m_options.namespace_,
-                                  name,
-                                  kube::PatchType::Merge,
-                                  QByteArray::fromStdString(patch.dump()),
-                                  answer,
-                                  u"status"_s);
-        break;
-    }
-    case ConflictDesign::Mixed: {
-        json body = object;
-        body["spec"]["currentReplicas"] = observed;
-        m_reconcilerClient->update(resource(), m_options.namespace_, name, body, answer);
-        break;
-    }
-    }
-}
-
-void ConflictLab::finishReconcile(const QString &key)
-{
-    m_queue->done(key);
-    m_reconcileBusy = false;
-    QMetaObject::invokeMethod(this, &ConflictLab::pumpQueue, Qt::QueuedConnection);
 }
 
 void ConflictLab::recordAck(const QString &key,
@@ -823,6 +440,7 @@ void ConflictLab::stopWriters()
 {
     if (m_phase == Phase::Running || m_phase == Phase::Syncing)
         setPhase(Phase::Draining, tr("draining: GitOps stopped, the reconciler catches up"));
+    m_gitops->drain();
     m_result.durationMs = m_elapsed.isValid() ? int(m_elapsed.elapsed()) : 0;
     m_elapsed.restart();
     if (!m_tickTimer) {
@@ -838,12 +456,13 @@ void ConflictLab::checkDrained()
 {
     if (m_phase != Phase::Draining)
         return;
-    bool idle = m_gitopsInFlight.isEmpty() && !m_reconcileBusy && m_queue && m_queue->len() == 0
-        && m_queue->processingCount() == 0;
+    bool idle = m_gitops->isIdle() && m_loop && m_loop->inFlight() == 0
+        && m_loop->queue().len() == 0 && m_loop->queue().processingCount() == 0;
     if (idle) {
         // Caught up: every cached object shows the reconciler's view of its desired count.
-        for (const auto &object : std::as_const(m_cache)) {
-            if (observedOf(object) != integerAt(object, "spec", "replicas"))
+        for (const auto &object : m_reconciler->cache()) {
+            if (ConflictLabReconciler::observedOf(m_options.design, object)
+                != integerAt(object, "spec", "replicas"))
                 idle = false;
         }
     }
@@ -857,6 +476,8 @@ void ConflictLab::checkDrained()
 void ConflictLab::readFinalObjects()
 {
     setPhase(Phase::Auditing, tr("reading the final objects"));
+    m_gitops->settle();
+    m_reconciler->setAccepting(false);
     kube::ListOptions options;
     options.labelSelector = runLabel();
     // No new write starts from here on (the phase says so); an answer still in flight (only after
@@ -888,12 +509,7 @@ void ConflictLab::readFinalObjects()
 
 void ConflictLab::audit()
 {
-    if (m_reflector)
-        m_reflector->stop();
-    if (m_queue)
-        m_queue->shutDown();
-    if (m_tickTimer)
-        m_tickTimer->stop();
+    stopParts();
     const auto figures = m_audit.analyse();
     for (size_t w = 0; w < 2; ++w) {
         m_result.writers[w].lostUpdates = figures.lostUpdates[w];
@@ -909,25 +525,35 @@ void ConflictLab::audit()
     cleanUp();
 }
 
+void ConflictLab::stopParts()
+{
+    if (m_reflector)
+        m_reflector->stop();
+    if (m_loop)
+        m_loop->stop();
+    if (m_tickTimer)
+        m_tickTimer->stop();
+}
+
 void ConflictLab::cleanUp()
 {
     if (m_phase == Phase::CleaningUp || m_phase == Phase::Finished)
         return;
     ++m_epoch;
-    if (m_reflector)
-        m_reflector->stop();
-    if (m_queue && !m_queue->isShuttingDown())
-        m_queue->shutDown();
-    if (m_tickTimer)
-        m_tickTimer->stop();
+    stopParts();
+    if (m_gitops)
+        m_gitops->stop();
+    if (m_reconciler)
+        m_reconciler->stop();
     setPhase(Phase::CleaningUp, tr("deleting the lab's objects"));
-    if (!m_admin || m_names.isEmpty()) {
+    const QStringList names = m_setup ? m_setup->names() : QStringList();
+    if (!m_admin || names.isEmpty()) {
         finish();
         return;
     }
-    m_pendingDeletes = int(m_names.size());
+    m_pendingDeletes = int(names.size());
     const quint64 epoch = m_epoch;
-    for (const QString &name : std::as_const(m_names)) {
+    for (const QString &name : names) {
         m_admin->remove(resource(),
                         m_options.namespace_,
                         name,

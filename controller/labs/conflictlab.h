@@ -10,24 +10,27 @@
 #include <QElapsedTimer>
 #include <QHash>
 #include <QObject>
-#include <QPointer>
-#include <QRandomGenerator>
-#include <QSet>
 #include <QString>
 #include <QStringList>
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <optional>
 
 class QTimer;
 
 namespace reconscope::controller::reconcile {
+class ControllerLoop;
 class RealClock;
-class WorkQueue;
+struct ReconcileOutcome;
 } // namespace reconscope::controller::reconcile
 
 namespace reconscope::controller::labs {
+
+class ConflictGitOpsWriter;
+class ConflictLabReconciler;
+class ConflictLabSetup;
 
 // The three API designs of the seed's Kafka consumer-group story.
 enum class ConflictDesign {
@@ -99,19 +102,29 @@ struct ConflictLabResult
     QString toText() const;
 };
 
+// Where one writer of the lab counts: its figures, the run's notes, and its acknowledged writes
+// (the object's key, the value it set, the server's answer), for the audit.
+struct ConflictWriterSink
+{
+    ConflictWriterFigures &figures;
+    QStringList &notes;
+    std::function<void(const QString &key, std::int64_t value, const nlohmann::json &answer)>
+        acknowledged;
+};
+
 // The conflict lab engine: against any Kubernetes API reached through a ClientConfig, a GitOps
 // writer and a reconciler fight over K objects for a while, under one of the three designs.
 //
-// Setup: install the design's CRD when absent (and wait for Established), create the lab
-// namespace when absent, create K objects labelled with the run's id. Run: the GitOps writer sets
-// spec.replicas to new intended values (designs a/b: a merge patch without resourceVersion, as
-// `kubectl apply` of a custom resource does; design c: GET, then PUT of the Git manifest's spec at
-// the live resourceVersion, re-GET and re-apply on 409); the reconciler is informer-driven
-// (Reflector + client-go's workqueue, one worker), reads the cached object, "works", then writes
-// the observed count as its design says and is requeued (rate limited) on 409. Every committed
-// version (the reflector's watch) and every acknowledged write go to a ConflictAudit. After the
-// run the reconciler drains, the final objects are read, the audit is done and the objects are
-// deleted. Everything is asynchronous on the calling thread's event loop.
+// Built from four parts, run one after the other on the calling thread's event loop:
+// - the setup (ConflictLabSetup): the design's CRD, the lab namespace, K objects labelled with the
+//   run's id;
+// - the GitOps writer (ConflictGitOpsWriter), re-applying new intended values;
+// - the reconciler (ConflictLabReconciler), informer-driven (a Reflector feeding its cache) and run
+//   by a ControllerLoop with one worker, requeued rate limited on 409;
+// - the audit (ConflictAudit): every committed version (the reflector's watch) and every
+//   acknowledged write go to it.
+// After the run the reconciler drains, the final objects are read, the audit is done and the
+// objects are deleted.
 class ConflictLab final : public QObject
 {
     Q_OBJECT
@@ -120,6 +133,8 @@ class ConflictLab final : public QObject
 public:
     ConflictLab(kube::ClientConfig config, ConflictLabOptions options, QObject *parent = nullptr);
     ~ConflictLab() override;
+
+    static constexpr const char *LabelKey = "reconscope.io/conflict-lab";
 
     const ConflictLabOptions &options() const { return m_options; }
     // The label every object of this run carries (key=value).
@@ -156,21 +171,13 @@ private:
     };
 
     kube::ResourceRef resource() const;
-    QString crdName() const;
-    QString crdFile() const;
-    nlohmann::json gitSpec(int index, std::int64_t replicas) const;
-    std::optional<std::int64_t> observedOf(const nlohmann::json &object) const;
     ConflictVersion versionOf(const QString &key, const nlohmann::json &object) const;
 
     void setPhase(Phase phase, const QString &text);
     void fail(const QString &message);
 
-    void checkCrd();
-    void installCrd();
-    void waitEstablished(int attempt);
-    void prepareNamespace();
-    void createObjects();
-    void createObject(int index, int attempt);
+    void handleSetupStage(int stage, const QString &text);
+    void handleSetupDone(const reconcile::ReconcileOutcome &outcome);
     void startReflector();
     void startRun();
     void tick();
@@ -178,23 +185,11 @@ private:
     void checkDrained();
     void readFinalObjects();
     void audit();
+    void stopParts();
     void cleanUp();
     void finish();
 
-    void scheduleGitOps(int index);
-    void gitopsSync(int index);
-    void gitopsApplyMixed(int index, std::int64_t intended, int attempt);
-    void handleGitOpsAnswer(int index,
-                            std::int64_t intended,
-                            int attempt,
-                            const kube::RestClient::JsonResult &result);
-
     void handleDeltas(const QList<kube::Delta> &deltas);
-    void pumpQueue();
-    void reconcile(const QString &key);
-    void writeObserved(const QString &key, const nlohmann::json &object, std::int64_t observed);
-    void finishReconcile(const QString &key);
-
     void recordAck(const QString &key,
                    ConflictWriter writer,
                    std::int64_t value,
@@ -206,25 +201,20 @@ private:
     Phase m_phase = Phase::Idle;
     quint64 m_epoch = 0; // invalidates callbacks after the writers stopped
     bool m_cancelRequested = false;
-    QRandomGenerator m_random;
 
     // One client per writer (separate connections, as two processes would have), one for setup.
     kube::RestClient *m_admin = nullptr;
     kube::RestClient *m_gitopsClient = nullptr;
     kube::RestClient *m_reconcilerClient = nullptr;
+    ConflictLabSetup *m_setup = nullptr;
+    ConflictGitOpsWriter *m_gitops = nullptr;
+    ConflictLabReconciler *m_reconciler = nullptr;
     kube::Reflector *m_reflector = nullptr;
     std::unique_ptr<reconcile::RealClock> m_clock;
-    reconcile::WorkQueue *m_queue = nullptr;
+    reconcile::ControllerLoop *m_loop = nullptr;
     QTimer *m_tickTimer = nullptr;
     QElapsedTimer m_elapsed;
-    int m_pendingCreates = 0;
     int m_pendingDeletes = 0;
-
-    QStringList m_names; // object names, by index
-    QHash<QString, nlohmann::json> m_cache; // the reconciler's informer cache, by key
-    QSet<int> m_gitopsInFlight;
-    QHash<int, std::int64_t> m_nextValue;
-    bool m_reconcileBusy = false;
 
     ConflictAudit m_audit;
     ConflictLabResult m_result;

@@ -3,9 +3,10 @@
 #include "controller/kube/backoff.h"
 #include "controller/kube/clientconfig.h"
 #include "controller/kube/restclient.h"
+#include "controller/operator/customappstate.h"
 #include "controller/reconcile/clock.h"
 #include "controller/reconcile/reconciler.h"
-#include "models/condition.h"
+#include "controller/reconcile/stepsequence.h"
 
 #include <nlohmann/json.hpp>
 
@@ -78,7 +79,7 @@ public:
     };
     using Enqueue = std::function<void(const QString &key, const QString &trigger)>;
 
-    static constexpr int MaxReplicas = 100;
+    static constexpr int MaxReplicas = customapp::MaxReplicas;
     // Status writes answered 409 are retried in place (fresh read, same conditions) this many
     // times in all, as client-go's DefaultRetry (5 steps), while the generation is unchanged.
     static constexpr int MaxStatusAttempts = 5;
@@ -107,15 +108,20 @@ public:
     QList<PlannedWrite> lastWrites(const QString &key) const { return m_lastWrites.value(key); }
     bool hasLastWrites(const QString &key) const { return m_lastWrites.contains(key); }
 
-    // Pure parts, public for tests.
-    // The Deployment the CustomApp asks for (name, labels, ownerReference, replicas, template).
-    static nlohmann::json desiredDeployment(const nlohmann::json &app);
-    // Why the spec cannot be reconciled, or empty. secretExists answers for spec.secretRef.name.
+    // Pure parts (customappstate.h), public for tests.
+    static nlohmann::json desiredDeployment(const nlohmann::json &app)
+    {
+        return customapp::desiredDeployment(app);
+    }
     static QString specProblem(const nlohmann::json &app,
-                               const std::function<bool(const QString &)> &secretExists);
-    // The Deployment fields the reconciler owns differ: what differs, in words ("spec.replicas 5
-    // != 2"), empty when equal.
-    static QString deploymentDrift(const nlohmann::json &actual, const nlohmann::json &desired);
+                               const std::function<bool(const QString &)> &secretExists)
+    {
+        return customapp::specProblem(app, secretExists);
+    }
+    static QString deploymentDrift(const nlohmann::json &actual, const nlohmann::json &desired)
+    {
+        return customapp::deploymentDrift(actual, desired);
+    }
 
 signals:
     void cachesSynced();
@@ -134,26 +140,47 @@ private:
     void handleInformerSynced();
     void enqueue(const QString &key, const QString &trigger);
 
-    void fetchApp(const RunPtr &run);
-    void handleDeletion(const RunPtr &run);
-    void removeFinalizer(const RunPtr &run);
-    void ensureFinalizer(const RunPtr &run);
+    // The steps of a reconcile, in the order they run (reconcileAsync lists them). Each reads and
+    // writes through run and either proceeds or ends the reconcile with one outcome.
+    using StepFunction
+        = void (CustomAppReconciler::*)(const RunPtr &, const reconcile::StepControl &);
+    reconcile::Step step(const char *name, const RunPtr &run, StepFunction function);
+    void fetchApp(const RunPtr &run, const reconcile::StepControl &control);
+    void handleDeletion(const RunPtr &run, const reconcile::StepControl &control);
+    void getOwnedDeployment(const RunPtr &run, const reconcile::StepControl &control);
+    void deleteDeployment(const RunPtr &run, const reconcile::StepControl &control);
+    void removeFinalizer(const RunPtr &run, const reconcile::StepControl &control);
+    void ensureFinalizer(const RunPtr &run, const reconcile::StepControl &control);
+    void checkSpec(const RunPtr &run, const reconcile::StepControl &control);
+    void getDeployment(const RunPtr &run, const reconcile::StepControl &control);
+    void createDeployment(const RunPtr &run, const reconcile::StepControl &control);
+    void checkOwnership(const RunPtr &run, const reconcile::StepControl &control);
+    void restoreDeployment(const RunPtr &run, const reconcile::StepControl &control);
+    void reportStatus(const RunPtr &run, const reconcile::StepControl &control);
+
+    bool hasFinalizer(const RunPtr &run) const;
     // PUTs `after` (run->app with its finalizers changed). On success onWritten gets the stored
-    // object; a 409 is counted; a 404 completes the run when goneIsDone, other errors fail it.
+    // object; a 409 is counted; a 404 ends the run with success when goneIsDone, other errors
+    // end it with a failure.
     void writeFinalizers(const RunPtr &run,
                          nlohmann::json after,
                          const QString &what,
                          bool goneIsDone,
+                         const reconcile::StepControl &control,
                          std::function<void(nlohmann::json)> onWritten);
-    void reconcileSpec(const RunPtr &run);
-    void reconcileDeployment(const RunPtr &run);
-    void reportDeployment(const RunPtr &run);
-    // Applies the conditions, writes status when it changed, then completes with `outcome`.
-    void finishWithStatus(const RunPtr &run,
-                          models::ConditionList conditions,
-                          QStringList removeTypes,
-                          reconcile::ReconcileOutcome outcome);
-    void failTransient(const RunPtr &run, const QString &step, const kube::ApiError &error);
+    // A 409 ends the run (counted); other errors are reported in status first.
+    void failTransient(const RunPtr &run,
+                       const QString &step,
+                       const kube::ApiError &error,
+                       const reconcile::StepControl &control);
+    // Applies the report's conditions, writes status when it changed (retrying a 409 up to
+    // MaxStatusAttempts in all), then ends the run with the report's outcome.
+    void writeStatus(const RunPtr &run,
+                     customapp::StatusReport report,
+                     const reconcile::StepControl &control);
+    void retryStatus(const RunPtr &run,
+                     customapp::StatusReport report,
+                     const reconcile::StepControl &control);
     void complete(const RunPtr &run, reconcile::ReconcileOutcome outcome);
 
     // Sends (or, dry-run, only records) a write; `done` gets the server's answer, or in dry-run
@@ -172,7 +199,6 @@ private:
                      const QString &message);
     QDateTime now() const;
     bool secretExists(const QString &ns, const QString &name) const;
-    QString ownerKeyOfDeployment(const nlohmann::json &deployment) const;
 
     kube::ClientConfig m_config;
     reconcile::Clock &m_clock;

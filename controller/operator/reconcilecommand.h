@@ -1,14 +1,13 @@
 #pragma once
 
-#include "models/result.h"
-
 #include <QString>
 #include <QStringList>
 
 namespace reconscope::controller::operators {
 
 // `reconscope reconcile`: the CustomApp operator, headless, against any cluster a kubeconfig
-// names (kind, the embedded cluster, a real one).
+// names (kind, the embedded cluster, a real one). The command line that fills these options is
+// parsed in app/ (app/cli/reconcilearguments.h).
 struct ReconcileCommandOptions
 {
     QString kubeconfig; // empty: kubectl's precedence ($KUBECONFIG, ~/.kube/config)
@@ -26,9 +25,6 @@ struct ReconcileCommandOptions
 class ReconcileCommand
 {
 public:
-    static QString usage();
-    // `arguments` are those after the command word.
-    static models::Result<ReconcileCommandOptions> parseArguments(const QStringList &arguments);
     // Runs until SIGINT/SIGTERM (needs a QCoreApplication); returns the exit code.
     static int run(const ReconcileCommandOptions &options);
 };

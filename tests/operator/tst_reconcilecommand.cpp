@@ -1,5 +1,6 @@
 // `reconscope reconcile`: argument parsing, and a whole headless run against the embedded cluster
 // (kubeconfig from disk, metrics scraped over HTTP, SIGINT ends it with exit code 0).
+#include "app/cli/reconcilearguments.h"
 #include "controller/operator/metricsendpoint.h"
 #include "controller/operator/reconcilecommand.h"
 #include "operatortestutil.h"
@@ -68,7 +69,7 @@ void tst_ReconcileCommand::parse()
     QFETCH(QString, namespace_);
     QFETCH(bool, dryRun);
     QFETCH(bool, leaderElect);
-    const auto options = operators::ReconcileCommand::parseArguments(arguments);
+    const auto options = reconscope::app::parseReconcileArguments(arguments);
     if (!error.isEmpty()) {
         QVERIFY(!options);
         QVERIFY2(options.error().message.contains(error), qPrintable(options.error().message));
@@ -126,16 +127,16 @@ void tst_ReconcileCommand::headlessRunReconcilesServesMetricsAndStopsOnSigint()
         port = probe.serverPort();
     }
     const auto options
-        = operators::ReconcileCommand::parseArguments({ u"--kubeconfig"_s,
-                                                        fx.server()->kubeconfigPath(),
-                                                        u"--context"_s,
-                                                        u"reconscope-admin"_s,
-                                                        u"-n"_s,
-                                                        u"default"_s,
-                                                        u"--metrics-bind-address"_s,
-                                                        u"127.0.0.1:"_s + QString::number(port),
-                                                        u"--log-level"_s,
-                                                        u"warn"_s });
+        = reconscope::app::parseReconcileArguments({ u"--kubeconfig"_s,
+                                                     fx.server()->kubeconfigPath(),
+                                                     u"--context"_s,
+                                                     u"reconscope-admin"_s,
+                                                     u"-n"_s,
+                                                     u"default"_s,
+                                                     u"--metrics-bind-address"_s,
+                                                     u"127.0.0.1:"_s + QString::number(port),
+                                                     u"--log-level"_s,
+                                                     u"warn"_s });
     QVERIFY(options);
 
     // While the command runs (its own event loop), poll: Ready, then scrape, then SIGINT.

@@ -1,3 +1,4 @@
+#include "app/cli/servearguments.h"
 #include "controller/cluster/server/servecommand.h"
 #include "testsupport.h"
 
@@ -33,7 +34,7 @@ void tst_ServeCommand::parseArguments_data()
     QTest::addColumn<bool>("demo");
 
     QTest::newRow("defaults") << QStringList() << true << u"127.0.0.1"_s << 0
-                              << ServeCommand::defaultKubeconfigPath() << true;
+                              << reconscope::app::defaultServeKubeconfigPath() << true;
     QTest::newRow("all options") << QStringList{ u"--listen"_s,
                                                  u"127.0.0.1:6443"_s,
                                                  u"--kubeconfig-out"_s,
@@ -61,7 +62,7 @@ void tst_ServeCommand::parseArguments()
     QFETCH(int, port);
     QFETCH(QString, kubeconfig);
     QFETCH(bool, demo);
-    const auto options = ServeCommand::parseArguments(arguments);
+    const auto options = reconscope::app::parseServeArguments(arguments);
     QCOMPARE(options.ok(), ok);
     if (!ok) {
         QVERIFY(!options.error().message.isEmpty());
@@ -95,7 +96,7 @@ void tst_ServeCommand::parseListenAddress()
     QFETCH(bool, ok);
     QFETCH(QString, address);
     QFETCH(int, port);
-    const auto parsed = ServeCommand::parseListenAddress(text);
+    const auto parsed = reconscope::app::parseListenAddress(text);
     QCOMPARE(parsed.ok(), ok);
     if (ok) {
         QCOMPARE(parsed->first, QHostAddress(address));
