@@ -110,6 +110,9 @@ void CustomAppReconciler::start()
             m_config, resource, m_options.namespace_, models::LifecycleMapping::defaults(), this);
         store->setBatchInterval(m_options.informerBatchMs);
         store->setBackoff(m_options.informerBackoff);
+        // The reconciler reads whole objects of these stores on every reconcile: kept as they
+        // came, not compressed (InformerStore's default is for the console's large tables).
+        store->setTransform(kube::plainTransform());
         connect(store, &kube::InformerStore::objectsChanged, this, handler);
         connect(
             store, &kube::InformerStore::synced, this, &CustomAppReconciler::handleInformerSynced);
