@@ -2,7 +2,6 @@
 
 #include "controller/cluster/schema/crdvalidation.h"
 #include "controller/cluster/schema/gofmt.h"
-#include "models/jsonfields.h"
 
 using namespace Qt::StringLiterals;
 using json = nlohmann::json;
@@ -51,6 +50,20 @@ bool hasStatus(const json &version)
 {
     return jsonMember(version, "subresources").is_object()
         && jsonMember(jsonMember(version, "subresources"), "status").is_object();
+}
+
+void requireType(const QString &type,
+                 const QString &expected,
+                 const QString &path,
+                 const QString &detail,
+                 QList<FieldError> &errors)
+{
+    if (type == expected)
+        return;
+    if (type.isEmpty())
+        errors.append(required(child(path, u"type"_s), detail));
+    else
+        errors.append(invalid(child(path, u"type"_s), gofmt::quote(type), detail));
 }
 
 } // namespace crdvalidation

@@ -1,20 +1,12 @@
 #include "controller/cluster/schema/crdvalidation.h"
 
 #include "controller/cluster/schema/dnsnames.h"
-#include "controller/cluster/schema/fielderrors.h"
 #include "controller/cluster/schema/gofmt.h"
-#include "models/jsonfields.h"
 
 using namespace Qt::StringLiterals;
 using json = nlohmann::json;
 
 namespace reconscope::controller::cluster::crdvalidation {
-
-using fielderrors::invalid;
-using fielderrors::notSupported;
-using fielderrors::required;
-using models::jsonMember;
-using models::jsonString;
 
 void validateIdentity(const json &crd, QList<FieldError> &errors)
 {

@@ -1,20 +1,11 @@
 #include "controller/cluster/schema/crdvalidation.h"
 
-#include "controller/cluster/schema/fielderrors.h"
 #include "controller/cluster/schema/gofmt.h"
-#include "models/jsonfields.h"
 
 using namespace Qt::StringLiterals;
 using json = nlohmann::json;
 
 namespace reconscope::controller::cluster::crdvalidation {
-
-using fielderrors::forbidden;
-using fielderrors::invalid;
-using fielderrors::notSupported;
-using fielderrors::required;
-using models::jsonMember;
-using models::jsonString;
 
 namespace {
 
@@ -142,15 +133,11 @@ private:
             return;
         const QString listType = jsonString(s, "x-kubernetes-list-type");
         const QString type = jsonString(s, "type");
-        if (type != u"array"_s) {
-            if (type.isEmpty())
-                errors.append(required(child(path, u"type"_s),
-                                       u"must be array if x-kubernetes-list-type is specified"_s));
-            else
-                errors.append(invalid(child(path, u"type"_s),
-                                      gofmt::quote(type),
-                                      u"must be array if x-kubernetes-list-type is specified"_s));
-        }
+        requireType(type,
+                    u"array"_s,
+                    path,
+                    u"must be array if x-kubernetes-list-type is specified"_s,
+                    errors);
         static const QStringList listTypes = { u"atomic"_s, u"set"_s, u"map"_s };
         const json &items = jsonMember(s, "items");
         if (type == u"array"_s && listType == u"set"_s && items.is_object())
@@ -253,15 +240,11 @@ private:
         if (jsonMember(s, "x-kubernetes-map-type").is_null())
             return;
         const QString type = jsonString(s, "type");
-        if (type != u"object"_s) {
-            if (type.isEmpty())
-                errors.append(required(child(path, u"type"_s),
-                                       u"must be object if x-kubernetes-map-type is specified"_s));
-            else
-                errors.append(invalid(child(path, u"type"_s),
-                                      gofmt::quote(type),
-                                      u"must be object if x-kubernetes-map-type is specified"_s));
-        }
+        requireType(type,
+                    u"object"_s,
+                    path,
+                    u"must be object if x-kubernetes-map-type is specified"_s,
+                    errors);
         const QString mapType = jsonString(s, "x-kubernetes-map-type");
         if (mapType != u"atomic"_s && mapType != u"granular"_s)
             errors.append(notSupported(

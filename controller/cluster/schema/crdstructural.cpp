@@ -1,8 +1,6 @@
 #include "controller/cluster/schema/crdvalidation.h"
 
-#include "controller/cluster/schema/fielderrors.h"
 #include "controller/cluster/schema/gofmt.h"
-#include "models/jsonfields.h"
 
 #include <QRegularExpression>
 
@@ -12,13 +10,6 @@ using namespace Qt::StringLiterals;
 using json = nlohmann::json;
 
 namespace reconscope::controller::cluster::crdvalidation {
-
-using fielderrors::forbidden;
-using fielderrors::invalid;
-using fielderrors::notSupported;
-using fielderrors::required;
-using models::jsonMember;
-using models::jsonString;
 
 namespace {
 
@@ -113,15 +104,11 @@ private:
         const bool intOrString = boolOf(s, "x-kubernetes-int-or-string");
         const bool preserve = boolOf(s, "x-kubernetes-preserve-unknown-fields");
         if (embedded && type != u"object"_s) {
-            if (type.isEmpty())
-                errors.append(
-                    required(child(path, u"type"_s),
-                             u"must be object if x-kubernetes-embedded-resource is true"_s));
-            else
-                errors.append(
-                    invalid(child(path, u"type"_s),
-                            gofmt::quote(type),
-                            u"must be object if x-kubernetes-embedded-resource is true"_s));
+            requireType(type,
+                        u"object"_s,
+                        path,
+                        u"must be object if x-kubernetes-embedded-resource is true"_s,
+                        errors);
         } else if (type.isEmpty() && !intOrString && !preserve) {
             static const QString messages[]
                 = { u"must not be empty at the root"_s,

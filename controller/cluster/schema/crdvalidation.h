@@ -1,6 +1,8 @@
 #pragma once
 
 #include "controller/cluster/schema/fielderror.h"
+#include "controller/cluster/schema/fielderrors.h"
+#include "models/jsonfields.h"
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +15,13 @@
 // Internal to reconscope_schema.
 namespace reconscope::controller::cluster::crdvalidation {
 
+using fielderrors::forbidden;
+using fielderrors::invalid;
+using fielderrors::notSupported;
+using fielderrors::required;
+using models::jsonMember;
+using models::jsonString;
+
 // Field paths as apimachinery's field.Path prints them: path.name, path.field[name],
 // path.field[i].
 QString child(const QString &path, const QString &name);
@@ -22,6 +31,13 @@ QString index(const QString &path, const char *field, std::size_t i);
 QStringList strings(const nlohmann::json &value);
 // Whether object[key] is the boolean true.
 bool boolOf(const nlohmann::json &object, const char *key);
+// Unless a schema node's `type` is `expected`, reports <path>.type as required (when empty) or
+// invalid, with `detail`.
+void requireType(const QString &type,
+                 const QString &expected,
+                 const QString &path,
+                 const QString &detail,
+                 QList<FieldError> &errors);
 // Whether a spec.versions[] entry enables the status subresource.
 bool hasStatus(const nlohmann::json &version);
 

@@ -1,10 +1,8 @@
 #include "controller/cluster/schema/crdvalidation.h"
 
 #include "controller/cluster/schema/dnsnames.h"
-#include "controller/cluster/schema/fielderrors.h"
 #include "controller/cluster/schema/gofmt.h"
 #include "controller/cluster/schema/structuralschema.h"
-#include "models/jsonfields.h"
 
 #include <QSet>
 
@@ -15,12 +13,6 @@ using namespace Qt::StringLiterals;
 using json = nlohmann::json;
 
 namespace reconscope::controller::cluster::crdvalidation {
-
-using fielderrors::forbidden;
-using fielderrors::invalid;
-using fielderrors::required;
-using models::jsonMember;
-using models::jsonString;
 
 namespace {
 

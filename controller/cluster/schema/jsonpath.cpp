@@ -95,6 +95,23 @@ private:
     {
         return m_pos + ahead < m_text.size() ? m_text[m_pos + ahead] : '\0';
     }
+    // Steps over `c` if it is next.
+    bool consume(char c)
+    {
+        if (peek() != c)
+            return false;
+        ++m_pos;
+        return true;
+    }
+    // The closing ']' of a bracketed step of this kind.
+    template<typename Kind>
+    bool closeStep(Step &step, Kind kind)
+    {
+        if (!consume(']'))
+            return false;
+        step.kind = std::move(kind);
+        return true;
+    }
     void skipSpaces()
     {
         while (!atEnd() && (peek() == ' ' || peek() == '\t'))
@@ -215,11 +232,7 @@ private:
             return false;
         }
         skipSpaces();
-        if (peek() != ']')
-            return false;
-        ++m_pos;
-        step.kind = array;
-        return true;
+        return closeStep(step, std::move(array));
     }
 
     // `?(@.x <op> value)]` or `?(@.x)]`.
@@ -227,9 +240,8 @@ private:
     {
         ++m_pos; // '?'
         skipSpaces();
-        if (peek() != '(')
+        if (!consume('('))
             return false;
-        ++m_pos;
         FilterStep filter;
         if (!parseOperand(filter.left))
             return false;
@@ -248,15 +260,10 @@ private:
                 return false;
             skipSpaces();
         }
-        if (peek() != ')')
+        if (!consume(')'))
             return false;
-        ++m_pos;
         skipSpaces();
-        if (peek() != ']')
-            return false;
-        ++m_pos;
-        step.kind = filter;
-        return true;
+        return closeStep(step, std::move(filter));
     }
 
     // `'a', "b"]`.
@@ -276,11 +283,7 @@ private:
             }
             break;
         }
-        if (peek() != ']')
-            return false;
-        ++m_pos;
-        step.kind = field;
-        return true;
+        return closeStep(step, std::move(field));
     }
 
     // `a:b:c` (each part optional, c not 0) or `i, j, ...`, up to the closing bracket.

@@ -45,14 +45,11 @@ void Validator::validateArray(const SchemaNode &s,
                               const std::string &path,
                               const json *old)
 {
-    const auto name = [&path] {
-        return nameOf(path);
-    };
     const auto size = static_cast<std::int64_t>(x.size());
     if (s.minItems && size < *s.minItems)
         errors.append(fielderrors::invalid(fieldOf(path),
                                            QString::number(size),
-                                           name() + u" in body should have at least "_s
+                                           nameOf(path) + u" in body should have at least "_s
                                                + QString::number(*s.minItems) + u" items"_s));
     if (s.maxItems && size > *s.maxItems)
         errors.append(fielderrors::tooMany(fieldOf(path), size, *s.maxItems));

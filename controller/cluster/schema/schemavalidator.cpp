@@ -104,14 +104,11 @@ void Validator::validate(const SchemaNode &s,
 {
     if (old && *old == x)
         return;
-    const auto name = [&path] {
-        return nameOf(path);
-    };
     if (x.is_null()) {
         if ((!s.type.empty() || s.intOrString) && !s.nullable)
             errors.append(fielderrors::typeInvalid(fieldOf(path),
                                                    u"\"null\""_s,
-                                                   name() + u" in body must be of type "_s
+                                                   nameOf(path) + u" in body must be of type "_s
                                                        + typeNames(s) + u": \"null\""_s));
         return;
     }
@@ -125,7 +122,7 @@ void Validator::validate(const SchemaNode &s,
     if (!typeOk) {
         errors.append(fielderrors::typeInvalid(fieldOf(path),
                                                gofmt::quote(actual),
-                                               name() + u" in body must be of type "_s
+                                               nameOf(path) + u" in body must be of type "_s
                                                    + typeNames(s) + u": "_s
                                                    + gofmt::quote(actual)));
         validateEnum(s, x, path);
@@ -224,9 +221,6 @@ void Validator::validateCombinators(const SchemaNode &s,
 
 void Validator::validateString(const SchemaNode &s, const json &x, const std::string &path)
 {
-    const auto name = [&path] {
-        return nameOf(path);
-    };
     const std::string &text = x.get_ref<const std::string &>();
     // Characters, not bytes: count the UTF-8 sequences' lead bytes.
     const auto runes = static_cast<std::int64_t>(
@@ -240,26 +234,23 @@ void Validator::validateString(const SchemaNode &s, const json &x, const std::st
     if (s.minLength && runes < *s.minLength)
         errors.append(fielderrors::invalid(fieldOf(path),
                                            gofmt::quote(text),
-                                           name() + u" in body should be at least "_s
+                                           nameOf(path) + u" in body should be at least "_s
                                                + QString::number(*s.minLength) + u" chars long"_s));
     if (!s.pattern.empty() && !s.regex.match(QString::fromStdString(text)).hasMatch())
         errors.append(fielderrors::invalid(fieldOf(path),
                                            gofmt::quote(text),
-                                           name() + u" in body should match '"_s
+                                           nameOf(path) + u" in body should match '"_s
                                                + QString::fromStdString(s.pattern) + u'\''));
     if (!s.format.empty() && !formats::isValid(s.format, text))
         errors.append(fielderrors::typeInvalid(fieldOf(path),
                                                gofmt::quote(text),
-                                               name() + u" in body must be of type "_s
+                                               nameOf(path) + u" in body must be of type "_s
                                                    + QString::fromStdString(s.format) + u": "_s
                                                    + gofmt::quote(text)));
 }
 
 void Validator::validateNumber(const SchemaNode &s, const json &x, const std::string &path)
 {
-    const auto name = [&path] {
-        return nameOf(path);
-    };
     const auto value = [&x] {
         return gofmt::plain(x);
     };
@@ -276,31 +267,26 @@ void Validator::validateNumber(const SchemaNode &s, const json &x, const std::st
         if (!multiple)
             errors.append(fielderrors::invalid(fieldOf(path),
                                                value(),
-                                               name() + u" in body should be a multiple of "_s
+                                               nameOf(path) + u" in body should be a multiple of "_s
                                                    + gofmt::plain(*s.multipleOf)));
     }
-    if (s.maximum) {
-        const int c = compareNumbers(x, *s.maximum);
-        if (c > 0 || (s.exclusiveMaximum && c == 0))
+    // `outside`: the comparison result of a value beyond the bound (1 for a maximum).
+    const auto bound = [&](const std::optional<json> &limit,
+                           bool exclusive,
+                           int outside,
+                           const QString &relation) {
+        if (!limit)
+            return;
+        const int c = compareNumbers(x, *limit);
+        if (c == outside || (exclusive && c == 0))
             errors.append(fielderrors::invalid(
                 fieldOf(path),
                 value(),
-                name()
-                    + (s.exclusiveMaximum ? u" in body should be less than "_s
-                                          : u" in body should be less than or equal to "_s)
-                    + gofmt::plain(*s.maximum)));
-    }
-    if (s.minimum) {
-        const int c = compareNumbers(x, *s.minimum);
-        if (c < 0 || (s.exclusiveMinimum && c == 0))
-            errors.append(fielderrors::invalid(
-                fieldOf(path),
-                value(),
-                name()
-                    + (s.exclusiveMinimum ? u" in body should be greater than "_s
-                                          : u" in body should be greater than or equal to "_s)
-                    + gofmt::plain(*s.minimum)));
-    }
+                nameOf(path) + u" in body should be "_s + relation
+                    + (exclusive ? u" than "_s : u" than or equal to "_s) + gofmt::plain(*limit)));
+    };
+    bound(s.maximum, s.exclusiveMaximum, 1, u"less"_s);
+    bound(s.minimum, s.exclusiveMinimum, -1, u"greater"_s);
 }
 
 void Validator::validateEnum(const SchemaNode &s, const json &x, const std::string &path)
@@ -362,16 +348,13 @@ void Validator::validateObject(const SchemaNode &s,
                                const std::string &path,
                                const json *old)
 {
-    const auto name = [&path] {
-        return nameOf(path);
-    };
     if (s.embeddedResource && !path.empty())
         validateEmbeddedTypeMeta(x, path);
     const auto count = static_cast<std::int64_t>(x.size());
     if (s.minProperties && count < *s.minProperties) {
         errors.append(fielderrors::invalid(fieldOf(path),
                                            QString::number(*s.minProperties),
-                                           name() + u" in body should have at least "_s
+                                           nameOf(path) + u" in body should have at least "_s
                                                + QString::number(*s.minProperties)
                                                + u" properties"_s));
         return;
