@@ -95,6 +95,23 @@ private:
     {
         return m_pos + ahead < m_text.size() ? m_text[m_pos + ahead] : '\0';
     }
+    // Steps over `c` if it is next.
+    bool consume(char c)
+    {
+        if (peek() != c)
+            return false;
+        ++m_pos;
+        return true;
+    }
+    // The closing ']' of a bracketed step of this kind.
+    template<typename Kind>
+    bool closeStep(Step &step, Kind kind)
+    {
+        if (!consume(']'))
+            return false;
+        step.kind = std::move(kind);
+        return true;
+    }
     void skipSpaces()
     {
         while (!atEnd() && (peek() == ' ' || peek() == '\t'))
@@ -197,108 +214,112 @@ private:
         return true;
     }
 
+    // A bracketed step: a filter, quoted names or array indices/slices.
     bool parseBracket(Step &step)
     {
         ++m_pos; // '['
         skipSpaces();
-        if (peek() == '?') {
-            ++m_pos;
-            skipSpaces();
-            if (peek() != '(')
-                return false;
-            ++m_pos;
-            FilterStep filter;
-            if (!parseOperand(filter.left))
-                return false;
-            skipSpaces();
-            static const char *ops[] = { "==", "!=", "<=", ">=", "<", ">" };
-            for (const char *op : ops) {
-                if (m_text.compare(m_pos, std::strlen(op), op) == 0) {
-                    filter.op = op;
-                    m_pos += std::strlen(op);
-                    break;
-                }
-            }
-            if (!filter.op.empty()) {
-                skipSpaces();
-                if (!parseOperand(filter.right))
-                    return false;
-                skipSpaces();
-            }
-            if (peek() != ')')
-                return false;
-            ++m_pos;
-            skipSpaces();
-            if (peek() != ']')
-                return false;
-            ++m_pos;
-            step.kind = filter;
-            return true;
-        }
-        if (peek() == '\'' || peek() == '"') {
-            FieldStep field;
-            for (;;) {
-                std::string name;
-                if (!parseQuoted(name))
-                    return false;
-                field.names.push_back(name);
-                skipSpaces();
-                if (peek() == ',') {
-                    ++m_pos;
-                    skipSpaces();
-                    continue;
-                }
-                break;
-            }
-            if (peek() != ']')
-                return false;
-            ++m_pos;
-            step.kind = field;
-            return true;
-        }
+        if (peek() == '?')
+            return parseFilter(step);
+        if (peek() == '\'' || peek() == '"')
+            return parseQuotedNames(step);
         ArrayStep array;
         if (peek() == '*') {
             ++m_pos;
             skipSpaces();
             array.wildcard = true;
-        } else {
-            std::int64_t first = 0;
-            const bool hasFirst = parseInteger(first);
-            if (peek() == ':') {
-                array.slice = true;
-                if (hasFirst)
-                    array.start = first;
-                ++m_pos;
-                std::int64_t second = 0;
-                if (parseInteger(second))
-                    array.end = second;
-                if (peek() == ':') {
-                    ++m_pos;
-                    std::int64_t third = 0;
-                    if (parseInteger(third)) {
-                        if (third == 0)
-                            return false;
-                        array.step = third;
-                    }
-                }
-            } else {
-                if (!hasFirst)
-                    return false;
-                array.indices.push_back(first);
-                while (peek() == ',') {
-                    ++m_pos;
-                    std::int64_t next = 0;
-                    if (!parseInteger(next))
-                        return false;
-                    array.indices.push_back(next);
-                }
-            }
+        } else if (!parseIndices(array)) {
+            return false;
         }
         skipSpaces();
-        if (peek() != ']')
+        return closeStep(step, std::move(array));
+    }
+
+    // `?(@.x <op> value)]` or `?(@.x)]`.
+    bool parseFilter(Step &step)
+    {
+        ++m_pos; // '?'
+        skipSpaces();
+        if (!consume('('))
             return false;
-        ++m_pos;
-        step.kind = array;
+        FilterStep filter;
+        if (!parseOperand(filter.left))
+            return false;
+        skipSpaces();
+        static const char *ops[] = { "==", "!=", "<=", ">=", "<", ">" };
+        for (const char *op : ops) {
+            if (m_text.compare(m_pos, std::strlen(op), op) == 0) {
+                filter.op = op;
+                m_pos += std::strlen(op);
+                break;
+            }
+        }
+        if (!filter.op.empty()) {
+            skipSpaces();
+            if (!parseOperand(filter.right))
+                return false;
+            skipSpaces();
+        }
+        if (!consume(')'))
+            return false;
+        skipSpaces();
+        return closeStep(step, std::move(filter));
+    }
+
+    // `'a', "b"]`.
+    bool parseQuotedNames(Step &step)
+    {
+        FieldStep field;
+        for (;;) {
+            std::string name;
+            if (!parseQuoted(name))
+                return false;
+            field.names.push_back(name);
+            skipSpaces();
+            if (peek() == ',') {
+                ++m_pos;
+                skipSpaces();
+                continue;
+            }
+            break;
+        }
+        return closeStep(step, std::move(field));
+    }
+
+    // `a:b:c` (each part optional, c not 0) or `i, j, ...`, up to the closing bracket.
+    bool parseIndices(ArrayStep &array)
+    {
+        std::int64_t first = 0;
+        const bool hasFirst = parseInteger(first);
+        if (peek() == ':') {
+            array.slice = true;
+            if (hasFirst)
+                array.start = first;
+            ++m_pos;
+            std::int64_t second = 0;
+            if (parseInteger(second))
+                array.end = second;
+            if (peek() == ':') {
+                ++m_pos;
+                std::int64_t third = 0;
+                if (parseInteger(third)) {
+                    if (third == 0)
+                        return false;
+                    array.step = third;
+                }
+            }
+            return true;
+        }
+        if (!hasFirst)
+            return false;
+        array.indices.push_back(first);
+        while (peek() == ',') {
+            ++m_pos;
+            std::int64_t next = 0;
+            if (!parseInteger(next))
+                return false;
+            array.indices.push_back(next);
+        }
         return true;
     }
 

@@ -1,5 +1,7 @@
 #include "controller/cluster/schema/openapi.h"
 
+#include "controller/cluster/schema/openapitables.h"
+
 #include <QCryptographicHash>
 #include <QStringList>
 
@@ -10,25 +12,10 @@ namespace reconscope::controller::cluster {
 
 namespace {
 
-const std::string metaPrefix = "io.k8s.apimachinery.pkg.apis.meta.v1.";
-
-std::string ref(const std::string &name, bool v2)
-{
-    return (v2 ? "#/definitions/" : "#/components/schemas/") + name;
-}
-
-json refSchema(const std::string &name, bool v2, const char *description = nullptr)
-{
-    json schema;
-    if (v2) {
-        schema = { { "$ref", ref(name, v2) } };
-    } else {
-        schema = { { "allOf", json::array({ { { "$ref", ref(name, v2) } } }) } };
-    }
-    if (description)
-        schema["description"] = description;
-    return schema;
-}
+using openapitables::addMetaSchemas;
+using openapitables::metaPrefix;
+using openapitables::optionParameters;
+using openapitables::refSchema;
 
 const char *const apiVersionDescription
     = "APIVersion defines the versioned schema of this representation of an object. Servers "
@@ -67,158 +54,6 @@ json typed(const char *type, const char *format = nullptr)
 json gvkList(const std::string &group, const std::string &version, const std::string &kind)
 {
     return json::array({ { { "group", group }, { "kind", kind }, { "version", version } } });
-}
-
-// The apimachinery meta/v1 models every GroupVersion document refers to.
-void addMetaSchemas(json &schemas, bool v2)
-{
-    const auto time = refSchema(metaPrefix + "Time", v2);
-    schemas[metaPrefix + "Time"] = {
-        { "type", "string" },
-        { "format", "date-time" },
-        { "description",
-          "Time is a wrapper around time.Time which supports correct marshaling to YAML and JSON. "
-          "Wrappers are provided for many of the factory methods that the time package offers." },
-    };
-    schemas[metaPrefix + "FieldsV1"] = {
-        { "type", "object" },
-        { "description",
-          "FieldsV1 stores a set of fields in a data structure like a Trie, in JSON format." }
-    };
-    schemas[metaPrefix + "ManagedFieldsEntry"] = {
-        { "type", "object" },
-        { "description",
-          "ManagedFieldsEntry is a workflow-id, a FieldSet and the group version of the resource "
-          "that the fieldset applies to." },
-        { "properties",
-          { { "apiVersion", typed("string") },
-            { "fieldsType", typed("string") },
-            { "fieldsV1", refSchema(metaPrefix + "FieldsV1", v2) },
-            { "manager", typed("string") },
-            { "operation", typed("string") },
-            { "subresource", typed("string") },
-            { "time", time } } },
-    };
-    schemas[metaPrefix + "OwnerReference"] = {
-        { "type", "object" },
-        { "description",
-          "OwnerReference contains enough information to let you identify an owning object. An "
-          "owning object must be in the same namespace as the dependent, or be cluster-scoped, so "
-          "there is no namespace field." },
-        { "required", { "apiVersion", "kind", "name", "uid" } },
-        { "properties",
-          { { "apiVersion", typed("string") },
-            { "blockOwnerDeletion", typed("boolean") },
-            { "controller", typed("boolean") },
-            { "kind", typed("string") },
-            { "name", typed("string") },
-            { "uid", typed("string") } } },
-        { "x-kubernetes-map-type", "atomic" },
-    };
-    json managedFields
-        = { { "type", "array" }, { "items", refSchema(metaPrefix + "ManagedFieldsEntry", v2) } };
-    json ownerReferences = { { "type", "array" },
-                             { "items", refSchema(metaPrefix + "OwnerReference", v2) },
-                             { "x-kubernetes-patch-merge-key", "uid" },
-                             { "x-kubernetes-patch-strategy", "merge" } };
-    json finalizers = { { "type", "array" },
-                        { "items", typed("string") },
-                        { "x-kubernetes-patch-strategy", "merge" } };
-    if (!v2) {
-        ownerReferences["x-kubernetes-list-type"] = "map";
-        ownerReferences["x-kubernetes-list-map-keys"] = { "uid" };
-        finalizers["x-kubernetes-list-type"] = "set";
-        managedFields["x-kubernetes-list-type"] = "atomic";
-    }
-    schemas[metaPrefix + "ObjectMeta"] = {
-        { "type", "object" },
-        { "description",
-          "ObjectMeta is metadata that all persisted resources must have, which includes all "
-          "objects users must create." },
-        { "properties",
-          { { "annotations", stringMap() },
-            { "creationTimestamp", time },
-            { "deletionGracePeriodSeconds", typed("integer", "int64") },
-            { "deletionTimestamp", time },
-            { "finalizers", finalizers },
-            { "generateName", typed("string") },
-            { "generation", typed("integer", "int64") },
-            { "labels", stringMap() },
-            { "managedFields", managedFields },
-            { "name", typed("string") },
-            { "namespace", typed("string") },
-            { "ownerReferences", ownerReferences },
-            { "resourceVersion", typed("string") },
-            { "selfLink", typed("string") },
-            { "uid", typed("string") } } },
-    };
-    schemas[metaPrefix + "ListMeta"] = {
-        { "type", "object" },
-        { "description",
-          "ListMeta describes metadata that synthetic resources must have, including lists and "
-          "various status objects." },
-        { "properties",
-          { { "continue", typed("string") },
-            { "remainingItemCount", typed("integer", "int64") },
-            { "resourceVersion", typed("string") },
-            { "selfLink", typed("string") } } },
-    };
-    schemas[metaPrefix + "StatusCause"] = {
-        { "type", "object" },
-        { "properties",
-          { { "field", typed("string") },
-            { "message", typed("string") },
-            { "reason", typed("string") } } },
-    };
-    schemas[metaPrefix + "StatusDetails"] = {
-        { "type", "object" },
-        { "properties",
-          { { "causes",
-              { { "type", "array" }, { "items", refSchema(metaPrefix + "StatusCause", v2) } } },
-            { "group", typed("string") },
-            { "kind", typed("string") },
-            { "name", typed("string") },
-            { "retryAfterSeconds", typed("integer", "int32") },
-            { "uid", typed("string") } } },
-    };
-    schemas[metaPrefix + "Status"] = {
-        { "type", "object" },
-        { "description", "Status is a return value for calls that don't return other objects." },
-        { "properties",
-          { { "apiVersion", typed("string") },
-            { "code", typed("integer", "int32") },
-            { "details", refSchema(metaPrefix + "StatusDetails", v2) },
-            { "kind", typed("string") },
-            { "message", typed("string") },
-            { "metadata", refSchema(metaPrefix + "ListMeta", v2) },
-            { "reason", typed("string") },
-            { "status", typed("string") } } },
-        { "x-kubernetes-group-version-kind", gvkList("", "v1", "Status") },
-    };
-    schemas[metaPrefix + "Preconditions"] = {
-        { "type", "object" },
-        { "properties", { { "resourceVersion", typed("string") }, { "uid", typed("string") } } },
-    };
-    schemas[metaPrefix + "DeleteOptions"] = {
-        { "type", "object" },
-        { "description", "DeleteOptions may be provided when deleting an API object." },
-        { "properties",
-          { { "apiVersion", typed("string") },
-            { "dryRun", { { "type", "array" }, { "items", typed("string") } } },
-            { "gracePeriodSeconds", typed("integer", "int64") },
-            { "ignoreStoreReadErrorWithClusterBreakingPotential", typed("boolean") },
-            { "kind", typed("string") },
-            { "orphanDependents", typed("boolean") },
-            { "preconditions", refSchema(metaPrefix + "Preconditions", v2) },
-            { "propagationPolicy", typed("string") } } },
-        { "x-kubernetes-group-version-kind", gvkList("", "v1", "DeleteOptions") },
-    };
-    schemas[metaPrefix + "Patch"] = {
-        { "type", "object" },
-        { "description",
-          "Patch is provided to give a concrete name and type to the Kubernetes PATCH request "
-          "body." },
-    };
 }
 
 void addScaleSchemas(json &schemas, bool v2)
@@ -377,126 +212,6 @@ json listSchema(const ResourceType &type, bool v2)
           gvkList(
               type.group.toStdString(), type.version.toStdString(), type.listKind.toStdString()) },
     };
-}
-
-json queryParameter(const char *name, const char *type, const char *description)
-{
-    return { { "name", name },
-             { "in", "query" },
-             { "description", description },
-             { "schema", { { "type", type }, { "uniqueItems", true } } } };
-}
-
-json optionParameters(const std::string &action)
-{
-    const json dryRun = queryParameter(
-        "dryRun",
-        "string",
-        "When present, indicates that modifications should not be persisted. An invalid or "
-        "unrecognized dryRun directive will result in an error response and no further processing "
-        "of the request. Valid values are: - All: all dry run stages will be processed");
-    const json fieldManager = queryParameter(
-        "fieldManager",
-        "string",
-        "fieldManager is a name associated with the actor or entity that is making these changes. "
-        "The value must be less than or 128 characters long, and only contain printable "
-        "characters, as defined by https://golang.org/pkg/unicode/#IsPrint.");
-    const json fieldValidation = queryParameter(
-        "fieldValidation",
-        "string",
-        "fieldValidation instructs the server on how to handle objects in the request "
-        "(POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This "
-        "will ignore any unknown fields that are silently dropped from the object, and will ignore "
-        "all but the last duplicate field that the decoder encounters. - Warn: This will send a "
-        "warning via the standard warning response header for each unknown field that is dropped "
-        "from the object, and for each duplicate field that is encountered. The request will still "
-        "succeed if there are no other errors, and will only persist the last of any duplicate "
-        "fields. This is the default in v1.23+ - Strict: This will fail the request with a "
-        "BadRequest error if any unknown fields would be dropped from the object, or if any "
-        "duplicate fields are present. The error returned from the server will contain all "
-        "unknown and duplicate fields encountered.");
-    if (action == "post" || action == "put")
-        return { dryRun, fieldManager, fieldValidation };
-    if (action == "patch")
-        return { dryRun,
-                 fieldManager,
-                 fieldValidation,
-                 queryParameter("force",
-                                "boolean",
-                                "Force is going to \"force\" Apply requests. It means user will "
-                                "re-acquire conflicting fields owned by other people. Force flag "
-                                "must be unset for non-apply patch requests.") };
-    if (action == "list" || action == "deletecollection") {
-        json list = json::array();
-        list.push_back(
-            queryParameter("allowWatchBookmarks",
-                           "boolean",
-                           "allowWatchBookmarks requests watch events with type \"BOOKMARK\"."));
-        list.push_back(queryParameter(
-            "continue",
-            "string",
-            "The continue option should be set when retrieving more results from the server."));
-        list.push_back(queryParameter("fieldSelector",
-                                      "string",
-                                      "A selector to restrict the list of returned objects by "
-                                      "their fields. Defaults to everything."));
-        list.push_back(queryParameter("labelSelector",
-                                      "string",
-                                      "A selector to restrict the list of returned objects by "
-                                      "their labels. Defaults to everything."));
-        list.push_back(
-            queryParameter("limit",
-                           "integer",
-                           "limit is a maximum number of responses to return for a list call."));
-        list.push_back(queryParameter("resourceVersion",
-                                      "string",
-                                      "resourceVersion sets a constraint on what resource versions "
-                                      "a request may be served from."));
-        list.push_back(queryParameter(
-            "resourceVersionMatch",
-            "string",
-            "resourceVersionMatch determines how resourceVersion is applied to list calls."));
-        list.push_back(
-            queryParameter("sendInitialEvents",
-                           "boolean",
-                           "`sendInitialEvents=true` may be set together with `watch=true`."));
-        list.push_back(
-            queryParameter("timeoutSeconds", "integer", "Timeout for the list/watch call."));
-        list.push_back(
-            queryParameter("watch",
-                           "boolean",
-                           "Watch for changes to the described resources and return them as a "
-                           "stream of add, update, and remove notifications."));
-        if (action == "deletecollection") {
-            list.push_back(dryRun);
-            list.push_back(
-                queryParameter("gracePeriodSeconds",
-                               "integer",
-                               "The duration in seconds before the object should be deleted."));
-            list.push_back(queryParameter("propagationPolicy",
-                                          "string",
-                                          "Whether and how garbage collection will be performed."));
-        }
-        return list;
-    }
-    if (action == "delete")
-        return { dryRun,
-                 queryParameter("gracePeriodSeconds",
-                                "integer",
-                                "The duration in seconds before the object should be deleted."),
-                 queryParameter(
-                     "ignoreStoreReadErrorWithClusterBreakingPotential",
-                     "boolean",
-                     "if set to true, it will trigger an unsafe deletion of the resource in case "
-                     "the normal deletion flow fails with a corrupt object error."),
-                 queryParameter("orphanDependents",
-                                "boolean",
-                                "Deprecated: please use the PropagationPolicy, this field will be "
-                                "deprecated in 1.7."),
-                 queryParameter("propagationPolicy",
-                                "string",
-                                "Whether and how garbage collection will be performed.") };
-    return json::array();
 }
 
 std::string title(const QString &text)
