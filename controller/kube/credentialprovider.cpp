@@ -1,4 +1,5 @@
 #include "controller/kube/credentialprovider.h"
+#include "models/jsonfields.h"
 
 #include <nlohmann/json.hpp>
 
@@ -21,14 +22,6 @@ constexpr int ExecTimeoutMs = 60'000;
 ApiError authError(QString message)
 {
     return ApiError::make(ApiError::Category::Auth, std::move(message));
-}
-
-QString jsonString(const nlohmann::json &object, const char *key)
-{
-    const auto it = object.find(key);
-    if (it == object.end() || !it->is_string())
-        return {};
-    return QString::fromStdString(it->get<std::string>());
 }
 
 } // namespace
@@ -187,12 +180,12 @@ void CredentialProvider::handleExecFinished(int exitCode, bool crashed)
         fail(u"printed something that is not JSON"_s);
         return;
     }
-    if (jsonString(json, "kind") != u"ExecCredential") {
-        fail(u"printed kind %1, expected ExecCredential"_s.arg(jsonString(json, "kind")));
+    if (models::jsonString(json, "kind") != u"ExecCredential") {
+        fail(u"printed kind %1, expected ExecCredential"_s.arg(models::jsonString(json, "kind")));
         return;
     }
-    if (jsonString(json, "apiVersion") != exec.apiVersion) {
-        fail(u"printed apiVersion %1, expected %2"_s.arg(jsonString(json, "apiVersion"),
+    if (models::jsonString(json, "apiVersion") != exec.apiVersion) {
+        fail(u"printed apiVersion %1, expected %2"_s.arg(models::jsonString(json, "apiVersion"),
                                                          exec.apiVersion));
         return;
     }
@@ -204,9 +197,9 @@ void CredentialProvider::handleExecFinished(int exitCode, bool crashed)
     Credentials credentials;
     credentials.clientCertificate = m_config.clientCertificate;
     credentials.clientKey = m_config.clientKey;
-    const QString token = jsonString(*status, "token");
-    const QString certificateData = jsonString(*status, "clientCertificateData");
-    const QString keyData = jsonString(*status, "clientKeyData");
+    const QString token = models::jsonString(*status, "token");
+    const QString certificateData = models::jsonString(*status, "clientCertificateData");
+    const QString keyData = models::jsonString(*status, "clientKeyData");
     if (!token.isEmpty())
         credentials.authorization = "Bearer " + token.toUtf8();
     if (!certificateData.isEmpty() || !keyData.isEmpty()) {
@@ -236,7 +229,8 @@ void CredentialProvider::handleExecFinished(int exitCode, bool crashed)
         return;
     }
     m_execExpiry = {};
-    if (const QString expiry = jsonString(*status, "expirationTimestamp"); !expiry.isEmpty()) {
+    if (const QString expiry = models::jsonString(*status, "expirationTimestamp");
+        !expiry.isEmpty()) {
         m_execExpiry = QDateTime::fromString(expiry, Qt::ISODate);
         if (!m_execExpiry.isValid()) {
             fail(u"status.expirationTimestamp: not RFC 3339: "_s + expiry);

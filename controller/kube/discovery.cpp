@@ -1,4 +1,5 @@
 #include "controller/kube/discovery.h"
+#include "models/jsonfields.h"
 
 #include <nlohmann/json.hpp>
 
@@ -15,16 +16,6 @@ namespace {
 
 using models::Result;
 using ResourcesResult = Result<QList<DiscoveredResource>>;
-
-QString str(const nlohmann::json &object, const char *key)
-{
-    if (!object.is_object())
-        return {};
-    const auto it = object.find(key);
-    if (it == object.end() || !it->is_string())
-        return {};
-    return QString::fromStdString(it->get<std::string>());
-}
 
 QStringList strings(const nlohmann::json &object, const char *key)
 {
@@ -93,7 +84,7 @@ ResourcesResult parseAggregated(const QByteArray &body)
     const auto json = parse(body);
     if (json.is_discarded() || !json.is_object())
         return ResourcesResult::failure(u"aggregated discovery: not JSON"_s);
-    if (str(json, "kind") != u"APIGroupDiscoveryList")
+    if (models::jsonString(json, "kind") != u"APIGroupDiscoveryList")
         return ResourcesResult::failure(
             u"aggregated discovery: kind is not APIGroupDiscoveryList"_s);
     QList<DiscoveredResource> out;
@@ -101,13 +92,13 @@ ResourcesResult parseAggregated(const QByteArray &body)
     if (!items.is_array())
         return out;
     for (const auto &item : items) {
-        const QString group = str(member(item, "metadata"), "name");
+        const QString group = models::jsonString(member(item, "metadata"), "name");
         const auto &versions = member(item, "versions");
         if (!versions.is_array())
             continue;
         bool first = true;
         for (const auto &version : versions) {
-            const QString versionName = str(version, "version");
+            const QString versionName = models::jsonString(version, "version");
             const auto &resources = member(version, "resources");
             if (versionName.isEmpty() || !resources.is_array())
                 continue;
@@ -118,10 +109,10 @@ ResourcesResult parseAggregated(const QByteArray &body)
                 DiscoveredResource entry;
                 entry.group = group;
                 entry.version = versionName;
-                entry.plural = str(resource, "resource");
-                entry.singular = str(resource, "singularResource");
-                entry.kind = str(responseKind, "kind");
-                entry.namespaced = str(resource, "scope") == u"Namespaced";
+                entry.plural = models::jsonString(resource, "resource");
+                entry.singular = models::jsonString(resource, "singularResource");
+                entry.kind = models::jsonString(responseKind, "kind");
+                entry.namespaced = models::jsonString(resource, "scope") == u"Namespaced";
                 entry.verbs = strings(resource, "verbs");
                 entry.shortNames = strings(resource, "shortNames");
                 entry.categories = strings(resource, "categories");
@@ -129,7 +120,7 @@ ResourcesResult parseAggregated(const QByteArray &body)
                 const auto &subresources = member(resource, "subresources");
                 if (subresources.is_array()) {
                     for (const auto &subresource : subresources) {
-                        const QString name = str(subresource, "subresource");
+                        const QString name = models::jsonString(subresource, "subresource");
                         entry.statusSubresource = entry.statusSubresource || name == u"status";
                         entry.scaleSubresource = entry.scaleSubresource || name == u"scale";
                     }
@@ -158,7 +149,7 @@ ResourcesResult parseResourceList(const QByteArray &body,
     if (!resources.is_array())
         return out;
     for (const auto &resource : resources) {
-        const QString name = str(resource, "name");
+        const QString name = models::jsonString(resource, "name");
         const auto slash = name.indexOf(u'/');
         if (slash >= 0) {
             subresources.append({ name.left(slash), name.mid(slash + 1) });
@@ -168,8 +159,8 @@ ResourcesResult parseResourceList(const QByteArray &body,
         entry.group = group;
         entry.version = version;
         entry.plural = name;
-        entry.singular = str(resource, "singularName");
-        entry.kind = str(resource, "kind");
+        entry.singular = models::jsonString(resource, "singularName");
+        entry.kind = models::jsonString(resource, "kind");
         const auto &namespaced = member(resource, "namespaced");
         entry.namespaced = namespaced.is_boolean() && namespaced.get<bool>();
         entry.verbs = strings(resource, "verbs");
@@ -202,8 +193,8 @@ QList<DiscoveredResource> fromCrd(const QByteArray &crdJson)
         bool established = false;
         for (const auto &condition : conditions) {
             established = established
-                || (str(condition, "type") == u"Established"
-                    && str(condition, "status") == u"True");
+                || (models::jsonString(condition, "type") == u"Established"
+                    && models::jsonString(condition, "status") == u"True");
         }
         if (!established)
             return out;
@@ -211,15 +202,15 @@ QList<DiscoveredResource> fromCrd(const QByteArray &crdJson)
     const auto &spec = member(json, "spec");
     const auto &names = member(spec, "names");
     DiscoveredResource base;
-    base.group = str(spec, "group");
-    base.plural = str(names, "plural");
-    base.kind = str(names, "kind");
-    base.singular = str(names, "singular");
+    base.group = models::jsonString(spec, "group");
+    base.plural = models::jsonString(names, "plural");
+    base.kind = models::jsonString(names, "kind");
+    base.singular = models::jsonString(names, "singular");
     if (base.singular.isEmpty())
         base.singular = base.kind.toLower();
     base.shortNames = strings(names, "shortNames");
     base.categories = strings(names, "categories");
-    base.namespaced = str(spec, "scope") != u"Cluster";
+    base.namespaced = models::jsonString(spec, "scope") != u"Cluster";
     base.verbs = { u"delete"_s, u"deletecollection"_s, u"get"_s,    u"list"_s,
                    u"patch"_s,  u"create"_s,           u"update"_s, u"watch"_s };
     base.fromCrd = true;
@@ -233,7 +224,7 @@ QList<DiscoveredResource> fromCrd(const QByteArray &crdJson)
         if (!served.is_boolean() || !served.get<bool>())
             continue;
         DiscoveredResource entry = base;
-        entry.version = str(version, "name");
+        entry.version = models::jsonString(version, "name");
         const auto &subresources = member(version, "subresources");
         entry.statusSubresource = member(subresources, "status").is_object();
         entry.scaleSubresource = member(subresources, "scale").is_object();
@@ -396,13 +387,14 @@ void DiscoveryClient::handleRoot(bool core, Result<RawResponse, ApiError> respon
         const auto &groups = member(json, "groups");
         if (groups.is_array()) {
             for (const auto &group : groups) {
-                const QString name = str(group, "name");
-                const QString preferred = str(member(group, "preferredVersion"), "version");
+                const QString name = models::jsonString(group, "name");
+                const QString preferred
+                    = models::jsonString(member(group, "preferredVersion"), "version");
                 const auto &versions = member(group, "versions");
                 if (!versions.is_array())
                     continue;
                 for (const auto &version : versions) {
-                    const QString versionName = str(version, "version");
+                    const QString versionName = models::jsonString(version, "version");
                     requestGroupVersion(name, versionName, versionName == preferred);
                 }
             }

@@ -1,4 +1,6 @@
 #include "controller/labs/patchlab.h"
+#include "models/jsonfields.h"
+#include "models/objectmetaview.h"
 
 #include <spdlog/spdlog.h>
 
@@ -49,34 +51,14 @@ QString kubectlCommand(const PatchRequest &request, const QByteArray &body)
 
 namespace {
 
-json member(const json &object, const char *key)
-{
-    if (!object.is_object())
-        return json();
-    const auto it = object.find(key);
-    return it == object.end() ? json() : *it;
-}
-
 json metadataOf(const json &object)
 {
-    json meta = member(object, "metadata");
+    json meta = models::jsonMember(object, "metadata");
     if (!meta.is_object())
         return json::object();
     for (const char *volatileKey : { "resourceVersion", "generation", "managedFields" })
         meta.erase(volatileKey);
     return meta;
-}
-
-QString rvOf(const json &object)
-{
-    const json rv = member(member(object, "metadata"), "resourceVersion");
-    return rv.is_string() ? QString::fromStdString(rv.get<std::string>()) : QString();
-}
-
-qint64 generationOf(const json &object)
-{
-    const json g = member(member(object, "metadata"), "generation");
-    return g.is_number_integer() ? g.get<qint64>() : 0;
 }
 
 bool patchTouchesStatus(const PatchRequest &request)
@@ -114,13 +96,14 @@ bool patchTouchesSpec(const PatchRequest &request)
 PatchComparison compareObjects(const json &before, const json &after)
 {
     PatchComparison c;
-    c.specDiff = json::diff(member(before, "spec"), member(after, "spec"));
-    c.statusDiff = json::diff(member(before, "status"), member(after, "status"));
+    c.specDiff = json::diff(models::jsonMember(before, "spec"), models::jsonMember(after, "spec"));
+    c.statusDiff
+        = json::diff(models::jsonMember(before, "status"), models::jsonMember(after, "status"));
     c.metadataDiff = json::diff(metadataOf(before), metadataOf(after));
-    c.generationBefore = generationOf(before);
-    c.generationAfter = generationOf(after);
-    c.resourceVersionBefore = rvOf(before);
-    c.resourceVersionAfter = rvOf(after);
+    c.generationBefore = models::ObjectMetaView(before).generation();
+    c.generationAfter = models::ObjectMetaView(after).generation();
+    c.resourceVersionBefore = models::ObjectMetaView(before).resourceVersion();
+    c.resourceVersionAfter = models::ObjectMetaView(after).resourceVersion();
     return c;
 }
 
@@ -425,7 +408,7 @@ void PatchLab::sendPatch()
     PatchExperiment *e = current();
     if (!e || !m_client)
         return;
-    const QString rv = rvOf(e->before);
+    const QString rv = models::ObjectMetaView(e->before).resourceVersion();
     if (e->request.precondition != Precondition::None && !e->request.resourceVersion.isEmpty())
         e->preconditionResourceVersion = e->request.resourceVersion;
     else if (e->request.precondition == Precondition::Current)
@@ -517,7 +500,7 @@ void PatchLab::startWatching()
         return;
     kube::WatchOptions options;
     options.fieldSelector = u"metadata.name=%1"_s.arg(e->request.name);
-    options.resourceVersion = rvOf(e->after);
+    options.resourceVersion = models::ObjectMetaView(e->after).resourceVersion();
     options.allowWatchBookmarks = false;
     options.timeoutSeconds = std::max(1, (m_reactionTimeoutMs + 999) / 1000 + 5);
     m_watch = m_client->watch(e->request.resource, e->request.namespace_, options, this);
@@ -553,14 +536,15 @@ void PatchLab::handleWatchEvents(const QList<WatchEvent> &events)
                                         nullptr,
                                         false);
         if (event.type == WatchEvent::Type::Deleted) {
-            e->reaction.writer = rvOf(object);
+            e->reaction.writer = models::ObjectMetaView(object).resourceVersion();
             endReaction(Reaction::Outcome::Deleted);
             return;
         }
-        const json diff = json::diff(member(e->after, "status"), member(object, "status"));
+        const json diff = json::diff(models::jsonMember(e->after, "status"),
+                                     models::jsonMember(object, "status"));
         if (!diff.empty()) {
             e->reaction.statusDiff = diff;
-            e->reaction.writer = rvOf(object);
+            e->reaction.writer = models::ObjectMetaView(object).resourceVersion();
             endReaction(Reaction::Outcome::Overwritten);
             return;
         }

@@ -3,6 +3,7 @@
 #include "controller/kube/discovery.h"
 #include "controller/lint/crdlint.h"
 #include "models/jsonfields.h"
+#include "models/objectmetaview.h"
 
 #include <QUrl>
 
@@ -128,12 +129,6 @@ QByteArray patchBody(const Probe &probe, const QString &resourceVersion)
     return QByteArray::fromStdString(body.dump());
 }
 
-// metadata.generation of an answer; -1 when it carries none (a Status, an empty body).
-qint64 generationOf(const json &object)
-{
-    return models::jsonInteger(models::jsonMember(object, "metadata"), "generation", -1);
-}
-
 // What a verdict records of an answer: reason and message of a Status; else generation,
 // resourceVersion and the probed fields' values.
 json responseFields(const json &object, const QList<Probe> &probes)
@@ -145,7 +140,7 @@ json responseFields(const json &object, const QList<Probe> &probes)
         out["message"] = models::jsonMember(object, "message");
         return out;
     }
-    out["generation"] = generationOf(object);
+    out["generation"] = models::ObjectMetaView(object).generation(-1);
     out["resourceVersion"]
         = models::jsonMember(models::jsonMember(object, "metadata"), "resourceVersion");
     for (const Probe &probe : probes)
@@ -458,7 +453,8 @@ void BoundaryCheck::checkStatusWriteThroughMainIgnored(const Plan &plan)
         verdict.response = { code, responseFields(answer, { plan.statusProbe }) };
         const bool ok = code >= 200 && code < 300;
         const bool kept = at(answer, plan.statusProbe.path) == plan.storedStatusValue;
-        const bool sameGeneration = generationOf(answer) == plan.generation;
+        const bool sameGeneration
+            = models::ObjectMetaView(answer).generation(-1) == plan.generation;
         verdict.pass = ok && kept && sameGeneration;
         verdict.observed = !ok ? u"the write was refused (%1)"_s.arg(code)
             : kept && sameGeneration
@@ -469,7 +465,7 @@ void BoundaryCheck::checkStatusWriteThroughMainIgnored(const Plan &plan)
               "observed state, so the controller and spec writers race on one object"_s
                   .arg(plan.statusName, compact(at(answer, plan.statusProbe.path)))
                   .arg(plan.generation)
-                  .arg(generationOf(answer));
+                  .arg(models::ObjectMetaView(answer).generation(-1));
         checkSpecWriteThroughStatusIgnored(plan);
     });
 }
@@ -492,7 +488,8 @@ void BoundaryCheck::checkSpecWriteThroughStatusIgnored(const Plan &plan)
         verdict.response = { code, responseFields(answer, { plan.specProbe }) };
         const bool ok = code >= 200 && code < 300;
         const bool kept = at(answer, plan.specProbe.path) == plan.storedSpecValue;
-        const bool sameGeneration = generationOf(answer) == plan.generation;
+        const bool sameGeneration
+            = models::ObjectMetaView(answer).generation(-1) == plan.generation;
         verdict.pass = ok && kept && sameGeneration;
         verdict.observed = code == 404
             ? u"404: the /status subresource does not exist, so there is no separate "
@@ -528,7 +525,7 @@ void BoundaryCheck::checkStatusWriteKeepsGeneration(const Plan &plan)
         verdict.response = { code, responseFields(answer, { plan.statusProbe }) };
         const bool ok = code >= 200 && code < 300;
         const bool applied = at(answer, plan.statusProbe.path) == plan.statusProbe.value;
-        const qint64 answerGeneration = generationOf(answer);
+        const qint64 answerGeneration = models::ObjectMetaView(answer).generation(-1);
         verdict.pass = ok && applied && answerGeneration == plan.generation;
         verdict.observed = !ok ? u"the write was refused (%1)"_s.arg(code)
             : !applied         ? u"the status write was dropped: %1 is %2"_s.arg(
@@ -560,7 +557,7 @@ void BoundaryCheck::checkSpecWriteBumpsGeneration(const Plan &plan)
         verdict.response = { code, responseFields(answer, { plan.specProbe }) };
         const bool ok = code >= 200 && code < 300;
         const bool applied = at(answer, plan.specProbe.path) == plan.specProbe.value;
-        const qint64 answerGeneration = generationOf(answer);
+        const qint64 answerGeneration = models::ObjectMetaView(answer).generation(-1);
         verdict.pass = ok && applied && answerGeneration == plan.generation + 1;
         verdict.observed = !ok ? u"the write was refused (%1)"_s.arg(code)
             : verdict.pass     ? u"applied (%1 = %2), generation %3 -> %4"_s
@@ -612,11 +609,12 @@ void BoundaryCheck::checkNothingPersisted(const Plan &plan)
         verdict.response = { code, responseFields(answer, { plan.statusProbe, plan.specProbe }) };
         const QString nowRv
             = models::jsonString(models::jsonMember(answer, "metadata"), "resourceVersion");
-        verdict.pass = code == 200 && nowRv == plan.rv && generationOf(answer) == plan.generation;
+        verdict.pass = code == 200 && nowRv == plan.rv
+            && models::ObjectMetaView(answer).generation(-1) == plan.generation;
         verdict.observed = verdict.pass
             ? u"unchanged (resourceVersion %1)"_s.arg(nowRv)
             : u"answered %1 with resourceVersion %2, generation %3"_s.arg(code).arg(nowRv).arg(
-                generationOf(answer));
+                models::ObjectMetaView(answer).generation(-1));
         finish();
     });
 }
