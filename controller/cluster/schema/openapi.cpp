@@ -38,11 +38,6 @@ const char *const listMetadataDescription
       "https://git.k8s.io/community/contributors/devel/sig-architecture/"
       "api-conventions.md#types-kinds";
 
-json stringMap()
-{
-    return { { "type", "object" }, { "additionalProperties", { { "type", "string" } } } };
-}
-
 json typed(const char *type, const char *format = nullptr)
 {
     json schema = { { "type", type } };
