@@ -1,4 +1,5 @@
 #include "controller/labs/patchtemplate.h"
+#include "models/jsonsyntax.h"
 
 #include <algorithm>
 
@@ -41,35 +42,6 @@ QString preconditionName(Precondition precondition)
 
 namespace {
 
-// Records where the first syntax error is; accepts everything else.
-class SyntaxCheck final : public nlohmann::json_sax<json>
-{
-public:
-    bool null() override { return true; }
-    bool boolean(bool) override { return true; }
-    bool number_integer(number_integer_t) override { return true; }
-    bool number_unsigned(number_unsigned_t) override { return true; }
-    bool number_float(number_float_t, const string_t &) override { return true; }
-    bool string(string_t &) override { return true; }
-    bool binary(binary_t &) override { return true; }
-    bool start_object(std::size_t) override { return true; }
-    bool key(string_t &) override { return true; }
-    bool end_object() override { return true; }
-    bool start_array(std::size_t) override { return true; }
-    bool end_array() override { return true; }
-    bool parse_error(std::size_t position,
-                     const std::string &,
-                     const nlohmann::detail::exception &ex) override
-    {
-        m_position = position; // where the parser stopped, as nlohmann's own message says
-        m_what = ex.what();
-        return false;
-    }
-
-    std::size_t m_position = 0; // 1-based byte position of the error
-    std::string m_what;
-};
-
 QString describeType(const json &value)
 {
     return QString::fromLatin1(value.type_name());
@@ -101,18 +73,17 @@ PatchValidation validatePatch(const QString &text, PatchType type)
                                              : u"empty: a JSON patch is an array of operations"_s;
         return v;
     }
-    SyntaxCheck check;
-    if (!json::sax_parse(utf8.constData(), utf8.constData() + utf8.size(), &check)) {
+    if (const auto check = models::findJsonSyntaxError(utf8)) {
         // The position is in bytes; the editor counts characters.
         const qsizetype bytes
-            = std::clamp<qsizetype>(qsizetype(check.m_position) - 1, 0, utf8.size());
+            = std::clamp<qsizetype>(qsizetype(check->position) - 1, 0, utf8.size());
         const QString before = QString::fromUtf8(utf8.left(bytes));
         v.offset = before.size();
         v.line = int(before.count(u'\n')) + 1;
         v.column = int(before.size() - (before.lastIndexOf(u'\n') + 1)) + 1;
         // nlohmann's text: "[json.exception.parse_error.101] parse error at line 1, column 5:
         // syntax error while parsing value - invalid literal; last read: '{x'"
-        QString what = QString::fromStdString(check.m_what);
+        QString what = QString::fromStdString(check->what);
         const qsizetype colon = what.indexOf(u": "_s, what.indexOf(u"column"_s));
         if (colon >= 0)
             what = what.mid(colon + 2);

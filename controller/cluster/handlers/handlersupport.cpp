@@ -2,6 +2,7 @@
 
 #include "controller/cluster/objectjson.h"
 #include "controller/cluster/yamldocuments.h"
+#include "models/jsonsyntax.h"
 
 using namespace Qt::StringLiterals;
 using json = nlohmann::json;
@@ -202,32 +203,9 @@ namespace {
 // Go's encoding/json wording for a syntax error: where nlohmann's parser stopped.
 QString jsonSyntaxError(const QByteArray &body)
 {
-    struct Locator : nlohmann::json_sax<json>
-    {
-        std::size_t position = 0;
-        bool null() override { return true; }
-        bool boolean(bool) override { return true; }
-        bool number_integer(number_integer_t) override { return true; }
-        bool number_unsigned(number_unsigned_t) override { return true; }
-        bool number_float(number_float_t, const string_t &) override { return true; }
-        bool string(string_t &) override { return true; }
-        bool binary(binary_t &) override { return true; }
-        bool start_object(std::size_t) override { return true; }
-        bool key(string_t &) override { return true; }
-        bool end_object() override { return true; }
-        bool start_array(std::size_t) override { return true; }
-        bool end_array() override { return true; }
-        bool parse_error(std::size_t at,
-                         const std::string &,
-                         const nlohmann::detail::exception &) override
-        {
-            position = at;
-            return false;
-        }
-    } locator;
-    json::sax_parse(
-        body.constBegin(), body.constEnd(), &locator, nlohmann::detail::input_format_t::json, true);
-    qsizetype index = qsizetype(locator.position) - 1;
+    const std::size_t position
+        = models::findJsonSyntaxError(body).value_or(models::JsonSyntaxError{}).position;
+    qsizetype index = qsizetype(position) - 1;
     while (index >= 0 && index < body.size() && QChar::fromLatin1(body[index]).isSpace())
         ++index;
     if (index < 0 || index >= body.size() || body.trimmed().isEmpty())
