@@ -485,12 +485,33 @@ def cmd_down(args):
     log("control plane stopped, %s removed" % state.dir)
 
 
+def wait_port_free(port, timeout):
+    """Waits until 127.0.0.1:port can be bound again (as Go binds it: SO_REUSEADDR). A process
+    killed with -9 is a zombie (alive() says gone) as soon as its main thread exits, while its
+    other threads, and the listening socket they share, may last a little longer."""
+    deadline = time.monotonic() + timeout
+    while True:
+        probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise SystemExit("port %d still in use %.0f s after kube-apiserver was killed"
+                                 % (port, timeout))
+            time.sleep(0.05)
+        finally:
+            probe.close()
+
+
 def cmd_restart_apiserver(args):
     state, data = loaded(args)
     entry = data["processes"]["kube-apiserver"]
     os.killpg(entry["pid"], signal.SIGKILL)
     while alive(entry["pid"]):
         time.sleep(0.02)
+    wait_port_free(data["ports"]["apiserver"], 30)
     started = time.monotonic()
     proc = start(state, data, "kube-apiserver", entry["argv"])
     wait_for("kube-apiserver /readyz", lambda: readyz(data), 90, state, "kube-apiserver", proc)
