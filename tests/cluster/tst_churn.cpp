@@ -100,7 +100,8 @@ void tst_Churn::watcherSeesTheRateWithIncreasingResourceVersions()
     // Never ahead of the rate (its clock starts a moment before ours); behind only when the
     // machine cannot keep up (then it skips).
     QVERIFY2(double(seen) <= rate * (seconds + 0.05) + 1,
-             qPrintable(u"%1 in %2 s"_s.arg(seen).arg(seconds)));
+             qPrintable(u"%1 in %2 s; mutator state %3"_s.arg(seen).arg(seconds).arg(
+                 QString::fromStdString(m_churn->state().dump()))));
     QCOMPARE(m_churn->applied() + m_churn->failed(), seen);
     QCOMPARE(m_churn->failed(), 0);
 
