@@ -1,0 +1,164 @@
+"""What must differ between two servers, taken out of their answers; and how two answers differ.
+
+Normalized (and nothing else):
+- uids: each distinct uid becomes <uid:N>, N its order of first appearance in the run, so that an
+  ownerReference still names its owner;
+- server-set timestamps (creationTimestamp, deletionTimestamp, lastTransitionTime, ...): <time>;
+- the order of a validation failure's causes (kube-apiserver's follows Go's map order, which
+  changes from run to run): the causes, and the message that lists them, sorted by field;
+- the order of a discovery document's resources (kube-apiserver's changes from run to run): by name;
+- a YAML answer is parsed, then normalized as JSON (as {"yaml": value});
+- resourceVersions of objects: <rv:N>, N the order of first appearance; a list's or a bookmark's
+  resourceVersion, which on kube-apiserver is etcd's revision and moves with writes the client
+  never sees (its own leases), is <rv:list> / <rv:bookmark>; resourceVersions quoted in messages
+  are mapped the same way, or <rv> when never seen;
+- continue tokens: <continue> (the pages they lead to are compared as requests of their own);
+- names made from generateName: the prefix and <suffix>;
+- the server's version (/version): every value is <version>;
+- managedFields: dropped.
+"""
+
+import copy
+import json
+import re
+
+TIME_KEYS = {"creationTimestamp", "deletionTimestamp", "lastTransitionTime", "lastUpdateTime",
+             "lastHeartbeatTime", "lastProbeTime"}
+# Where messages quote resourceVersions: "resourceVersion: 12", "too old resource version: 12 (40)",
+# "the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (40)".
+RV_IN_MESSAGE = [re.compile(r"(?i)(resource ?version[\"': =]{0,4})(\d+)"),
+                 re.compile(r"(?i)(too old resource version: <[^>]*> \()(\d+)"),
+                 re.compile(r"(?i)(resourceVersion in (?:record|the precondition) \()(\d+)")]
+# "Too large resource version: 99, current: N": N is etcd's revision when the request came, which moves with writes the client
+# never sees, as a list's resourceVersion does.
+CURRENT_RV = re.compile(r"(, current: )\d+")
+
+
+class Normalizer:
+    """Per server: the order in which uids and resourceVersions first appeared."""
+
+    def __init__(self):
+        self.uids = {}
+        self.rvs = {}
+
+    def _ordinal(self, table, value, prefix):
+        if value not in table:
+            table[value] = len(table) + 1
+        return "<%s:%d>" % (prefix, table[value])
+
+    def rv(self, value):
+        return self._ordinal(self.rvs, value, "rv") if value else value
+
+    def message(self, text):
+        def mapped(match):
+            number = match.group(2)
+            return match.group(1) + ("<rv:%d>" % self.rvs[number] if number in self.rvs else "<rv>")
+        for pattern in RV_IN_MESSAGE:
+            text = pattern.sub(mapped, text)
+        text = CURRENT_RV.sub(r"\1<rv:current>", text)
+        for uid, n in self.uids.items():
+            text = text.replace(uid, "<uid:%d>" % n)
+        return text
+
+    def answer(self, path, status, body):
+        """(status, normalized body) for one answer; body is parsed JSON, a list of watch events,
+        or raw text."""
+        body = copy.deepcopy(body)
+        if path.split("?")[0].rstrip("/") == "/version" and isinstance(body, dict):
+            body = {key: "<version>" for key in body}
+        elif isinstance(body, list):  # watch events
+            for event in body:
+                if isinstance(event, dict) and isinstance(event.get("object"), dict):
+                    bookmark = event.get("type") == "BOOKMARK"
+                    meta = event["object"].get("metadata")
+                    if bookmark and isinstance(meta, dict) and "resourceVersion" in meta:
+                        meta["resourceVersion"] = "<rv:bookmark>"
+                    self.walk(event["object"])
+        elif isinstance(body, (dict, list)):
+            self.walk(body)
+        return status, body
+
+    def walk(self, value):
+        if isinstance(value, list):
+            for item in value:
+                self.walk(item)
+            return
+        if not isinstance(value, dict):
+            return
+        meta = value.get("metadata")
+        if isinstance(meta, dict):
+            meta.pop("managedFields", None)
+            is_list = "items" in value and isinstance(value.get("items"), list)
+            rv = meta.get("resourceVersion")
+            if isinstance(rv, str) and rv:
+                meta["resourceVersion"] = "<rv:list>" if is_list else self.rv(rv)
+            if is_list and meta.get("continue"):
+                meta["continue"] = "<continue>"
+            prefix = meta.get("generateName")
+            name = meta.get("name")
+            if prefix and isinstance(name, str) and name.startswith(prefix) and name != prefix:
+                meta["name"] = prefix + "<suffix>"
+        for key, item in list(value.items()):
+            if key == "uid" and isinstance(item, str) and item:
+                value[key] = self._ordinal(self.uids, item, "uid")
+            elif key in TIME_KEYS and isinstance(item, str) and item:
+                value[key] = "<time>"
+            elif key == "message" and isinstance(item, str):
+                value[key] = self.message(item)
+            else:
+                self.walk(item)
+        if value.get("kind") == "Status":
+            sort_causes(value)
+        if value.get("kind") == "APIResourceList" and isinstance(value.get("resources"), list):
+            value["resources"].sort(key=lambda r: json.dumps(r, sort_keys=True))
+
+
+def sort_causes(status):
+    causes = (status.get("details") or {}).get("causes")
+    if not isinstance(causes, list) or len(causes) < 2:
+        return
+    if not all(isinstance(c, dict) for c in causes):
+        return
+
+    def listed(items):
+        return ", ".join("%s: %s" % (c.get("field", ""), c.get("message", "")) for c in items)
+    ordered = sorted(causes, key=lambda c: json.dumps(c, sort_keys=True))
+    message = status.get("message")
+    if isinstance(message, str) and listed(causes) in message:
+        status["message"] = message.replace(listed(causes), listed(ordered))
+    status["details"]["causes"] = ordered
+
+
+def differences(real, embedded, path="", limit=12):
+    """The paths at which two normalized values differ, as short lines (at most `limit`)."""
+    out = []
+
+    def short(v):
+        text = json.dumps(v, sort_keys=True)
+        return text if len(text) <= 160 else text[:157] + "..."
+
+    def walk(a, b, where):
+        if len(out) >= limit:
+            return
+        if isinstance(a, dict) and isinstance(b, dict):
+            for key in sorted(set(a) | set(b)):
+                sub = "%s.%s" % (where, key) if where else key
+                if key not in b:
+                    out.append("%s: %s (real) / absent (embedded)" % (sub, short(a[key])))
+                elif key not in a:
+                    out.append("%s: absent (real) / %s (embedded)" % (sub, short(b[key])))
+                else:
+                    walk(a[key], b[key], sub)
+                if len(out) >= limit:
+                    return
+        elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+            for i, (x, y) in enumerate(zip(a, b)):
+                walk(x, y, "%s[%d]" % (where, i))
+        elif a != b:
+            if isinstance(a, list) and isinstance(b, list):
+                out.append("%s: %d items (real) / %d items (embedded): %s / %s"
+                           % (where, len(a), len(b), short(a), short(b)))
+            else:
+                out.append("%s: %s (real) / %s (embedded)" % (where or "(body)", short(a), short(b)))
+    walk(real, embedded, path)
+    return out
