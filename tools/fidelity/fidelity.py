@@ -312,22 +312,25 @@ def release():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--embedded", help="the reconscope executable")
-    parser.add_argument("--kube-bin", required=True, help="the control plane's bin directory")
+    parser.add_argument("--kube-bin", help="the control plane's bin directory")
     parser.add_argument("--report", help="write the Markdown report here")
     parser.add_argument("--results", help="write every normalized answer here (JSON)")
     parser.add_argument("--check", help="fail when a request this baseline lists differs")
     parser.add_argument("--write-baseline", help="write the ids of the identical requests here")
     parser.add_argument("--only", nargs="*", help="only these scenarios")
-    parser.add_argument("--self-check", action="store_true",
-                        help="replay against two real servers instead: every request must match,"
-                             " or the corpus or the normalization depends on timing")
+    parser.add_argument("--self-check", choices=("real", "embedded"),
+                        help="replay against two servers of this kind instead: every request must"
+                             " match, or the corpus or the normalization depends on timing")
     args = parser.parse_args()
     corpus = load_corpus(args.only)
     workdir = tempfile.mkdtemp(prefix="reconscope-fidelity-")
-    first = RealServer(os.path.abspath(args.kube_bin), os.path.join(workdir, "real-2")) \
-        if args.self_check else EmbeddedServer(os.path.abspath(args.embedded),
-                                               os.path.join(workdir, "embedded"))
-    servers = [first, RealServer(os.path.abspath(args.kube_bin), os.path.join(workdir, "real"))]
+
+    def server(kind, name):
+        if kind == "real":
+            return RealServer(os.path.abspath(args.kube_bin), os.path.join(workdir, name))
+        return EmbeddedServer(os.path.abspath(args.embedded), os.path.join(workdir, name))
+    servers = [server(args.self_check or "embedded", "first"),
+               server(args.self_check or "real", "second")]
     started = time.monotonic()
     try:
         replays = [Replay(server.name, server.start(), corpus, server.compact) for server in servers]

@@ -1,21 +1,23 @@
 """What must differ between two servers, taken out of their answers; and how two answers differ.
 
 Normalized (and nothing else):
-- uids: each distinct uid becomes <uid:N>, N its order of first appearance in the run, so that an
-  ownerReference still names its owner;
+- uids and resourceVersions, by their order of appearance per object: an object's uid becomes
+  <uid:NAMESPACE/NAME#k> (k counts the objects that had that name: a re-created one is #2) and its
+  resourceVersion <rv:NAMESPACE/NAME#k> (k counts the versions of that name seen so far), so that
+  one object more on one server does not shift every later number; an ownerReference's or a
+  Status's uid, and a resourceVersion quoted in a message, get the label of the object they
+  belong to (<uid:?> / <rv> when no answer showed it); a list's or a bookmark's resourceVersion,
+  which on kube-apiserver is etcd's revision and moves with writes the client never sees (its
+  own leases), is <rv:list> / <rv:bookmark>;
 - server-set timestamps (creationTimestamp, deletionTimestamp, lastTransitionTime, ...): <time>;
-- the order of a validation failure's causes (kube-apiserver's follows Go's map order, which
-  changes from run to run): the causes, and the message that lists them, sorted by field;
-- the order of a discovery document's resources (kube-apiserver's changes from run to run): by name;
-- a YAML answer is parsed, then normalized as JSON (as {"yaml": value});
-- resourceVersions of objects: <rv:N>, N the order of first appearance; a list's or a bookmark's
-  resourceVersion, which on kube-apiserver is etcd's revision and moves with writes the client
-  never sees (its own leases), is <rv:list> / <rv:bookmark>; resourceVersions quoted in messages
-  are mapped the same way, or <rv> when never seen;
 - continue tokens: <continue> (the pages they lead to are compared as requests of their own);
 - names made from generateName: the prefix and <suffix>;
 - the server's version (/version): every value is <version>;
-- managedFields: dropped.
+- managedFields: dropped;
+- the order of a validation failure's causes (kube-apiserver's follows Go's map order, which
+  changes from run to run): the causes, and the message that lists them, sorted;
+- the order of a discovery document's resources (kube-apiserver's changes from run to run);
+- a YAML answer is parsed, then normalized as JSON (as {"yaml": value}).
 """
 
 import copy
@@ -29,35 +31,42 @@ TIME_KEYS = {"creationTimestamp", "deletionTimestamp", "lastTransitionTime", "la
 RV_IN_MESSAGE = [re.compile(r"(?i)(resource ?version[\"': =]{0,4})(\d+)"),
                  re.compile(r"(?i)(too old resource version: <[^>]*> \()(\d+)"),
                  re.compile(r"(?i)(resourceVersion in (?:record|the precondition) \()(\d+)")]
-# "Too large resource version: 99, current: N": N is etcd's revision when the request came, which moves with writes the client
-# never sees, as a list's resourceVersion does.
+# "Too large resource version: 99, current: N": N is etcd's revision when the request came, which
+# moves with writes the client never sees, as a list's resourceVersion does.
 CURRENT_RV = re.compile(r"(, current: )\d+")
 
 
 class Normalizer:
-    """Per server: the order in which uids and resourceVersions first appeared."""
+    """Per server: the labels given so far to uids and resourceVersions."""
 
     def __init__(self):
-        self.uids = {}
-        self.rvs = {}
+        self.uid_labels = {}   # uid -> label
+        self.uid_counts = {}   # object key -> objects seen with that key
+        self.rv_labels = {}    # resourceVersion -> label
+        self.rv_counts = {}    # object key -> versions seen
 
-    def _ordinal(self, table, value, prefix):
-        if value not in table:
-            table[value] = len(table) + 1
-        return "<%s:%d>" % (prefix, table[value])
+    def uid(self, key, value):
+        if value not in self.uid_labels:
+            if key is None:
+                return "<uid:?>"
+            self.uid_counts[key] = self.uid_counts.get(key, 0) + 1
+            self.uid_labels[value] = "<uid:%s#%d>" % (key, self.uid_counts[key])
+        return self.uid_labels[value]
 
-    def rv(self, value):
-        return self._ordinal(self.rvs, value, "rv") if value else value
+    def rv(self, key, value):
+        if value not in self.rv_labels:
+            self.rv_counts[key] = self.rv_counts.get(key, 0) + 1
+            self.rv_labels[value] = "<rv:%s#%d>" % (key, self.rv_counts[key])
+        return self.rv_labels[value]
 
     def message(self, text):
         def mapped(match):
-            number = match.group(2)
-            return match.group(1) + ("<rv:%d>" % self.rvs[number] if number in self.rvs else "<rv>")
+            return match.group(1) + self.rv_labels.get(match.group(2), "<rv>")
         for pattern in RV_IN_MESSAGE:
             text = pattern.sub(mapped, text)
         text = CURRENT_RV.sub(r"\1<rv:current>", text)
-        for uid, n in self.uids.items():
-            text = text.replace(uid, "<uid:%d>" % n)
+        for uid, label in self.uid_labels.items():
+            text = text.replace(uid, label)
         return text
 
     def answer(self, path, status, body):
@@ -78,6 +87,24 @@ class Normalizer:
             self.walk(body)
         return status, body
 
+    def metadata(self, value, meta):
+        meta.pop("managedFields", None)
+        prefix, name = meta.get("generateName"), meta.get("name")
+        if prefix and isinstance(name, str) and name.startswith(prefix) and name != prefix:
+            meta["name"] = prefix + "<suffix>"
+        key = None
+        if isinstance(meta.get("name"), str):
+            key = (meta["namespace"] + "/" if isinstance(meta.get("namespace"), str) else "") \
+                + meta["name"]
+        if isinstance(meta.get("uid"), str) and meta["uid"]:
+            meta["uid"] = self.uid(key, meta["uid"])
+        rv = meta.get("resourceVersion")
+        is_list = isinstance(value.get("items"), list)
+        if isinstance(rv, str) and rv and rv[0] != "<":
+            meta["resourceVersion"] = "<rv:list>" if is_list or key is None else self.rv(key, rv)
+        if meta.get("continue"):
+            meta["continue"] = "<continue>"
+
     def walk(self, value):
         if isinstance(value, list):
             for item in value:
@@ -85,22 +112,11 @@ class Normalizer:
             return
         if not isinstance(value, dict):
             return
-        meta = value.get("metadata")
-        if isinstance(meta, dict):
-            meta.pop("managedFields", None)
-            is_list = "items" in value and isinstance(value.get("items"), list)
-            rv = meta.get("resourceVersion")
-            if isinstance(rv, str) and rv:
-                meta["resourceVersion"] = "<rv:list>" if is_list else self.rv(rv)
-            if is_list and meta.get("continue"):
-                meta["continue"] = "<continue>"
-            prefix = meta.get("generateName")
-            name = meta.get("name")
-            if prefix and isinstance(name, str) and name.startswith(prefix) and name != prefix:
-                meta["name"] = prefix + "<suffix>"
+        if isinstance(value.get("metadata"), dict):
+            self.metadata(value, value["metadata"])
         for key, item in list(value.items()):
-            if key == "uid" and isinstance(item, str) and item:
-                value[key] = self._ordinal(self.uids, item, "uid")
+            if key == "uid" and isinstance(item, str) and item and item[0] != "<":
+                value[key] = self.uid(None, item)
             elif key in TIME_KEYS and isinstance(item, str) and item:
                 value[key] = "<time>"
             elif key == "message" and isinstance(item, str):
