@@ -259,7 +259,7 @@ def compare(corpus, real, embedded):
             if r[2] != e[2]:
                 diff.append("HTTP status: %d (real) / %d (embedded)" % (r[2], e[2]))
             diff += differences(r[3], e[3])
-            rows.append({"id": request_id, "same": not diff, "request": "%s %s" % (method, r[1]),
+            rows.append({"id": request_id, "same": not diff, "request": "%s %s" % (method, step[method]),
                          "status": [r[2], e[2]], "diff": diff,
                          "real": r[3], "embedded": e[3]})
         results.append({"scenario": scenario["name"], "file": scenario["file"],
