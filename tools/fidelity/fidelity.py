@@ -301,7 +301,12 @@ def report(results, release):
              " discovery resources); `tools/fidelity/normalize.py` says how. Watches are compared"
              " as their event sequences. `fidelity.py --self-check real` (and `embedded`) replays"
              " against two servers of one kind: both match on every request, so each difference"
-             " below is the servers', not the harness's." % (len(results), total, release), "",
+             " below is the servers', not the harness's. The embedded side runs what `reconscope"
+             " serve` runs: its namespace controller, garbage collector and workload simulator"
+             " (a Deployment's pods and status, a ResourceQuota's status), which the real side"
+             " lacks; a few differences come from those rather than from the API server (a"
+             " namespace gone after its deletion, a Deployment's or quota's status written"
+             " between two requests)." % (len(results), total, release), "",
              "**Fidelity: %d of %d requests identical (%.1f %%).**" % (same, total,
                                                                        100.0 * same / max(total, 1)),
              "", "The requests that match are listed in `tools/fidelity/baseline.txt`; the ctest"
