@@ -172,9 +172,34 @@ def differences(real, embedded, path="", limit=12):
                 walk(x, y, "%s[%d]" % (where, i))
         elif a != b:
             if isinstance(a, list) and isinstance(b, list):
-                out.append("%s: %d items (real) / %d items (embedded): %s / %s"
-                           % (where, len(a), len(b), short(a), short(b)))
+                names_a, names_b = item_names(a), item_names(b)
+                if names_a is not None and names_b is not None:
+                    only = ["only on %s: %s" % (side, ", ".join(sorted(names)))
+                            for side, names in (("real", names_a - names_b),
+                                                ("embedded", names_b - names_a)) if names]
+                    detail = "; ".join(only) or "the same names: %s" % ", ".join(sorted(names_a))
+                else:
+                    detail = "%s / %s" % (short(a), short(b))
+                out.append("%s: %d items (real) / %d items (embedded): %s"
+                           % (where or "(events)", len(a), len(b), detail))
             else:
                 out.append("%s: %s (real) / %s (embedded)" % (where or "(body)", short(a), short(b)))
     walk(real, embedded, path)
     return out
+
+
+def item_names(items):
+    """The names of a list of objects or watch events (TYPE name), or None when they have none."""
+    names = set()
+    for item in items:
+        if not isinstance(item, dict):
+            return None
+        thing = item.get("object") if "type" in item else item
+        meta = thing.get("metadata") if isinstance(thing, dict) else None
+        if not isinstance(meta, dict) or not isinstance(meta.get("name"), str):
+            if isinstance(item.get("field"), str):  # a Status cause
+                names.add("%s: %s" % (item["field"], item.get("message", "")))
+                continue
+            return None
+        names.add(("%s " % item["type"] if "type" in item else "") + meta["name"])
+    return names
