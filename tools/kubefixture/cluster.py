@@ -3,6 +3,7 @@
 kube-scheduler and kwok (fake nodes), on loopback, from the binaries ./dev builds.
 
     cluster.py up   --bin DIR [--state DIR] [--kubeconfig-out FILE] [--nodes N] [--replace]
+                    [--control-plane-only] [--viewer-name CN]
     cluster.py down [--state DIR]
     cluster.py restart-apiserver [--state DIR]   kill -9 kube-apiserver, start it again, wait ready
     cluster.py compact [--state DIR]             compact etcd at its current revision
@@ -13,6 +14,13 @@ Contract:
   Ready; it writes a kubeconfig shaped like kind's (context kind-reconscope, embedded certificate
   data) with two more contexts: a bearer token (kind-reconscope-token) and a viewer bound to the
   `view` ClusterRole (kind-reconscope-viewer).
+- `up --control-plane-only` starts etcd and kube-apiserver alone, as envtest runs them: no
+  controller answers behind the client's back, so what the server says is deterministic. It
+  returns once /readyz answers; there are no nodes, no default ServiceAccount (so the ServiceAccount
+  admission plugin, which would reject every pod for the missing account, is off, as envtest users
+  turn it off) and the `view` ClusterRole the viewer is bound to stays empty (no aggregation).
+- `--viewer-name` is the viewer certificate's common name (default reconscope-viewer); the
+  fidelity harness names it as `reconscope serve` does, so that answers quoting the user compare.
 - Everything lives in the state directory (PKI, etcd data, logs, pids). `down` stops every process
   it started (SIGTERM, then SIGKILL) and removes that directory; it fails, naming what is left, if
   a process or the directory survives.
@@ -107,7 +115,7 @@ def openssl(*args, cwd):
         fail("openssl %s failed: %s" % (args[0], result.stderr.strip()))
 
 
-def make_pki(pki):
+def make_pki(pki, viewer_name="reconscope-viewer"):
     """A CA, the apiserver's serving certificate, client certificates and the service-account key."""
     os.makedirs(pki)
     openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "30", "-subj",
@@ -127,7 +135,7 @@ def make_pki(pki):
 
     issue("apiserver", "/CN=kube-apiserver", "serving.ext")
     issue("admin", "/O=system:masters/CN=kubernetes-admin", "client.ext")
-    issue("viewer", "/O=%s/CN=reconscope-viewer" % VIEWER_GROUP, "client.ext")
+    issue("viewer", "/O=%s/CN=%s" % (VIEWER_GROUP, viewer_name), "client.ext")
     issue("controller-manager", "/CN=system:kube-controller-manager", "client.ext")
     issue("scheduler", "/CN=system:kube-scheduler", "client.ext")
     openssl("genrsa", "-out", "sa.key", "2048", cwd=pki)
@@ -291,8 +299,9 @@ def readyz(data):
         return False
 
 
-def apiserver_argv(binaries, data):
+def apiserver_argv(binaries, data, control_plane_only=False):
     pki = data["pki"]
+    extra = ["--disable-admission-plugins", "ServiceAccount"] if control_plane_only else []
     return [os.path.join(binaries, "kube-apiserver"),
             "--etcd-servers", "http://127.0.0.1:%d" % data["ports"]["etcd"],
             "--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1",
@@ -309,13 +318,14 @@ def apiserver_argv(binaries, data):
             "--service-cluster-ip-range", "10.96.0.0/16",
             "--allow-privileged=true",
             "--watch-cache-sizes", UNCACHED_RESOURCE + "#0",
-            "--profiling=false", "--v=1"]
+            "--profiling=false", "--v=1"] + extra
 
 
 def cmd_up(args):
     binaries = os.path.abspath(args.bin)
-    for name in ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok",
-                 "kubectl"):
+    needed = ("etcd", "kube-apiserver") if args.control_plane_only else (
+        "etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok", "kubectl")
+    for name in needed:
         if not os.access(os.path.join(binaries, name), os.X_OK):
             fail("%s not found in %s (./dev builds the control plane)" % (name, binaries))
     state = State(os.path.abspath(args.state))
@@ -330,7 +340,7 @@ def cmd_up(args):
     started = time.monotonic()
     os.makedirs(os.path.join(state.dir, "logs"))
     pki = os.path.join(state.dir, "pki")
-    tokens = make_pki(pki)
+    tokens = make_pki(pki, args.viewer_name)
     ports = free_ports(("etcd", "etcd-peer", "apiserver", "controller-manager", "scheduler", "kwok"))
     data = {"dir": state.dir, "pki": pki, "ports": ports, "bin": binaries, "processes": {},
             "server": "https://127.0.0.1:%d" % ports["apiserver"], "tokens": tokens}
@@ -367,8 +377,13 @@ def bring_up(state, data, binaries, tokens, args):
         with urllib.request.urlopen(etcd_url + "/health", timeout=2) as r:
             return json.loads(r.read()).get("health") == "true"
     wait_for("etcd", etcd_health, 30, state, "etcd", etcd)
-    apiserver = start(state, data, "kube-apiserver", apiserver_argv(binaries, data))
+    apiserver = start(state, data, "kube-apiserver",
+                      apiserver_argv(binaries, data, args.control_plane_only))
     wait_for("kube-apiserver /readyz", lambda: readyz(data), 90, state, "kube-apiserver", apiserver)
+    if args.control_plane_only:
+        bind_viewers(data)
+        write_kubeconfig(state, data, tokens, args)
+        return
     def component(binary, user):
         """The flags kube-controller-manager and kube-scheduler share: their own kubeconfig for
         the API and for delegated authn/authz, a loopback port, no leader election."""
@@ -401,8 +416,7 @@ def bring_up(state, data, binaries, tokens, args):
         if result.returncode != 0:
             fail("kubectl %s: %s" % (" ".join(argv), result.stderr.strip()))
         return result.stdout
-    run("create", "clusterrolebinding", "reconscope-viewers", "--clusterrole=view",
-        "--group=" + VIEWER_GROUP)
+    bind_viewers(data)
     nodes = "".join(NODE % {"name": "kwok-node-%d" % i} for i in range(args.nodes))
     run("apply", "-f", "-", stdin=nodes)
 
@@ -427,6 +441,26 @@ def bring_up(state, data, binaries, tokens, args):
     for name, proc in (("kube-scheduler", scheduler), ("etcd", etcd)):
         if proc.poll() is not None:
             fail("%s exited:\n%s" % (name, tail(state, name)))
+    write_kubeconfig(state, data, tokens, args)
+
+
+def bind_viewers(data):
+    """The viewer group bound to the `view` ClusterRole."""
+    binding = {
+        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+        "metadata": {"name": "reconscope-viewers"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group",
+                      "name": VIEWER_GROUP}]}
+    try:
+        api(data, "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", "POST", binding)
+    except urllib.error.HTTPError as error:
+        fail("binding the viewers to `view`: %d %s"
+             % (error.code, error.read().decode(errors="replace")))
+
+
+def write_kubeconfig(state, data, tokens, args):
+    pki = data["pki"]
     kubeconfig = os.path.join(state.dir, "kubeconfig")
     text = kubeconfig_text(pki, data["server"], tokens, ["admin", "token", "viewer"])
     write_private(kubeconfig, text)
@@ -549,6 +583,10 @@ def main():
     up.add_argument("--bin", required=True, help="directory of the built binaries")
     up.add_argument("--kubeconfig-out", help="also write the kubeconfig here")
     up.add_argument("--nodes", type=int, default=3, help="fake nodes (default 3)")
+    up.add_argument("--control-plane-only", action="store_true",
+                    help="etcd and kube-apiserver alone, as envtest runs them")
+    up.add_argument("--viewer-name", default="reconscope-viewer",
+                    help="the viewer certificate's common name (default reconscope-viewer)")
     up.add_argument("--replace", action="store_true",
                     help="stop a cluster still running from the same state directory first")
     for verb in ("down", "restart-apiserver", "compact", "status"):
