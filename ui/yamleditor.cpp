@@ -36,7 +36,7 @@ QString describe(const controller::kube::ApiError &error)
 } // namespace
 
 YamlEditor::YamlEditor(ConsoleSession *session,
-                       const controller::kube::ResourceRef &resource,
+                       const controller::apimachinery::ResourceRef &resource,
                        const QString &key,
                        QWidget *parent)
     : QDialog(parent)

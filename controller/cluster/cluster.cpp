@@ -12,6 +12,12 @@ using json = nlohmann::json;
 
 namespace reconscope::controller::cluster {
 
+using apimachinery::DeleteOptions;
+using apimachinery::ListOptions;
+using apimachinery::PatchType;
+using apimachinery::ResourceRef;
+using apimachinery::WatchOptions;
+
 namespace {
 
 ApiError unknownResource(const ResourceRef &ref)

@@ -183,7 +183,7 @@ void ScenarioPlayer::runStep()
         answerNotConnected(answer);
         return;
     }
-    const kube::ResourceRef ref{
+    const apimachinery::ResourceRef ref{
         step.group, step.version, step.plural, !step.namespaceName.isEmpty()
     };
     switch (step.verb) {
@@ -194,12 +194,16 @@ void ScenarioPlayer::runStep()
         m_client->patch(ref,
                         step.namespaceName,
                         step.name,
-                        kube::PatchType::Merge,
+                        apimachinery::PatchType::Merge,
                         QByteArray::fromStdString(step.body.dump()),
                         answer);
         break;
     case ScenarioStep::Verb::Delete:
-        m_client->remove(ref, step.namespaceName, step.name, kube::DeleteOptions(), answer);
+        m_client->remove(ref,
+                         step.namespaceName,
+                         step.name,
+                         apimachinery::DeleteOptions{ .propagationPolicy = u"Background"_s },
+                         answer);
         break;
     case ScenarioStep::Verb::Wait:
     case ScenarioStep::Verb::WaitFor:
@@ -304,7 +308,7 @@ void ScenarioPlayer::poll()
         answerNotConnected(answer);
         return;
     }
-    const kube::ResourceRef ref{
+    const apimachinery::ResourceRef ref{
         step.group, step.version, step.plural, !step.namespaceName.isEmpty()
     };
     m_client->get(ref, step.namespaceName, step.name, answer);

@@ -12,6 +12,8 @@ using namespace Qt::StringLiterals;
 
 namespace reconscope::controller::kube {
 
+using apimachinery::ResourceRef;
+
 namespace {
 
 using models::Result;

@@ -33,7 +33,10 @@ struct DiscoveredResource
     bool preferredVersion = false; // the group's preferred (first) version
     bool fromCrd = false; // known from a CustomResourceDefinition (possibly before discovery)
 
-    ResourceRef ref() const { return ResourceRef{ group, version, plural, namespaced }; }
+    apimachinery::ResourceRef ref() const
+    {
+        return apimachinery::ResourceRef{ group, version, plural, namespaced };
+    }
     QString groupVersion() const { return group.isEmpty() ? version : group + u'/' + version; }
     // "customapps.infrastructure.internal.net" or "pods".
     QString qualifiedName() const { return group.isEmpty() ? plural : plural + u'.' + group; }
@@ -68,7 +71,7 @@ class DiscoveryClient final : public QObject
     Q_DISABLE_COPY_MOVE(DiscoveryClient)
 
 public:
-    static const ResourceRef CustomResourceDefinitions;
+    static const apimachinery::ResourceRef CustomResourceDefinitions;
     static const QByteArray AggregatedAccept;
 
     explicit DiscoveryClient(RestClient *client, QObject *parent = nullptr);

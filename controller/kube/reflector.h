@@ -74,7 +74,7 @@ public:
         = std::function<std::shared_ptr<PreparedObject>(QByteArrayView object, ObjectMeta *meta)>;
 
     Reflector(RestClient *client,
-              ResourceRef resource,
+              apimachinery::ResourceRef resource,
               QString namespace_ = {},
               QObject *parent = nullptr);
     ~Reflector() override;
@@ -104,7 +104,7 @@ public:
     QString resourceVersion() const { return m_resourceVersion; }
     ReflectorState state() const { return m_state; }
     bool hasSynced() const { return m_synced; }
-    const ResourceRef &resource() const { return m_resource; }
+    const apimachinery::ResourceRef &resource() const { return m_resource; }
 
 signals:
     // Changes in stream order; a relist delivers all items as upserts plus the deletes.
@@ -142,7 +142,7 @@ private:
     void setPhase(ReflectorState::Phase phase, int retryInMs = 0, const QString &error = {});
 
     RestClient *m_client;
-    ResourceRef m_resource;
+    apimachinery::ResourceRef m_resource;
     QString m_namespace;
     QString m_labelSelector;
     QString m_fieldSelector;

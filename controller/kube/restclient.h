@@ -1,5 +1,7 @@
 #pragma once
 
+#include "controller/apimachinery/options.h"
+#include "controller/apimachinery/resourceref.h"
 #include "controller/kube/apierror.h"
 #include "controller/kube/clientconfig.h"
 #include "controller/kube/fastlist/streamedget.h"
@@ -32,64 +34,17 @@ namespace reconscope::controller::kube {
 class CredentialProvider;
 class ListStreamDecoder;
 
-// Which resource a request is about; builds the URL paths of kube-api.md section 1.
-struct ResourceRef
-{
-    QString group; // empty for the core group
-    QString version;
-    QString plural;
-    bool namespaced = true;
+// The page size the client's lists ask for unless a caller says otherwise (client-go's pager).
+inline constexpr qint64 DefaultListPageSize = 500;
 
-    QString groupVersion() const { return group.isEmpty() ? version : group + u'/' + version; }
-    // /apis/G/V[/namespaces/NS]/PLURAL (an empty namespace lists across all namespaces).
-    QString collectionPath(const QString &namespace_ = {}) const;
-    // .../PLURAL/NAME[/SUBRESOURCE]
-    QString objectPath(const QString &namespace_,
-                       const QString &name,
-                       const QString &subresource = {}) const;
-};
-
-struct ListOptions
+// A list read as it streams in: each item's bytes are handed to onItem (on the client's thread)
+// as the body arrives, instead of being collected in ListPage::items, so the body is never held
+// whole. onRestart is called when the list starts over from its first page (the continue token
+// expired): the items handed out so far no longer count.
+struct ListStream
 {
-    QString labelSelector;
-    QString fieldSelector;
-    QString resourceVersion; // "0": any (served from cache, no paging); "": latest
-    QString resourceVersionMatch;
-    int limit = 500; // page size; 0 for no limit
-    // Streaming: when set, each item's bytes are handed to onItem (on the client's thread) as the
-    // body arrives, instead of being collected in ListPage::items, so the body is never held
-    // whole. onRestart is called when the list starts over from its first page (the continue
-    // token expired): the items handed out so far no longer count.
     std::function<void(QByteArrayView item)> onItem;
     std::function<void()> onRestart;
-};
-
-struct WatchOptions
-{
-    QString labelSelector;
-    QString fieldSelector;
-    QString resourceVersion;
-    bool allowWatchBookmarks = true;
-    int timeoutSeconds = 0; // 0: let the server choose
-    // A stream that brings no byte for this long is considered dead (a half-open connection)
-    // and ends with a Network error. -1: timeoutSeconds + 30 s when set, else never.
-    int idleTimeoutMs = -1;
-};
-
-struct DeleteOptions
-{
-    QString propagationPolicy = QStringLiteral("Background");
-    std::optional<qint64> gracePeriodSeconds;
-    bool dryRun = false;
-    QString preconditionResourceVersion;
-    QString preconditionUid;
-
-    QByteArray toJson() const;
-};
-
-enum class PatchType {
-    Merge, // application/merge-patch+json (RFC 7386)
-    Json, // application/json-patch+json (RFC 6902)
 };
 
 // An HTTP answer as received (any status).
@@ -172,7 +127,7 @@ public:
 
     void setRetryPolicy(RetryPolicy policy);
 
-    // How streamed lists (ListOptions::onItem) are read: on a connection of their own, read on
+    // How streamed lists (ListStream::onItem) are read: on a connection of their own, read on
     // the client's thread (StreamedGet: half the CPU for a large list; the default, used when no
     // proxy is in the way), or through QNetworkAccessManager like every other request.
     enum class ListTransport { Direct, QtNetwork };
@@ -184,39 +139,41 @@ public:
     CredentialProvider *credentials() const { return m_credentials; }
     static QByteArray userAgent();
 
-    void get(const ResourceRef &resource,
+    void get(const apimachinery::ResourceRef &resource,
              const QString &namespace_,
              const QString &name,
              JsonCallback callback,
              const QString &subresource = {});
-    // Follows `continue` until the list is complete; items stay raw JSON bytes. The result's
-    // resourceVersion is the first page's (all pages are served at it).
-    void list(const ResourceRef &resource,
+    // Follows `continue` (from options.continueToken on) until the list is complete; items stay
+    // raw JSON bytes, or go to `stream` when it has an onItem. The result's resourceVersion is the
+    // first page's (all pages are served at it).
+    void list(const apimachinery::ResourceRef &resource,
               const QString &namespace_,
-              const ListOptions &options,
-              ListCallback callback);
-    void create(const ResourceRef &resource,
+              const apimachinery::ListOptions &options,
+              ListCallback callback,
+              ListStream stream = {});
+    void create(const apimachinery::ResourceRef &resource,
                 const QString &namespace_,
                 const nlohmann::json &object,
                 JsonCallback callback);
-    void update(const ResourceRef &resource,
+    void update(const apimachinery::ResourceRef &resource,
                 const QString &namespace_,
                 const QString &name,
                 const nlohmann::json &object,
                 JsonCallback callback,
                 const QString &subresource = {});
-    void patch(const ResourceRef &resource,
+    void patch(const apimachinery::ResourceRef &resource,
                const QString &namespace_,
                const QString &name,
-               PatchType type,
+               apimachinery::PatchType type,
                const QByteArray &patch,
                JsonCallback callback,
                const QString &subresource = {});
     // DELETE with a DeleteOptions body; the answer is the Status or the object (finalizers).
-    void remove(const ResourceRef &resource,
+    void remove(const apimachinery::ResourceRef &resource,
                 const QString &namespace_,
                 const QString &name,
-                const DeleteOptions &options,
+                const apimachinery::DeleteOptions &options,
                 JsonCallback callback);
 
     // Any request; non-2xx answers are errors (typed from the Status body when there is one).
@@ -228,11 +185,14 @@ public:
                  const QByteArray &accept,
                  RawCallback callback);
 
-    // Starts a watch (watch=1) on the collection; the connection is owned by `parent`.
-    WatchConnection *watch(const ResourceRef &resource,
+    // Starts a watch (watch=1) on the collection; the connection is owned by `parent`. A stream
+    // that brings no byte for idleTimeoutMs is considered dead (a half-open connection) and ends
+    // with a Network error; -1: options.timeoutSeconds + 30 s when that is set, else never.
+    WatchConnection *watch(const apimachinery::ResourceRef &resource,
                            const QString &namespace_,
-                           const WatchOptions &options,
-                           QObject *parent);
+                           const apimachinery::WatchOptions &options,
+                           QObject *parent,
+                           int idleTimeoutMs = -1);
 
 private:
     // No byte for this long ends a request (watches excepted).
@@ -273,15 +233,17 @@ private:
                             const QString &errorString,
                             const QList<QSslError> &sslErrors) const;
     void jsonRequest(Call call, JsonCallback callback);
-    void listPage(const ResourceRef &resource,
+    void listPage(const apimachinery::ResourceRef &resource,
                   const QString &namespace_,
-                  const ListOptions &options,
+                  const apimachinery::ListOptions &options,
+                  const ListStream &stream,
                   const QString &continueToken,
                   std::shared_ptr<ListPage> accumulated,
                   ListCallback callback);
-    void listPageStreaming(const ResourceRef &resource,
+    void listPageStreaming(const apimachinery::ResourceRef &resource,
                            const QString &namespace_,
-                           const ListOptions &options,
+                           const apimachinery::ListOptions &options,
+                           const ListStream &stream,
                            const QString &continueToken,
                            const QUrlQuery &query,
                            std::shared_ptr<ListPage> accumulated,

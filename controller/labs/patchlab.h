@@ -28,13 +28,13 @@ namespace reconscope::controller::labs {
 // Which object and how.
 struct PatchRequest
 {
-    kube::ResourceRef resource;
+    apimachinery::ResourceRef resource;
     QString qualifiedResource; // "customapps.infrastructure.internal.net" (kubectl's spelling)
     bool statusSubresource = true; // whether the CRD version has a status subresource
     QString namespace_;
     QString name;
     PatchTarget target = PatchTarget::Status;
-    kube::PatchType type = kube::PatchType::Merge;
+    apimachinery::PatchType type = apimachinery::PatchType::Merge;
     nlohmann::json patch; // as edited, without the precondition
     Precondition precondition = Precondition::None;
     // The precondition's version when it was decided before sending (the confirmation showed

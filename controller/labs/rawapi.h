@@ -28,9 +28,9 @@ struct RawPath
 // fieldSelector=metadata.name=web, as `kubectl get customapp web -w` does.
 struct RawWatchTarget
 {
-    kube::ResourceRef resource;
+    apimachinery::ResourceRef resource;
     QString namespace_;
-    kube::WatchOptions options;
+    apimachinery::WatchOptions options;
 };
 // nullopt with `problem` set when the path is not a watchable resource path
 // (/api/v1/..., /apis/G/V/... with an optional namespaces/NS/, a plural, an optional name).

@@ -29,12 +29,12 @@ class EventRecorder;
 
 // The resources the CustomApp operator reads and writes.
 namespace resources {
-const kube::ResourceRef &customApps();
-const kube::ResourceRef &deployments();
-const kube::ResourceRef &secrets();
-const kube::ResourceRef &pods();
-const kube::ResourceRef &events();
-const kube::ResourceRef &leases();
+const apimachinery::ResourceRef &customApps();
+const apimachinery::ResourceRef &deployments();
+const apimachinery::ResourceRef &secrets();
+const apimachinery::ResourceRef &pods();
+const apimachinery::ResourceRef &events();
+const apimachinery::ResourceRef &leases();
 } // namespace resources
 
 // One write the reconciler sent, or (dry-run) would have sent: the verb, the path, and the change
@@ -187,7 +187,7 @@ private:
     // the object as it would be.
     void write(const RunPtr &run,
                const QByteArray &verb,
-               const kube::ResourceRef &resource,
+               const apimachinery::ResourceRef &resource,
                const QString &name,
                const nlohmann::json &before,
                const nlohmann::json &after,

@@ -129,8 +129,8 @@ nlohmann::json customAppManifest(const QString &name,
 // The test CRD whose watch cache the real server keeps off (cluster.py), so that a compaction
 // reaches watchers as 410 Gone there too: group e2e.reconscope.dev, kind UncachedWidget.
 nlohmann::json uncachedWidgetsCrd();
-inline const controller::kube::ResourceRef UncachedWidgets{ QStringLiteral("e2e.reconscope.dev"),
-                                                            QStringLiteral("v1"),
-                                                            QStringLiteral("uncachedwidgets") };
+inline const controller::apimachinery::ResourceRef UncachedWidgets{
+    QStringLiteral("e2e.reconscope.dev"), QStringLiteral("v1"), QStringLiteral("uncachedwidgets")
+};
 
 } // namespace reconscope::tests::e2e

@@ -9,6 +9,8 @@ using json = nlohmann::json;
 
 namespace reconscope::controller::cluster {
 
+using apimachinery::PatchType;
+
 const QByteArray kTableContentType = "application/json;as=Table;v=v1;g=meta.k8s.io";
 
 QString queryValue(const ApiRequest &request, const QString &key)

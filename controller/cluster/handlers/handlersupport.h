@@ -56,6 +56,6 @@ models::Result<nlohmann::json, ApiError> parseWriteRequest(const ApiRequest &req
 models::Result<nlohmann::json, ApiError> parseBody(const ApiRequest &request, bool protobuf);
 // The patch type of the Content-Type, or the 415 for strategic merge and apply patches, which
 // the embedded cluster does not implement (documented divergence).
-models::Result<PatchType, ApiError> patchTypeOf(const ApiRequest &request);
+models::Result<apimachinery::PatchType, ApiError> patchTypeOf(const ApiRequest &request);
 
 } // namespace reconscope::controller::cluster

@@ -8,6 +8,8 @@ using json = nlohmann::json;
 
 namespace reconscope::controller::cluster {
 
+using apimachinery::PatchType;
+
 namespace {
 
 // The `{.a.b}` path of a scale subresource as JSON keys.

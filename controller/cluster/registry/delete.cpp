@@ -11,6 +11,9 @@ using json = nlohmann::json;
 
 namespace reconscope::controller::cluster {
 
+using apimachinery::DeleteOptions;
+using apimachinery::ListOptions;
+
 namespace {
 
 // propagationPolicy, else what the deprecated orphanDependents says.

@@ -9,6 +9,8 @@ using json = nlohmann::json;
 
 namespace reconscope::controller::cluster {
 
+using apimachinery::ListOptions;
+
 ApiResult<Selection> parseSelection(const Store &store,
                                     const TypeEntry &type,
                                     const QString &ns,

@@ -33,6 +33,6 @@ std::optional<qint64> parseResourceVersion(const QString &text);
 ApiResult<ListPage> listRecords(const Store &store,
                                 const TypeEntry &type,
                                 const QString &ns,
-                                const ListOptions &options);
+                                const apimachinery::ListOptions &options);
 
 } // namespace reconscope::controller::cluster

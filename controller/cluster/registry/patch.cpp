@@ -9,6 +9,8 @@ using json = nlohmann::json;
 
 namespace reconscope::controller::cluster {
 
+using apimachinery::PatchType;
+
 namespace {
 
 // The patch body decoded as kube-apiserver's patcher decodes it, with its wording of refusals.

@@ -67,7 +67,7 @@ ApiResult<WriteResult> patchObject(VerbContext &context,
                                    const TypePtr &type,
                                    const QString &ns,
                                    const QString &name,
-                                   PatchType patchType,
+                                   apimachinery::PatchType patchType,
                                    const QByteArray &patch,
                                    bool status,
                                    const WriteOptions &options);
@@ -78,11 +78,11 @@ ApiResult<WriteResult> deleteObject(VerbContext &context,
                                     const TypePtr &type,
                                     const QString &ns,
                                     const QString &name,
-                                    const DeleteOptions &options);
+                                    const apimachinery::DeleteOptions &options);
 ApiResult<nlohmann::json> deleteCollection(VerbContext &context,
                                            const TypePtr &type,
                                            const QString &ns,
-                                           const ListOptions &listOptions,
-                                           const DeleteOptions &options);
+                                           const apimachinery::ListOptions &listOptions,
+                                           const apimachinery::DeleteOptions &options);
 
 } // namespace reconscope::controller::cluster
