@@ -318,7 +318,8 @@ void DetailPane::refreshOwned()
             ns,
             controller::apimachinery::ListOptions{ .limit = controller::kube::DefaultListPageSize },
             [self, request, gathered, kind, uid](
-                models::Result<controller::kube::ListPage, controller::kube::ApiError> result) {
+                models::Result<controller::kube::ListPage, controller::apimachinery::ApiError>
+                    result) {
                 if (!self || request != self->m_ownedRequest)
                     return;
                 if (result.ok()) {
@@ -512,8 +513,8 @@ void DetailPane::refreshEvents()
         events,
         entry->summary.namespaceName,
         options,
-        [self,
-         request](models::Result<controller::kube::ListPage, controller::kube::ApiError> result) {
+        [self, request](
+            models::Result<controller::kube::ListPage, controller::apimachinery::ApiError> result) {
             if (!self || request != self->m_eventsRequest)
                 return;
             QTableWidget *table = self->m_events;

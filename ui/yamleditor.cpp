@@ -20,7 +20,7 @@ using controller::console::ConsoleSession;
 
 namespace {
 
-QString describe(const controller::kube::ApiError &error)
+QString describe(const controller::apimachinery::ApiError &error)
 {
     QString text = error.toString();
     for (const auto &cause : error.causes) {

@@ -10,6 +10,8 @@ using json = nlohmann::json;
 
 namespace reconscope::controller::cluster {
 
+using apimachinery::ApiError;
+
 struct ApiServer::RequestInfo
 {
     QString verb; // get list watch create update patch delete deletecollection
@@ -83,8 +85,7 @@ ApiResponse ApiServer::handle(const ApiRequest &request)
         ApiError internal
             = ApiError::internal(u"Internal error occurred: "_s + QString::fromUtf8(error.what()));
         internal.reason = u"InternalError"_s;
-        internal.details
-            = nlohmann::ordered_json{ { "causes", { { { "message", error.what() } } } } };
+        internal.causes = { apimachinery::StatusCause{ {}, QString::fromUtf8(error.what()), {} } };
         return errorResponse(request, internal);
     }
 }

@@ -12,6 +12,7 @@ using nlohmann::json;
 
 namespace reconscope::controller::cluster {
 
+using apimachinery::ApiError;
 using apimachinery::ListOptions;
 using apimachinery::PatchType;
 using apimachinery::ResourceRef;

@@ -12,6 +12,8 @@ using json = nlohmann::json;
 
 namespace reconscope::controller::cluster {
 
+using apimachinery::ApiError;
+using apimachinery::ApiResult;
 using apimachinery::DeleteOptions;
 using apimachinery::ListOptions;
 using apimachinery::PatchType;

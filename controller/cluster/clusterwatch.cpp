@@ -11,6 +11,8 @@ using json = nlohmann::json;
 
 namespace reconscope::controller::cluster {
 
+using apimachinery::ApiError;
+using apimachinery::ApiResult;
 using apimachinery::WatchOptions;
 
 ApiResult<std::shared_ptr<WatchStream>>
@@ -29,7 +31,7 @@ ClusterWatch::open(Cluster *cluster,
     if (!rv.isEmpty()) {
         auto parsed = parseResourceVersion(rv);
         if (!parsed)
-            return ApiError::invalid(
+            return invalidError(
                 type->type.group,
                 type->type.plural,
                 {},

@@ -23,12 +23,12 @@ public:
     // the caller (400 or 422 for options that do not parse). With tableIncludeObject set, events
     // carry meta.k8s.io/v1 Tables (Accept as=Table) with that includeObject; only the first
     // carries the column definitions.
-    static ApiResult<std::shared_ptr<WatchStream>> open(Cluster *cluster,
-                                                        const TypePtr &type,
-                                                        const QString &ns,
-                                                        const apimachinery::WatchOptions &options,
-                                                        std::optional<QString> tableIncludeObject
-                                                        = std::nullopt);
+    static apimachinery::ApiResult<std::shared_ptr<WatchStream>>
+    open(Cluster *cluster,
+         const TypePtr &type,
+         const QString &ns,
+         const apimachinery::WatchOptions &options,
+         std::optional<QString> tableIncludeObject = std::nullopt);
 
     ClusterWatch(Cluster *cluster,
                  TypePtr type,

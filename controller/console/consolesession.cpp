@@ -12,6 +12,7 @@ using namespace Qt::StringLiterals;
 namespace reconscope::controller::console {
 
 using namespace kube;
+using apimachinery::ApiError;
 using apimachinery::PatchType;
 using apimachinery::ResourceRef;
 

@@ -116,7 +116,7 @@ public:
                       const nlohmann::json &object,
                       kube::RestClient::JsonCallback callback);
     // Why a write would be refused now (not connected, writes disabled); nullopt when allowed.
-    std::optional<kube::ApiError> writeRefusal() const;
+    std::optional<apimachinery::ApiError> writeRefusal() const;
 
     const kube::ClientConfig &clientConfig() const { return m_config; }
     kube::RestClient *client() const { return m_client; }

@@ -17,6 +17,7 @@ using namespace Qt::StringLiterals;
 
 namespace reconscope::controller::kube {
 
+using apimachinery::ApiError;
 using apimachinery::ListOptions;
 using apimachinery::ResourceRef;
 using apimachinery::WatchOptions;

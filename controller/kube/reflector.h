@@ -1,6 +1,6 @@
 #pragma once
 
-#include "controller/kube/apierror.h"
+#include "controller/apimachinery/status.h"
 #include "controller/kube/backoff.h"
 #include "controller/kube/fastlist/lazyhash.h"
 #include "controller/kube/objectmeta.h"
@@ -118,7 +118,7 @@ private:
     void watch();
     struct ListRun;
     struct ListBatch;
-    void handleList(models::Result<ListPage, ApiError> result,
+    void handleList(models::Result<ListPage, apimachinery::ApiError> result,
                     const std::shared_ptr<ListRun> &run = {});
     void submitBatch(const std::shared_ptr<ListRun> &run);
     void handleBatchPrepared(const std::shared_ptr<ListRun> &run,
@@ -135,7 +135,7 @@ private:
                        QList<ObjectMeta> &metas);
     void ensurePool();
     static constexpr qsizetype MinParallelEvents = 16;
-    void handleWatchFinished(const std::optional<ApiError> &error);
+    void handleWatchFinished(const std::optional<apimachinery::ApiError> &error);
     void relistAfterExpiry(const QString &message);
     // After the backoff's next delay, or the server's Retry-After when that is longer.
     void retryLater(std::function<void()> action, const QString &error, int retryAfterSeconds = 0);

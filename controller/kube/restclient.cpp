@@ -20,6 +20,7 @@ using namespace Qt::StringLiterals;
 
 namespace reconscope::controller::kube {
 
+using apimachinery::ApiError;
 using apimachinery::DeleteOptions;
 using apimachinery::PatchType;
 using apimachinery::ResourceRef;

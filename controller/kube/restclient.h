@@ -2,7 +2,7 @@
 
 #include "controller/apimachinery/options.h"
 #include "controller/apimachinery/resourceref.h"
-#include "controller/kube/apierror.h"
+#include "controller/apimachinery/status.h"
 #include "controller/kube/clientconfig.h"
 #include "controller/kube/fastlist/streamedget.h"
 #include "controller/kube/watchdecoder.h"
@@ -73,19 +73,19 @@ public:
 signals:
     void eventsReceived(const QList<reconscope::controller::kube::WatchEvent> &events);
     // error is empty (category Cancelled / code 0 with no message) when the stream ended normally.
-    void finished(const std::optional<reconscope::controller::kube::ApiError> &error);
+    void finished(const std::optional<reconscope::controller::apimachinery::ApiError> &error);
 
 private:
     friend class RestClient;
     void attach(QNetworkReply *reply,
-                std::function<ApiError(QNetworkReply *)> errorOf,
+                std::function<apimachinery::ApiError(QNetworkReply *)> errorOf,
                 int idleTimeoutMs);
     void handleReadyRead();
     void handleFinished();
-    void finish(std::optional<ApiError> error);
+    void finish(std::optional<apimachinery::ApiError> error);
 
     QPointer<QNetworkReply> m_reply;
-    std::function<ApiError(QNetworkReply *)> m_errorOf;
+    std::function<apimachinery::ApiError(QNetworkReply *)> m_errorOf;
     QTimer *m_idleTimer = nullptr;
     WatchDecoder m_decoder;
     QByteArray m_errorBody;
@@ -103,10 +103,10 @@ class RestClient final : public QObject
     Q_DISABLE_COPY_MOVE(RestClient)
 
 public:
-    using JsonResult = models::Result<nlohmann::json, ApiError>;
+    using JsonResult = models::Result<nlohmann::json, apimachinery::ApiError>;
     using JsonCallback = std::function<void(JsonResult)>;
-    using ListCallback = std::function<void(models::Result<ListPage, ApiError>)>;
-    using RawCallback = std::function<void(models::Result<RawResponse, ApiError>)>;
+    using ListCallback = std::function<void(models::Result<ListPage, apimachinery::ApiError>)>;
+    using RawCallback = std::function<void(models::Result<RawResponse, apimachinery::ApiError>)>;
 
     // What client-go's rest.Request does with a 429 or 5xx answer that carries a Retry-After
     // header (checkWait): wait that many seconds and send the request again, up to maxRetries
@@ -214,10 +214,10 @@ private:
     };
     using ReplyHandler = std::function<void(QNetworkReply *)>;
 
-    void send(Call call, ReplyHandler onReply, std::function<void(ApiError)> onError);
+    void send(Call call, ReplyHandler onReply, std::function<void(apimachinery::ApiError)> onError);
     // A streamed list page on its own connection; done() without an error once the decoder has
     // the whole body.
-    void sendStreamed(Call call, std::function<void(std::optional<ApiError>)> done);
+    void sendStreamed(Call call, std::function<void(std::optional<apimachinery::ApiError>)> done);
     // What client-go does before handing an answer on: a 429/5xx with Retry-After is sent again
     // after that delay, a 401 once more with fresh credentials (exec plugin, token file). True
     // when `again` was (or will be) called with the updated call.
@@ -227,11 +227,11 @@ private:
                        std::function<void(const Call &)> again);
     QUrl urlOf(const Call &call) const;
     QNetworkRequest buildRequest(const Call &call) const;
-    ApiError errorOf(QNetworkReply *reply) const;
-    ApiError errorOf(const StreamedGet &get) const;
-    ApiError transportError(StreamedGet::Failure failure,
-                            const QString &errorString,
-                            const QList<QSslError> &sslErrors) const;
+    apimachinery::ApiError errorOf(QNetworkReply *reply) const;
+    apimachinery::ApiError errorOf(const StreamedGet &get) const;
+    apimachinery::ApiError transportError(StreamedGet::Failure failure,
+                                          const QString &errorString,
+                                          const QList<QSslError> &sslErrors) const;
     void jsonRequest(Call call, JsonCallback callback);
     void listPage(const apimachinery::ResourceRef &resource,
                   const QString &namespace_,

@@ -19,6 +19,7 @@ using namespace Qt::StringLiterals;
 
 namespace reconscope::controller::kube {
 
+using apimachinery::ApiError;
 using apimachinery::ListOptions;
 using apimachinery::ResourceRef;
 

@@ -12,6 +12,7 @@ using namespace Qt::StringLiterals;
 
 namespace reconscope::controller::kube {
 
+using apimachinery::ApiError;
 using apimachinery::ResourceRef;
 using apimachinery::WatchOptions;
 

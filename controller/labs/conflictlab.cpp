@@ -487,7 +487,7 @@ void ConflictLab::readFinalObjects()
     m_admin->list(resource(),
                   m_options.namespace_,
                   options,
-                  [this, epoch](models::Result<kube::ListPage, kube::ApiError> page) {
+                  [this, epoch](models::Result<kube::ListPage, apimachinery::ApiError> page) {
                       if (epoch != m_epoch)
                           return;
                       if (page.ok()) {

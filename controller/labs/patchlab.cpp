@@ -13,8 +13,9 @@ using nlohmann::json;
 
 namespace reconscope::controller::labs {
 
+using apimachinery::ApiError;
 using apimachinery::PatchType;
-using kube::ApiError;
+
 using kube::RestClient;
 using kube::WatchEvent;
 

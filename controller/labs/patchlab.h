@@ -1,6 +1,6 @@
 #pragma once
 
-#include "controller/kube/apierror.h"
+#include "controller/apimachinery/status.h"
 #include "controller/kube/restclient.h"
 #include "controller/labs/patchtemplate.h"
 
@@ -110,7 +110,7 @@ struct PatchExperiment
     QString preconditionResourceVersion; // the version put in the patch, empty without
     bool finished = false; // the PATCH was answered (the reaction may still be watched)
     int httpCode = 0;
-    std::optional<kube::ApiError> error;
+    std::optional<apimachinery::ApiError> error;
     nlohmann::json before;
     nlohmann::json after;
     PatchComparison comparison;

@@ -46,7 +46,7 @@ struct RawResult
     int status = 0; // HTTP code (0: no answer)
     QByteArray contentType;
     QByteArray body;
-    std::optional<kube::ApiError> error;
+    std::optional<apimachinery::ApiError> error;
     qint64 elapsedMs = 0;
     // "200 application/json, 1234 bytes in 12 ms" or "404 NotFound: ... in 3 ms".
     QString summary() const;

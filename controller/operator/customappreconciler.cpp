@@ -582,7 +582,7 @@ void CustomAppReconciler::reportStatus(const RunPtr &run, const reconcile::StepC
 
 void CustomAppReconciler::failTransient(const RunPtr &run,
                                         const QString &step,
-                                        const kube::ApiError &error,
+                                        const apimachinery::ApiError &error,
                                         const reconcile::StepControl &control)
 {
     const QString message = step + u": "_s + error.toString();

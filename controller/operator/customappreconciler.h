@@ -171,7 +171,7 @@ private:
     // A 409 ends the run (counted); other errors are reported in status first.
     void failTransient(const RunPtr &run,
                        const QString &step,
-                       const kube::ApiError &error,
+                       const apimachinery::ApiError &error,
                        const reconcile::StepControl &control);
     // Applies the report's conditions, writes status when it changed (retrying a 409 up to
     // MaxStatusAttempts in all), then ends the run with the report's outcome.

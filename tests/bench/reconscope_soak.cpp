@@ -437,7 +437,7 @@ bool Soak::waitFor(const std::function<bool()> &condition, int ms)
 std::optional<QMap<QString, QString>> Soak::freshList()
 {
     kube::RestClient client(m_config);
-    std::optional<models::Result<kube::ListPage, kube::ApiError>> result;
+    std::optional<models::Result<kube::ListPage, apimachinery::ApiError>> result;
     client.list(CustomApps, {}, { .limit = kube::DefaultListPageSize }, [&](auto got) {
         result.emplace(std::move(got));
     });

@@ -100,8 +100,8 @@ public:
     // A request through the project's REST client, waited for (the event loop runs meanwhile).
     controller::kube::RestClient::JsonResult getJson(const QString &path, Role role = Role::Admin);
     // A GET's body as it came (a watch with timeoutSeconds: every event line).
-    models::Result<QByteArray, controller::kube::ApiError> getBytes(const QString &path,
-                                                                    Role role = Role::Admin);
+    models::Result<QByteArray, controller::apimachinery::ApiError>
+    getBytes(const QString &path, Role role = Role::Admin);
     controller::kube::RestClient::JsonResult sendJson(const QByteArray &method,
                                                       const QString &path,
                                                       const nlohmann::json &body,

@@ -161,7 +161,7 @@ void tst_E2eClient::createApps(int count, const QString &prefix)
 std::optional<Snapshot> tst_E2eClient::freshList(const apimachinery::ResourceRef &resource)
 {
     kube::RestClient client(m_server->config());
-    std::optional<models::Result<kube::ListPage, kube::ApiError>> result;
+    std::optional<models::Result<kube::ListPage, apimachinery::ApiError>> result;
     apimachinery::ListOptions options;
     options.limit = 4;
     client.list(resource, m_ns, options, [&](auto got) { result.emplace(std::move(got)); });
@@ -181,7 +181,7 @@ void tst_E2eClient::listFollowsContinueAndGets()
 {
     createApps(23);
     kube::RestClient client(m_server->config());
-    std::optional<models::Result<kube::ListPage, kube::ApiError>> all;
+    std::optional<models::Result<kube::ListPage, apimachinery::ApiError>> all;
     apimachinery::ListOptions options;
     options.limit = 5;
     client.list(CustomApps, m_ns, options, [&](auto result) { all.emplace(std::move(result)); });
@@ -262,7 +262,7 @@ void tst_E2eClient::updateConflictIsTyped()
     });
     QVERIFY(arrives(updated));
     QVERIFY(!*updated);
-    const kube::ApiError &error = updated->error();
+    const apimachinery::ApiError &error = updated->error();
     QCOMPARE(error.code, 409);
     QVERIFY(error.isConflict());
     QCOMPARE(error.reason, u"Conflict"_s);
@@ -362,7 +362,7 @@ void tst_E2eClient::watchFromCompactedVersionIsGone()
     apimachinery::WatchOptions options;
     options.resourceVersion = listedAt;
     options.allowWatchBookmarks = true;
-    std::optional<kube::ApiError> gone;
+    std::optional<apimachinery::ApiError> gone;
     bool finished = false;
     kube::WatchConnection *watch = client.watch(UncachedWidgets, m_ns, options, this);
     connect(watch,
@@ -377,7 +377,7 @@ void tst_E2eClient::watchFromCompactedVersionIsGone()
     connect(watch,
             &kube::WatchConnection::finished,
             this,
-            [&](const std::optional<kube::ApiError> &failure) {
+            [&](const std::optional<apimachinery::ApiError> &failure) {
                 finished = true;
                 if (failure && failure->code != 0 && !gone)
                     gone = failure;

@@ -183,7 +183,7 @@ public:
     std::optional<Snapshot> freshList() const
     {
         kube::RestClient client(m_cluster->clientConfig());
-        std::optional<reconscope::models::Result<kube::ListPage, kube::ApiError>> result;
+        std::optional<reconscope::models::Result<kube::ListPage, apimachinery::ApiError>> result;
         apimachinery::ListOptions options;
         options.limit = 3; // several pages
         client.list(CustomAppsRef, u"default"_s, options, [&](auto got) {

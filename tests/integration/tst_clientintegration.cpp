@@ -229,7 +229,7 @@ void tst_ClientIntegration::startRecording()
 std::optional<Snapshot> tst_ClientIntegration::freshList()
 {
     kube::RestClient client(m_admin);
-    std::optional<models::Result<kube::ListPage, kube::ApiError>> result;
+    std::optional<models::Result<kube::ListPage, apimachinery::ApiError>> result;
     apimachinery::ListOptions options;
     options.limit = 7; // several pages: the client follows `continue`
     client.list(CustomApps, {}, options, [&](auto got) { result.emplace(std::move(got)); });
@@ -265,7 +265,7 @@ void tst_ClientIntegration::listFollowsContinueOverMutualTls()
     createApps(u"team-a"_s, 4);
 
     kube::RestClient client(m_admin);
-    std::optional<models::Result<kube::ListPage, kube::ApiError>> all;
+    std::optional<models::Result<kube::ListPage, apimachinery::ApiError>> all;
     apimachinery::ListOptions options;
     options.limit = 5;
     client.list(CustomApps, {}, options, [&](auto result) { all.emplace(std::move(result)); });
@@ -275,7 +275,7 @@ void tst_ClientIntegration::listFollowsContinueOverMutualTls()
     QCOMPARE(all->value().resourceVersion, QString::number(m_cluster->currentResourceVersion()));
     QVERIFY(all->value().continueToken.isEmpty());
 
-    std::optional<models::Result<kube::ListPage, kube::ApiError>> inTeamA;
+    std::optional<models::Result<kube::ListPage, apimachinery::ApiError>> inTeamA;
     client.list(
         CustomApps, u"team-a"_s, options, [&](auto result) { inTeamA.emplace(std::move(result)); });
     QTRY_VERIFY_WITH_TIMEOUT(inTeamA.has_value(), WaitMs);
@@ -420,8 +420,8 @@ void tst_ClientIntegration::updateConflictIsTyped()
     });
     QTRY_VERIFY_WITH_TIMEOUT(updated.has_value(), WaitMs);
     QVERIFY(!*updated);
-    const kube::ApiError &error = updated->error();
-    QCOMPARE(error.category, kube::ApiError::Category::Status);
+    const apimachinery::ApiError &error = updated->error();
+    QCOMPARE(error.category, apimachinery::ApiError::Category::Status);
     QCOMPARE(error.code, 409);
     QCOMPARE(error.reason, u"Conflict"_s);
     QVERIFY(error.isConflict());
@@ -755,8 +755,8 @@ void tst_ClientIntegration::viewerWriteIsForbidden()
         = [](const std::optional<kube::RestClient::JsonResult> &result, const QString &verb) {
               QVERIFY(result.has_value());
               QVERIFY2(!*result, qPrintable(verb));
-              const kube::ApiError &error = result->error();
-              QCOMPARE(error.category, kube::ApiError::Category::Status);
+              const apimachinery::ApiError &error = result->error();
+              QCOMPARE(error.category, apimachinery::ApiError::Category::Status);
               QCOMPARE(error.code, 403);
               QCOMPARE(error.reason, u"Forbidden"_s);
               QVERIFY(error.isForbidden());

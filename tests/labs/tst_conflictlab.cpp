@@ -115,7 +115,7 @@ int tst_ConflictLab::remainingObjects(const QString &plural)
     client.list(apimachinery::ResourceRef{ u"kafka.internal.net"_s, u"v1"_s, plural, true },
                 u"reconscope-conflict-lab"_s,
                 options,
-                [&count](reconscope::models::Result<kube::ListPage, kube::ApiError> page) {
+                [&count](reconscope::models::Result<kube::ListPage, apimachinery::ApiError> page) {
                     count = page.ok() ? int(page->items.size()) : -2;
                 });
     [&] {

@@ -530,7 +530,7 @@ void tst_PatchLab::clientSwitchEndsExperiment()
     QVERIFY(!m_lab->isBusy());
     const auto *e = m_lab->experiment(id);
     QVERIFY(e && e->error);
-    QCOMPARE(e->error->category, kube::ApiError::Category::Cancelled);
+    QCOMPARE(e->error->category, apimachinery::ApiError::Category::Cancelled);
     // The lab goes on with the new client.
     QVERIFY(
         runToEnd(request(u"web"_s, lab::PatchTarget::Status, lab::PatchTemplate::ClearConditions)));

@@ -37,7 +37,7 @@ using namespace Qt::StringLiterals;
 using namespace reconscope::models;
 using namespace reconscope::ui;
 using nlohmann::json;
-using reconscope::controller::kube::ApiError;
+using reconscope::controller::apimachinery::ApiError;
 using reconscope::controller::kube::RestClient;
 
 using S = LifecycleState;

@@ -331,7 +331,7 @@ void tst_ScenarioPlayer::defaultScenarioWalksEveryState()
         u"tour"_s,
         { .limit = reconscope::controller::kube::DefaultListPageSize },
         [&](reconscope::models::Result<reconscope::controller::kube::ListPage,
-                                       reconscope::controller::kube::ApiError> result) {
+                                       reconscope::controller::apimachinery::ApiError> result) {
             listed = true;
             if (!result.ok())
                 return;

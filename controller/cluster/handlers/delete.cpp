@@ -8,6 +8,7 @@ using json = nlohmann::json;
 
 namespace reconscope::controller::cluster {
 
+using apimachinery::ApiError;
 using apimachinery::DeleteOptions;
 using apimachinery::ListOptions;
 

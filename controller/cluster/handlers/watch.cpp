@@ -9,6 +9,7 @@ using namespace Qt::StringLiterals;
 
 namespace reconscope::controller::cluster {
 
+using apimachinery::ApiError;
 using apimachinery::WatchOptions;
 
 ApiResponse serveWatch(const ResourceRequest &r)

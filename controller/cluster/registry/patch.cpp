@@ -9,6 +9,8 @@ using json = nlohmann::json;
 
 namespace reconscope::controller::cluster {
 
+using apimachinery::ApiError;
+using apimachinery::ApiResult;
 using apimachinery::PatchType;
 
 namespace {

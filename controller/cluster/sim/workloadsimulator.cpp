@@ -11,6 +11,7 @@ using nlohmann::json;
 
 namespace reconscope::controller::cluster {
 
+using apimachinery::ApiResult;
 using apimachinery::ResourceRef;
 
 namespace {
