@@ -2,7 +2,7 @@
 
 #include "controller/cluster/handlers/handlers.h"
 #include "controller/cluster/handlers/handlersupport.h"
-#include "controller/cluster/schema/discovery.h"
+#include "controller/cluster/schema/discoverydocuments.h"
 #include "controller/cluster/schema/openapi.h"
 
 using namespace Qt::StringLiterals;
