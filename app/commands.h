@@ -10,6 +10,10 @@ int runServe(int argc, char *argv[]);
 int runWatch(int argc, char *argv[]);
 int runConflictLab(int argc, char *argv[]);
 int runLintCrd(int argc, char *argv[]);
+// `reconscope reconcile --kubeconfig F [--context C] [-n NS] [--dry-run]
+// [--metrics-bind-address ADDR] [--log-level LEVEL]`: the CustomApp reconciler, headless, until
+// SIGINT/SIGTERM.
+int runReconcile(int argc, char *argv[]);
 // The console (no command word): the embedded cluster in demo mode, or --kubeconfig F [--context
 // C].
 int runConsole(int argc, char *argv[]);

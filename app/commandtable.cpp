@@ -1,6 +1,5 @@
 #include "app/commandtable.h"
 #include "app/commands.h"
-#include "app/reconcilecommand.h"
 
 using namespace Qt::StringLiterals;
 

@@ -1,7 +1,6 @@
-#include "app/reconcilecommand.h"
+#include "controller/operator/reconcilecommand.h"
 #include "app/cli/reconcilearguments.h"
 #include "app/commands.h"
-#include "controller/operator/reconcilecommand.h"
 
 #include <QCoreApplication>
 

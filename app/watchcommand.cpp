@@ -19,6 +19,7 @@
 #include <memory>
 
 using namespace Qt::StringLiterals;
+namespace apimachinery = reconscope::controller::apimachinery;
 namespace kube = reconscope::controller::kube;
 namespace models = reconscope::models;
 
@@ -43,7 +44,7 @@ public:
         connect(&m_discovery,
                 &kube::DiscoveryClient::discoveryFailed,
                 this,
-                [](const kube::ApiError &error) {
+                [](const apimachinery::ApiError &error) {
                     fail(u"discovery failed: %1"_s.arg(error.message));
                 });
         m_discovery.refresh();

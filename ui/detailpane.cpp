@@ -298,7 +298,7 @@ void DetailPane::refreshOwned()
     }
     const QString ns = entry->summary.namespaceName;
     const QString uid = entry->summary.uid;
-    using controller::kube::ResourceRef;
+    using controller::apimachinery::ResourceRef;
     const QList<ResourceRef> kinds{ { u"apps"_s, u"v1"_s, u"deployments"_s, true },
                                     { u"apps"_s, u"v1"_s, u"replicasets"_s, true },
                                     { QString(), u"v1"_s, u"pods"_s, true } };
@@ -316,9 +316,10 @@ void DetailPane::refreshOwned()
         client->list(
             kind,
             ns,
-            {},
+            controller::apimachinery::ListOptions{ .limit = controller::kube::DefaultListPageSize },
             [self, request, gathered, kind, uid](
-                models::Result<controller::kube::ListPage, controller::kube::ApiError> result) {
+                models::Result<controller::kube::ListPage, controller::apimachinery::ApiError>
+                    result) {
                 if (!self || request != self->m_ownedRequest)
                     return;
                 if (result.ok()) {
@@ -501,18 +502,19 @@ void DetailPane::refreshEvents()
         = m_session->informer() && !m_key.isEmpty() ? m_session->informer()->entry(m_key) : nullptr;
     if (!client || !entry)
         return;
-    controller::kube::ListOptions options;
+    controller::apimachinery::ListOptions options;
+    options.limit = controller::kube::DefaultListPageSize;
     options.fieldSelector = u"involvedObject.name=%1"_s.arg(entry->summary.name);
     if (!entry->summary.uid.isEmpty())
         options.fieldSelector += u",involvedObject.uid=%1"_s.arg(entry->summary.uid);
-    const controller::kube::ResourceRef events{ QString(), u"v1"_s, u"events"_s, true };
+    const controller::apimachinery::ResourceRef events{ QString(), u"v1"_s, u"events"_s, true };
     QPointer<DetailPane> self(this);
     client->list(
         events,
         entry->summary.namespaceName,
         options,
-        [self,
-         request](models::Result<controller::kube::ListPage, controller::kube::ApiError> result) {
+        [self, request](
+            models::Result<controller::kube::ListPage, controller::apimachinery::ApiError> result) {
             if (!self || request != self->m_eventsRequest)
                 return;
             QTableWidget *table = self->m_events;

@@ -35,7 +35,7 @@ namespace reconscope::ui {
 using controller::console::ConsoleSession;
 
 namespace labs = controller::labs;
-using controller::kube::PatchType;
+using controller::apimachinery::PatchType;
 
 PatchLabPanel::PatchLabPanel(ConsoleSession *session, QWidget *parent)
     : QWidget(parent)

@@ -43,7 +43,7 @@ public:
     void setSelectedObject(const QString &key);
     QString selectedObject() const;
     void setTarget(controller::labs::PatchTarget target);
-    void setPatchType(controller::kube::PatchType type);
+    void setPatchType(controller::apimachinery::PatchType type);
     void setPrecondition(controller::labs::Precondition precondition);
     void applyTemplate(controller::labs::PatchTemplate t);
     void setPatchText(const QString &text);

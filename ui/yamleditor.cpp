@@ -20,7 +20,7 @@ using controller::console::ConsoleSession;
 
 namespace {
 
-QString describe(const controller::kube::ApiError &error)
+QString describe(const controller::apimachinery::ApiError &error)
 {
     QString text = error.toString();
     for (const auto &cause : error.causes) {
@@ -36,7 +36,7 @@ QString describe(const controller::kube::ApiError &error)
 } // namespace
 
 YamlEditor::YamlEditor(ConsoleSession *session,
-                       const controller::kube::ResourceRef &resource,
+                       const controller::apimachinery::ResourceRef &resource,
                        const QString &key,
                        QWidget *parent)
     : QDialog(parent)

@@ -26,7 +26,7 @@ class YamlEditor final : public QDialog
 
 public:
     YamlEditor(controller::console::ConsoleSession *session,
-               const controller::kube::ResourceRef &resource,
+               const controller::apimachinery::ResourceRef &resource,
                const QString &key,
                QWidget *parent = nullptr);
     ~YamlEditor() override;
@@ -57,7 +57,7 @@ private:
     void handleAnswer(controller::kube::RestClient::JsonResult result);
 
     controller::console::ConsoleSession *m_session;
-    controller::kube::ResourceRef m_resource;
+    controller::apimachinery::ResourceRef m_resource;
     QString m_key;
     QLabel *m_message;
     QPlainTextEdit *m_editor;

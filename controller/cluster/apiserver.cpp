@@ -2,13 +2,15 @@
 
 #include "controller/cluster/handlers/handlers.h"
 #include "controller/cluster/handlers/handlersupport.h"
-#include "controller/cluster/schema/discovery.h"
+#include "controller/cluster/schema/discoverydocuments.h"
 #include "controller/cluster/schema/openapi.h"
 
 using namespace Qt::StringLiterals;
 using json = nlohmann::json;
 
 namespace reconscope::controller::cluster {
+
+using apimachinery::ApiError;
 
 struct ApiServer::RequestInfo
 {
@@ -83,8 +85,7 @@ ApiResponse ApiServer::handle(const ApiRequest &request)
         ApiError internal
             = ApiError::internal(u"Internal error occurred: "_s + QString::fromUtf8(error.what()));
         internal.reason = u"InternalError"_s;
-        internal.details
-            = nlohmann::ordered_json{ { "causes", { { { "message", error.what() } } } } };
+        internal.causes = { apimachinery::StatusCause{ {}, QString::fromUtf8(error.what()), {} } };
         return errorResponse(request, internal);
     }
 }

@@ -39,7 +39,8 @@ private:
     static std::optional<RequestInfo>
     resolveResourcePath(const ApiRequest &request, const QStringList &parts, bool isApi);
     // RBAC as configured for the embedded cluster: the 403 for a user who may not.
-    static std::optional<ApiError> authorize(const ApiRequest &request, const RequestInfo &info);
+    static std::optional<apimachinery::ApiError> authorize(const ApiRequest &request,
+                                                           const RequestInfo &info);
     ApiResponse handleNonResource(const ApiRequest &request, const QStringList &parts);
     ApiResponse handleResource(const ApiRequest &request, const RequestInfo &info);
 

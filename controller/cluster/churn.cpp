@@ -12,6 +12,11 @@ using nlohmann::json;
 
 namespace reconscope::controller::cluster {
 
+using apimachinery::ApiError;
+using apimachinery::ListOptions;
+using apimachinery::PatchType;
+using apimachinery::ResourceRef;
+
 namespace {
 
 constexpr int TickMs = 5;

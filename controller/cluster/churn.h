@@ -101,7 +101,7 @@ private:
     int m_subscription = 0;
     QHash<QString, KeySet> m_keys; // storage key ("group/plural") -> objects
 
-    ResourceRef m_ref;
+    apimachinery::ResourceRef m_ref;
     QString m_resourceName; // plural.group as given back in state()
     QString m_storageKey;
     QString m_namespace;

@@ -12,6 +12,14 @@ using json = nlohmann::json;
 
 namespace reconscope::controller::cluster {
 
+using apimachinery::ApiError;
+using apimachinery::ApiResult;
+using apimachinery::DeleteOptions;
+using apimachinery::ListOptions;
+using apimachinery::PatchType;
+using apimachinery::ResourceRef;
+using apimachinery::WatchOptions;
+
 namespace {
 
 ApiError unknownResource(const ResourceRef &ref)

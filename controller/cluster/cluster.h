@@ -1,6 +1,6 @@
 #pragma once
 
-#include "controller/cluster/apierror.h"
+#include "controller/apimachinery/status.h"
 #include "controller/cluster/apitypes.h"
 #include "controller/cluster/clustertypes.h"
 #include "controller/cluster/controllers/controllermanager.h"
@@ -9,6 +9,7 @@
 #include "controller/cluster/registry/store.h"
 #include "controller/cluster/registry/verbs.h"
 #include "controller/cluster/resourcetype.h"
+#include "controller/cluster/schema/fielderror.h"
 
 #include <nlohmann/json.hpp>
 
@@ -73,44 +74,48 @@ public:
     // --- registry ---
     // Served types (built-ins first, then CRD versions in CRD order).
     QList<ResourceType> servedTypes() const;
-    std::optional<ResourceType> findType(const ResourceRef &ref) const;
+    std::optional<ResourceType> findType(const apimachinery::ResourceRef &ref) const;
 
     // --- in-process verbs ---
-    ApiResult<nlohmann::json>
-    get(const ResourceRef &ref, const QString &ns, const QString &name) const;
+    apimachinery::ApiResult<nlohmann::json>
+    get(const apimachinery::ResourceRef &ref, const QString &ns, const QString &name) const;
     // A list object ({"apiVersion","items","kind","metadata"}) parsed into JSON.
-    ApiResult<nlohmann::json>
-    list(const ResourceRef &ref, const QString &ns, const ListOptions &options = {}) const;
-    ApiResult<WriteResult> create(const ResourceRef &ref,
-                                  const QString &ns,
-                                  nlohmann::json object,
-                                  const WriteOptions &options = {});
-    ApiResult<WriteResult> update(const ResourceRef &ref,
-                                  const QString &ns,
-                                  const QString &name,
-                                  nlohmann::json object,
-                                  const WriteOptions &options = {});
-    ApiResult<WriteResult> updateStatus(const ResourceRef &ref,
-                                        const QString &ns,
-                                        const QString &name,
-                                        nlohmann::json object,
-                                        const WriteOptions &options = {});
-    ApiResult<WriteResult> patch(const ResourceRef &ref,
-                                 const QString &ns,
-                                 const QString &name,
-                                 PatchType type,
-                                 const QByteArray &patch,
-                                 bool statusSubresource = false,
-                                 const WriteOptions &options = {});
+    apimachinery::ApiResult<nlohmann::json> list(const apimachinery::ResourceRef &ref,
+                                                 const QString &ns,
+                                                 const apimachinery::ListOptions &options
+                                                 = {}) const;
+    apimachinery::ApiResult<WriteResult> create(const apimachinery::ResourceRef &ref,
+                                                const QString &ns,
+                                                nlohmann::json object,
+                                                const WriteOptions &options = {});
+    apimachinery::ApiResult<WriteResult> update(const apimachinery::ResourceRef &ref,
+                                                const QString &ns,
+                                                const QString &name,
+                                                nlohmann::json object,
+                                                const WriteOptions &options = {});
+    apimachinery::ApiResult<WriteResult> updateStatus(const apimachinery::ResourceRef &ref,
+                                                      const QString &ns,
+                                                      const QString &name,
+                                                      nlohmann::json object,
+                                                      const WriteOptions &options = {});
+    apimachinery::ApiResult<WriteResult> patch(const apimachinery::ResourceRef &ref,
+                                               const QString &ns,
+                                               const QString &name,
+                                               apimachinery::PatchType type,
+                                               const QByteArray &patch,
+                                               bool statusSubresource = false,
+                                               const WriteOptions &options = {});
     // 200 with the object while finalizers hold it, else the Success Status.
-    ApiResult<WriteResult> remove(const ResourceRef &ref,
-                                  const QString &ns,
-                                  const QString &name,
-                                  const DeleteOptions &options = {});
+    apimachinery::ApiResult<WriteResult> remove(const apimachinery::ResourceRef &ref,
+                                                const QString &ns,
+                                                const QString &name,
+                                                const apimachinery::DeleteOptions &options = {});
 
     // Watch as over HTTP: events are written as lines to the sink given to start().
-    ApiResult<std::shared_ptr<WatchStream>>
-    watch(const ResourceRef &ref, const QString &ns, const WatchOptions &options);
+    apimachinery::ApiResult<std::shared_ptr<WatchStream>>
+    watch(const apimachinery::ResourceRef &ref,
+          const QString &ns,
+          const apimachinery::WatchOptions &options);
 
     // Every committed change, synchronously after the commit. Returns an id for unsubscribe().
     int subscribe(std::function<void(const ClusterEvent &)> callback);

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "controller/apimachinery/options.h"
+#include "controller/apimachinery/resourceref.h"
 #include "controller/cluster/selectors.h"
 
 #include <nlohmann/json.hpp>
@@ -56,16 +58,7 @@ struct ClusterEvent
     mutable const char *sharedLineType = nullptr;
 };
 
-// Which resource an in-process call addresses.
-struct ResourceRef
-{
-    QString group; // "" for core
-    QString version;
-    QString plural;
-};
-
 enum class FieldValidation { Ignore, Warn, Strict };
-enum class PatchType { Merge, Json };
 
 struct WriteOptions
 {
@@ -75,38 +68,6 @@ struct WriteOptions
     // false: a write that sets WriteResult::objectJson may leave WriteResult::object null, for
     // callers that only need the bytes or the outcome (the HTTP API, the churn mutator).
     bool returnObject = true;
-};
-
-struct DeleteOptions
-{
-    QString propagationPolicy; // "", "Background", "Foreground", "Orphan"
-    std::optional<bool> orphanDependents;
-    QString preconditionUid;
-    QString preconditionResourceVersion;
-    bool dryRun = false;
-};
-
-struct ListOptions
-{
-    QString labelSelector;
-    QString fieldSelector;
-    qint64 limit = 0;
-    QString continueToken;
-    QString resourceVersion;
-    QString resourceVersionMatch;
-};
-
-struct WatchOptions
-{
-    QString labelSelector;
-    QString fieldSelector;
-    QString resourceVersion; // "" or "0": initial ADDED events first; N: changes after N only
-    bool allowBookmarks = false;
-    std::optional<bool> sendInitialEvents;
-    int timeoutSeconds = 0; // 0: the server's own 30-60 min
-    // Set: events carry meta.k8s.io/v1 Tables (Accept as=Table) with this includeObject; only
-    // the first carries the column definitions.
-    std::optional<QString> tableIncludeObject;
 };
 
 struct WriteResult

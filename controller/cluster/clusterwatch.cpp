@@ -11,10 +11,16 @@ using json = nlohmann::json;
 
 namespace reconscope::controller::cluster {
 
-ApiResult<std::shared_ptr<WatchStream>> ClusterWatch::open(Cluster *cluster,
-                                                           const TypePtr &type,
-                                                           const QString &ns,
-                                                           const WatchOptions &options)
+using apimachinery::ApiError;
+using apimachinery::ApiResult;
+using apimachinery::WatchOptions;
+
+ApiResult<std::shared_ptr<WatchStream>>
+ClusterWatch::open(Cluster *cluster,
+                   const TypePtr &type,
+                   const QString &ns,
+                   const WatchOptions &options,
+                   std::optional<QString> tableIncludeObject)
 {
     auto selection
         = parseSelection(cluster->m_store, *type, ns, options.labelSelector, options.fieldSelector);
@@ -25,7 +31,7 @@ ApiResult<std::shared_ptr<WatchStream>> ClusterWatch::open(Cluster *cluster,
     if (!rv.isEmpty()) {
         auto parsed = parseResourceVersion(rv);
         if (!parsed)
-            return ApiError::invalid(
+            return invalidError(
                 type->type.group,
                 type->type.plural,
                 {},
@@ -39,8 +45,8 @@ ApiResult<std::shared_ptr<WatchStream>> ClusterWatch::open(Cluster *cluster,
     bool initialEvents = !from.has_value();
     if (options.sendInitialEvents)
         initialEvents = *options.sendInitialEvents;
-    auto stream
-        = std::make_shared<ClusterWatch>(cluster, type, *selection, from, initialEvents, options);
+    auto stream = std::make_shared<ClusterWatch>(
+        cluster, type, *selection, from, initialEvents, options, std::move(tableIncludeObject));
     return std::shared_ptr<WatchStream>(stream);
 }
 
@@ -49,13 +55,15 @@ ClusterWatch::ClusterWatch(Cluster *cluster,
                            Selection selection,
                            std::optional<qint64> from,
                            bool initialEvents,
-                           const WatchOptions &options)
+                           const WatchOptions &options,
+                           std::optional<QString> tableIncludeObject)
     : m_cluster(cluster)
     , m_type(std::move(type))
     , m_selection(std::move(selection))
     , m_from(from)
     , m_initialEvents(initialEvents)
     , m_options(options)
+    , m_tableIncludeObject(std::move(tableIncludeObject))
 { }
 
 ClusterWatch::~ClusterWatch()
@@ -87,7 +95,7 @@ QByteArray ClusterWatch::asTable(const QByteArray &object)
         m_type->type,
         { &parsed },
         json{ { "resourceVersion", parsed["metadata"].value("resourceVersion", "") } },
-        *m_options.tableIncludeObject,
+        *m_tableIncludeObject,
         QDateTime::currentDateTimeUtc());
     // As the watch encoder does: headers on the first event only.
     if (m_tableHeadersSent)
@@ -109,8 +117,8 @@ void ClusterWatch::send(const char *type, const QByteArray &object, const Cluste
 {
     if (!m_active || !m_sink)
         return;
-    const bool table = m_options.tableIncludeObject && qstrcmp(type, "BOOKMARK") != 0
-        && qstrcmp(type, "ERROR") != 0;
+    const bool table
+        = m_tableIncludeObject && qstrcmp(type, "BOOKMARK") != 0 && qstrcmp(type, "ERROR") != 0;
     if (table) {
         const QByteArray rendered = asTable(object);
         QByteArray line;
@@ -187,7 +195,7 @@ void ClusterWatch::start(std::shared_ptr<WatchSink> sink)
                 return;
         }
         m_lastRv = snapshotRv;
-        if (m_options.allowBookmarks
+        if (m_options.allowWatchBookmarks
             && (!m_options.sendInitialEvents.has_value() || *m_options.sendInitialEvents))
             sendBookmark(true);
         // Whatever the sink itself wrote meanwhile.
@@ -213,7 +221,7 @@ void ClusterWatch::start(std::shared_ptr<WatchSink> sink)
     QObject::connect(
         m_timeoutTimer.get(), &QTimer::timeout, m_timeoutTimer.get(), [this] { end(true); });
     m_timeoutTimer->start(std::chrono::milliseconds(timeoutMs));
-    if (m_options.allowBookmarks) {
+    if (m_options.allowWatchBookmarks) {
         m_bookmarkTimer = std::make_unique<QTimer>();
         m_bookmarkTimer->setSingleShot(true);
         QObject::connect(m_bookmarkTimer.get(), &QTimer::timeout, m_bookmarkTimer.get(), [this] {

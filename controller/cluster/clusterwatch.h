@@ -20,16 +20,23 @@ class ClusterWatch final : public WatchStream, public std::enable_shared_from_th
 {
 public:
     // The watch verb: a watch for the request's selectors and resourceVersion, to be started by
-    // the caller (400 or 422 for options that do not parse).
-    static ApiResult<std::shared_ptr<WatchStream>>
-    open(Cluster *cluster, const TypePtr &type, const QString &ns, const WatchOptions &options);
+    // the caller (400 or 422 for options that do not parse). With tableIncludeObject set, events
+    // carry meta.k8s.io/v1 Tables (Accept as=Table) with that includeObject; only the first
+    // carries the column definitions.
+    static apimachinery::ApiResult<std::shared_ptr<WatchStream>>
+    open(Cluster *cluster,
+         const TypePtr &type,
+         const QString &ns,
+         const apimachinery::WatchOptions &options,
+         std::optional<QString> tableIncludeObject = std::nullopt);
 
     ClusterWatch(Cluster *cluster,
                  TypePtr type,
                  Selection selection,
                  std::optional<qint64> from,
                  bool initialEvents,
-                 const WatchOptions &options);
+                 const apimachinery::WatchOptions &options,
+                 std::optional<QString> tableIncludeObject);
     ~ClusterWatch() override;
 
     void start(std::shared_ptr<WatchSink> sink) override;
@@ -59,7 +66,8 @@ private:
     Selection m_selection;
     std::optional<qint64> m_from;
     bool m_initialEvents = false;
-    WatchOptions m_options;
+    apimachinery::WatchOptions m_options;
+    std::optional<QString> m_tableIncludeObject;
     std::shared_ptr<WatchSink> m_sink;
     bool m_active = false;
     qint64 m_lastRv = 0;

@@ -12,6 +12,9 @@ using namespace Qt::StringLiterals;
 namespace reconscope::controller::console {
 
 using namespace kube;
+using apimachinery::ApiError;
+using apimachinery::PatchType;
+using apimachinery::ResourceRef;
 
 const ResourceRef ConsoleSession::CustomApps{
     u"infrastructure.internal.net"_s, u"v1"_s, u"customapps"_s, true

@@ -47,7 +47,7 @@ class ConsoleSession final : public QObject
     Q_DISABLE_COPY_MOVE(ConsoleSession)
 
 public:
-    static const kube::ResourceRef CustomApps;
+    static const apimachinery::ResourceRef CustomApps;
 
     explicit ConsoleSession(QObject *parent = nullptr);
     ~ConsoleSession() override;
@@ -109,14 +109,14 @@ public:
 
     // Create (POST) and update (PUT, with the resourceVersion the object carries) of an object,
     // refused the same way when writes are off. Namespace and name come from its metadata.
-    void createObject(const kube::ResourceRef &resource,
+    void createObject(const apimachinery::ResourceRef &resource,
                       const nlohmann::json &object,
                       kube::RestClient::JsonCallback callback);
-    void updateObject(const kube::ResourceRef &resource,
+    void updateObject(const apimachinery::ResourceRef &resource,
                       const nlohmann::json &object,
                       kube::RestClient::JsonCallback callback);
     // Why a write would be refused now (not connected, writes disabled); nullopt when allowed.
-    std::optional<kube::ApiError> writeRefusal() const;
+    std::optional<apimachinery::ApiError> writeRefusal() const;
 
     const kube::ClientConfig &clientConfig() const { return m_config; }
     kube::RestClient *client() const { return m_client; }

@@ -143,8 +143,8 @@ void ScenarioPlayer::answerNotConnected(const Answer &answer)
     QMetaObject::invokeMethod(
         this,
         [answer] {
-            answer(kube::ApiError::make(kube::ApiError::Category::Network,
-                                        tr("not connected to a cluster")));
+            answer(apimachinery::ApiError::make(apimachinery::ApiError::Category::Network,
+                                                tr("not connected to a cluster")));
         },
         Qt::QueuedConnection);
 }
@@ -161,10 +161,11 @@ void ScenarioPlayer::runStep()
 
     const quint64 generation = m_generation;
     QPointer<ScenarioPlayer> self(this);
-    auto answer = [self, generation, index](models::Result<nlohmann::json, kube::ApiError> result) {
-        if (self && self->m_generation == generation)
-            self->handleAnswer(index, result);
-    };
+    auto answer
+        = [self, generation, index](models::Result<nlohmann::json, apimachinery::ApiError> result) {
+              if (self && self->m_generation == generation)
+                  self->handleAnswer(index, result);
+          };
     if (step.verb == ScenarioStep::Verb::WaitFor) {
         m_waitedBeforeMs = 0;
         m_waitClock.invalidate();
@@ -183,7 +184,7 @@ void ScenarioPlayer::runStep()
         answerNotConnected(answer);
         return;
     }
-    const kube::ResourceRef ref{
+    const apimachinery::ResourceRef ref{
         step.group, step.version, step.plural, !step.namespaceName.isEmpty()
     };
     switch (step.verb) {
@@ -194,12 +195,16 @@ void ScenarioPlayer::runStep()
         m_client->patch(ref,
                         step.namespaceName,
                         step.name,
-                        kube::PatchType::Merge,
+                        apimachinery::PatchType::Merge,
                         QByteArray::fromStdString(step.body.dump()),
                         answer);
         break;
     case ScenarioStep::Verb::Delete:
-        m_client->remove(ref, step.namespaceName, step.name, kube::DeleteOptions(), answer);
+        m_client->remove(ref,
+                         step.namespaceName,
+                         step.name,
+                         apimachinery::DeleteOptions{ .propagationPolicy = u"Background"_s },
+                         answer);
         break;
     case ScenarioStep::Verb::Wait:
     case ScenarioStep::Verb::WaitFor:
@@ -207,14 +212,14 @@ void ScenarioPlayer::runStep()
     }
 }
 
-void ScenarioPlayer::handleAnswer(int index,
-                                  const models::Result<nlohmann::json, kube::ApiError> &answer)
+void ScenarioPlayer::handleAnswer(
+    int index, const models::Result<nlohmann::json, apimachinery::ApiError> &answer)
 {
     const ScenarioStep &step = m_scenario.steps[index];
     bool ok = answer.ok();
     QString message;
     if (!ok) {
-        const kube::ApiError &error = answer.error();
+        const apimachinery::ApiError &error = answer.error();
         if ((step.ignoreAlreadyExists && error.isAlreadyExists())
             || (step.ignoreNotFound && error.isNotFound())) {
             ok = true;
@@ -293,32 +298,33 @@ void ScenarioPlayer::poll()
     const ScenarioStep &step = m_scenario.steps[index];
     const quint64 generation = m_generation;
     QPointer<ScenarioPlayer> self(this);
-    auto answer = [self, generation, index](models::Result<nlohmann::json, kube::ApiError> result) {
-        if (!self || self->m_generation != generation)
-            return;
-        self->m_pollInFlight = false;
-        self->handleWaitAnswer(index, result);
-    };
+    auto answer
+        = [self, generation, index](models::Result<nlohmann::json, apimachinery::ApiError> result) {
+              if (!self || self->m_generation != generation)
+                  return;
+              self->m_pollInFlight = false;
+              self->handleWaitAnswer(index, result);
+          };
     m_pollInFlight = true;
     if (!m_client) {
         answerNotConnected(answer);
         return;
     }
-    const kube::ResourceRef ref{
+    const apimachinery::ResourceRef ref{
         step.group, step.version, step.plural, !step.namespaceName.isEmpty()
     };
     m_client->get(ref, step.namespaceName, step.name, answer);
 }
 
-void ScenarioPlayer::handleWaitAnswer(int index,
-                                      const models::Result<nlohmann::json, kube::ApiError> &answer)
+void ScenarioPlayer::handleWaitAnswer(
+    int index, const models::Result<nlohmann::json, apimachinery::ApiError> &answer)
 {
     if (!isWaiting() || index != m_next)
         return;
     const ScenarioStep &step = m_scenario.steps[index];
     bool reached = false;
     if (!answer.ok()) {
-        const kube::ApiError &error = answer.error();
+        const apimachinery::ApiError &error = answer.error();
         reached = error.isNotFound() && !step.waitState;
         m_observed = error.isNotFound() ? tr("not found") : error.toString();
     } else {

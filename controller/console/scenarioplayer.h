@@ -81,18 +81,20 @@ signals:
     void roundFinished(int round);
 
 private:
-    using Answer = std::function<void(models::Result<nlohmann::json, kube::ApiError>)>;
+    using Answer = std::function<void(models::Result<nlohmann::json, apimachinery::ApiError>)>;
     // Answers `answer` with a "not connected" error on the next event-loop turn, as a request
     // would.
     void answerNotConnected(const Answer &answer);
     void schedule();
     void freezeRemaining();
     void runStep();
-    void handleAnswer(int step, const models::Result<nlohmann::json, kube::ApiError> &answer);
+    void handleAnswer(int step,
+                      const models::Result<nlohmann::json, apimachinery::ApiError> &answer);
     void finishStep(int step, bool ok, const QString &message);
     // waitFor: one GET of the object, its answer, the clock that counts the time waited.
     void poll();
-    void handleWaitAnswer(int step, const models::Result<nlohmann::json, kube::ApiError> &answer);
+    void handleWaitAnswer(int step,
+                          const models::Result<nlohmann::json, apimachinery::ApiError> &answer);
     void suspendWait();
     void resumeWait();
 

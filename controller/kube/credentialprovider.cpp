@@ -13,6 +13,8 @@ using namespace Qt::StringLiterals;
 
 namespace reconscope::controller::kube {
 
+using apimachinery::ApiError;
+
 namespace {
 
 using CredentialsResult = models::Result<Credentials, ApiError>;

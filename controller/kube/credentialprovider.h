@@ -1,6 +1,6 @@
 #pragma once
 
-#include "controller/kube/apierror.h"
+#include "controller/apimachinery/status.h"
 #include "controller/kube/clientconfig.h"
 #include "models/result.h"
 
@@ -35,7 +35,7 @@ class CredentialProvider final : public QObject
     Q_DISABLE_COPY_MOVE(CredentialProvider)
 
 public:
-    using Callback = std::function<void(models::Result<Credentials, ApiError>)>;
+    using Callback = std::function<void(models::Result<Credentials, apimachinery::ApiError>)>;
     using Clock = std::function<QDateTime()>;
 
     explicit CredentialProvider(ClientConfig config, QObject *parent = nullptr);
@@ -61,10 +61,10 @@ private:
         Callback callback;
     };
 
-    models::Result<Credentials, ApiError> staticCredentials();
+    models::Result<Credentials, apimachinery::ApiError> staticCredentials();
     void startExec();
     void handleExecFinished(int exitCode, bool crashed);
-    void deliver(const models::Result<Credentials, ApiError> &result);
+    void deliver(const models::Result<Credentials, apimachinery::ApiError> &result);
 
     ClientConfig m_config;
     Clock m_clock;

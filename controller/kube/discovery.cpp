@@ -12,6 +12,9 @@ using namespace Qt::StringLiterals;
 
 namespace reconscope::controller::kube {
 
+using apimachinery::ApiError;
+using apimachinery::ResourceRef;
+
 namespace {
 
 using models::Result;

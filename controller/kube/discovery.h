@@ -1,6 +1,6 @@
 #pragma once
 
-#include "controller/kube/apierror.h"
+#include "controller/apimachinery/status.h"
 #include "controller/kube/reflector.h"
 #include "controller/kube/restclient.h"
 #include "models/result.h"
@@ -33,7 +33,10 @@ struct DiscoveredResource
     bool preferredVersion = false; // the group's preferred (first) version
     bool fromCrd = false; // known from a CustomResourceDefinition (possibly before discovery)
 
-    ResourceRef ref() const { return ResourceRef{ group, version, plural, namespaced }; }
+    apimachinery::ResourceRef ref() const
+    {
+        return apimachinery::ResourceRef{ group, version, plural, namespaced };
+    }
     QString groupVersion() const { return group.isEmpty() ? version : group + u'/' + version; }
     // "customapps.infrastructure.internal.net" or "pods".
     QString qualifiedName() const { return group.isEmpty() ? plural : plural + u'.' + group; }
@@ -68,7 +71,7 @@ class DiscoveryClient final : public QObject
     Q_DISABLE_COPY_MOVE(DiscoveryClient)
 
 public:
-    static const ResourceRef CustomResourceDefinitions;
+    static const apimachinery::ResourceRef CustomResourceDefinitions;
     static const QByteArray AggregatedAccept;
 
     explicit DiscoveryClient(RestClient *client, QObject *parent = nullptr);
@@ -89,13 +92,13 @@ public:
 
 signals:
     void resourcesChanged();
-    void discoveryFailed(const reconscope::controller::kube::ApiError &error);
+    void discoveryFailed(const reconscope::controller::apimachinery::ApiError &error);
     void crdsChanged(const QStringList &upserted, const QStringList &removed);
 
 private:
-    void handleRoot(bool core, models::Result<RawResponse, ApiError> response);
+    void handleRoot(bool core, models::Result<RawResponse, apimachinery::ApiError> response);
     void requestGroupVersion(const QString &group, const QString &version, bool preferred);
-    void finishPart(const std::optional<ApiError> &error);
+    void finishPart(const std::optional<apimachinery::ApiError> &error);
     void handleCrdDeltas(const QList<Delta> &deltas);
 
     RestClient *m_client;
@@ -103,7 +106,7 @@ private:
     QTimer *m_refreshTimer;
     quint64 m_round = 0;
     int m_pending = 0;
-    std::optional<ApiError> m_roundError;
+    std::optional<apimachinery::ApiError> m_roundError;
     QList<DiscoveredResource> m_coreResources;
     QList<DiscoveredResource> m_groupResources;
     QList<DiscoveredResource> m_discovered;

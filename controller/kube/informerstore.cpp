@@ -12,6 +12,8 @@ using namespace Qt::StringLiterals;
 
 namespace reconscope::controller::kube {
 
+using apimachinery::ResourceRef;
+
 namespace {
 
 // A listed object made ready on the reflector's pool: summarised and compressed.

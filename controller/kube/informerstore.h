@@ -54,7 +54,7 @@ class InformerWorker final : public QObject
 
 public:
     InformerWorker(ClientConfig config,
-                   ResourceRef resource,
+                   apimachinery::ResourceRef resource,
                    QString namespace_,
                    models::LifecycleMapping mapping,
                    int batchIntervalMs,
@@ -86,7 +86,7 @@ private:
     void flush();
 
     ClientConfig m_config;
-    ResourceRef m_resource;
+    apimachinery::ResourceRef m_resource;
     QString m_namespace;
     models::LifecycleMapping m_mapping;
     int m_batchIntervalMs;
@@ -123,7 +123,7 @@ class InformerStore final : public QObject
 
 public:
     InformerStore(ClientConfig config,
-                  ResourceRef resource,
+                  apimachinery::ResourceRef resource,
                   QString namespace_ = {},
                   models::LifecycleMapping mapping = models::LifecycleMapping::defaults(),
                   QObject *parent = nullptr);
@@ -161,7 +161,7 @@ private:
     void handleBatch(const std::shared_ptr<InformerBatch> &batch);
 
     ClientConfig m_config;
-    ResourceRef m_resource;
+    apimachinery::ResourceRef m_resource;
     QString m_namespace;
     models::LifecycleMapping m_mapping;
     int m_batchIntervalMs = 33;

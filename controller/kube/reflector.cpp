@@ -17,6 +17,11 @@ using namespace Qt::StringLiterals;
 
 namespace reconscope::controller::kube {
 
+using apimachinery::ApiError;
+using apimachinery::ListOptions;
+using apimachinery::ResourceRef;
+using apimachinery::WatchOptions;
+
 QString ReflectorState::toString() const
 {
     switch (phase) {
@@ -204,6 +209,7 @@ void Reflector::list()
              0,
              m_state.lastError);
     ListOptions options;
+    options.limit = DefaultListPageSize;
     options.labelSelector = m_labelSelector;
     options.fieldSelector = m_fieldSelector;
     // client-go's relistResourceVersion.
@@ -216,11 +222,12 @@ void Reflector::list()
     const quint64 generation = m_generation;
     QPointer<Reflector> self(this);
     std::shared_ptr<ListRun> run;
+    ListStream stream;
     if (m_preparer) {
         ensurePool();
         run = std::make_shared<ListRun>();
         run->generation = generation;
-        options.onItem = [self, run](QByteArrayView item) {
+        stream.onItem = [self, run](QByteArrayView item) {
             if (!self || self->m_generation != run->generation)
                 return;
             if (!run->filling) {
@@ -236,19 +243,21 @@ void Reflector::list()
         };
         run->progressive = m_progressiveFirstList && !m_synced && m_known.isEmpty();
         m_listRun = run;
-        options.onRestart = [self, run] {
+        stream.onRestart = [self, run] {
             if (self && self->m_generation == run->generation)
                 self->keepDelivered(*run);
             run->restart();
         };
     }
-    m_client->list(m_resource,
-                   m_namespace,
-                   options,
-                   [self, generation, run](models::Result<ListPage, ApiError> result) {
-                       if (self && self->m_running && self->m_generation == generation)
-                           self->handleList(std::move(result), run);
-                   });
+    m_client->list(
+        m_resource,
+        m_namespace,
+        options,
+        [self, generation, run](models::Result<ListPage, ApiError> result) {
+            if (self && self->m_running && self->m_generation == generation)
+                self->handleList(std::move(result), run);
+        },
+        std::move(stream));
 }
 
 void Reflector::ensurePool()

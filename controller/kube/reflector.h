@@ -1,6 +1,6 @@
 #pragma once
 
-#include "controller/kube/apierror.h"
+#include "controller/apimachinery/status.h"
 #include "controller/kube/backoff.h"
 #include "controller/kube/fastlist/lazyhash.h"
 #include "controller/kube/objectmeta.h"
@@ -74,7 +74,7 @@ public:
         = std::function<std::shared_ptr<PreparedObject>(QByteArrayView object, ObjectMeta *meta)>;
 
     Reflector(RestClient *client,
-              ResourceRef resource,
+              apimachinery::ResourceRef resource,
               QString namespace_ = {},
               QObject *parent = nullptr);
     ~Reflector() override;
@@ -104,7 +104,7 @@ public:
     QString resourceVersion() const { return m_resourceVersion; }
     ReflectorState state() const { return m_state; }
     bool hasSynced() const { return m_synced; }
-    const ResourceRef &resource() const { return m_resource; }
+    const apimachinery::ResourceRef &resource() const { return m_resource; }
 
 signals:
     // Changes in stream order; a relist delivers all items as upserts plus the deletes.
@@ -118,7 +118,7 @@ private:
     void watch();
     struct ListRun;
     struct ListBatch;
-    void handleList(models::Result<ListPage, ApiError> result,
+    void handleList(models::Result<ListPage, apimachinery::ApiError> result,
                     const std::shared_ptr<ListRun> &run = {});
     void submitBatch(const std::shared_ptr<ListRun> &run);
     void handleBatchPrepared(const std::shared_ptr<ListRun> &run,
@@ -135,14 +135,14 @@ private:
                        QList<ObjectMeta> &metas);
     void ensurePool();
     static constexpr qsizetype MinParallelEvents = 16;
-    void handleWatchFinished(const std::optional<ApiError> &error);
+    void handleWatchFinished(const std::optional<apimachinery::ApiError> &error);
     void relistAfterExpiry(const QString &message);
     // After the backoff's next delay, or the server's Retry-After when that is longer.
     void retryLater(std::function<void()> action, const QString &error, int retryAfterSeconds = 0);
     void setPhase(ReflectorState::Phase phase, int retryInMs = 0, const QString &error = {});
 
     RestClient *m_client;
-    ResourceRef m_resource;
+    apimachinery::ResourceRef m_resource;
     QString m_namespace;
     QString m_labelSelector;
     QString m_fieldSelector;

@@ -20,6 +20,11 @@ using namespace Qt::StringLiterals;
 
 namespace reconscope::controller::kube {
 
+using apimachinery::ApiError;
+using apimachinery::DeleteOptions;
+using apimachinery::PatchType;
+using apimachinery::ResourceRef;
+
 namespace {
 
 const char *const SslErrorsProperty = "reconscopeSslErrors";
@@ -100,11 +105,6 @@ QString describeSslErrors(const QList<QSslError> &errors, const QString &host)
     return messages.join(u"; "_s);
 }
 
-QString encodePathSegment(const QString &segment)
-{
-    return QString::fromLatin1(QUrl::toPercentEncoding(segment));
-}
-
 } // namespace
 
 bool certificateMatchesName(const QSslCertificate &certificate, const QString &name)
@@ -141,44 +141,6 @@ std::optional<int> retryAfterOf(int status, const QByteArray &retryAfterHeader)
     if (!ok || seconds < 0)
         return std::nullopt;
     return seconds;
-}
-
-QString ResourceRef::collectionPath(const QString &namespace_) const
-{
-    QString path = group.isEmpty() ? u"/api/"_s + version : u"/apis/"_s + group + u'/' + version;
-    if (namespaced && !namespace_.isEmpty())
-        path += u"/namespaces/"_s + encodePathSegment(namespace_);
-    return path + u'/' + plural;
-}
-
-QString ResourceRef::objectPath(const QString &namespace_,
-                                const QString &name,
-                                const QString &subresource) const
-{
-    QString path = collectionPath(namespace_) + u'/' + encodePathSegment(name);
-    if (!subresource.isEmpty())
-        path += u'/' + subresource;
-    return path;
-}
-
-QByteArray DeleteOptions::toJson() const
-{
-    nlohmann::json body = { { "kind", "DeleteOptions" }, { "apiVersion", "v1" } };
-    if (!propagationPolicy.isEmpty())
-        body["propagationPolicy"] = propagationPolicy.toStdString();
-    if (gracePeriodSeconds)
-        body["gracePeriodSeconds"] = *gracePeriodSeconds;
-    if (dryRun)
-        body["dryRun"] = nlohmann::json::array({ "All" });
-    if (!preconditionResourceVersion.isEmpty() || !preconditionUid.isEmpty()) {
-        auto &preconditions = body["preconditions"];
-        preconditions = nlohmann::json::object();
-        if (!preconditionResourceVersion.isEmpty())
-            preconditions["resourceVersion"] = preconditionResourceVersion.toStdString();
-        if (!preconditionUid.isEmpty())
-            preconditions["uid"] = preconditionUid.toStdString();
-    }
-    return QByteArray::fromStdString(body.dump());
 }
 
 // --- RestClient ----------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 #pragma once
 
-#include "controller/kube/apierror.h"
+#include "controller/apimachinery/options.h"
+#include "controller/apimachinery/resourceref.h"
+#include "controller/apimachinery/status.h"
 #include "controller/kube/clientconfig.h"
 #include "controller/kube/fastlist/streamedget.h"
 #include "controller/kube/watchdecoder.h"
@@ -32,64 +34,17 @@ namespace reconscope::controller::kube {
 class CredentialProvider;
 class ListStreamDecoder;
 
-// Which resource a request is about; builds the URL paths of kube-api.md section 1.
-struct ResourceRef
-{
-    QString group; // empty for the core group
-    QString version;
-    QString plural;
-    bool namespaced = true;
+// The page size the client's lists ask for unless a caller says otherwise (client-go's pager).
+inline constexpr qint64 DefaultListPageSize = 500;
 
-    QString groupVersion() const { return group.isEmpty() ? version : group + u'/' + version; }
-    // /apis/G/V[/namespaces/NS]/PLURAL (an empty namespace lists across all namespaces).
-    QString collectionPath(const QString &namespace_ = {}) const;
-    // .../PLURAL/NAME[/SUBRESOURCE]
-    QString objectPath(const QString &namespace_,
-                       const QString &name,
-                       const QString &subresource = {}) const;
-};
-
-struct ListOptions
+// A list read as it streams in: each item's bytes are handed to onItem (on the client's thread)
+// as the body arrives, instead of being collected in ListPage::items, so the body is never held
+// whole. onRestart is called when the list starts over from its first page (the continue token
+// expired): the items handed out so far no longer count.
+struct ListStream
 {
-    QString labelSelector;
-    QString fieldSelector;
-    QString resourceVersion; // "0": any (served from cache, no paging); "": latest
-    QString resourceVersionMatch;
-    int limit = 500; // page size; 0 for no limit
-    // Streaming: when set, each item's bytes are handed to onItem (on the client's thread) as the
-    // body arrives, instead of being collected in ListPage::items, so the body is never held
-    // whole. onRestart is called when the list starts over from its first page (the continue
-    // token expired): the items handed out so far no longer count.
     std::function<void(QByteArrayView item)> onItem;
     std::function<void()> onRestart;
-};
-
-struct WatchOptions
-{
-    QString labelSelector;
-    QString fieldSelector;
-    QString resourceVersion;
-    bool allowWatchBookmarks = true;
-    int timeoutSeconds = 0; // 0: let the server choose
-    // A stream that brings no byte for this long is considered dead (a half-open connection)
-    // and ends with a Network error. -1: timeoutSeconds + 30 s when set, else never.
-    int idleTimeoutMs = -1;
-};
-
-struct DeleteOptions
-{
-    QString propagationPolicy = QStringLiteral("Background");
-    std::optional<qint64> gracePeriodSeconds;
-    bool dryRun = false;
-    QString preconditionResourceVersion;
-    QString preconditionUid;
-
-    QByteArray toJson() const;
-};
-
-enum class PatchType {
-    Merge, // application/merge-patch+json (RFC 7386)
-    Json, // application/json-patch+json (RFC 6902)
 };
 
 // An HTTP answer as received (any status).
@@ -118,19 +73,19 @@ public:
 signals:
     void eventsReceived(const QList<reconscope::controller::kube::WatchEvent> &events);
     // error is empty (category Cancelled / code 0 with no message) when the stream ended normally.
-    void finished(const std::optional<reconscope::controller::kube::ApiError> &error);
+    void finished(const std::optional<reconscope::controller::apimachinery::ApiError> &error);
 
 private:
     friend class RestClient;
     void attach(QNetworkReply *reply,
-                std::function<ApiError(QNetworkReply *)> errorOf,
+                std::function<apimachinery::ApiError(QNetworkReply *)> errorOf,
                 int idleTimeoutMs);
     void handleReadyRead();
     void handleFinished();
-    void finish(std::optional<ApiError> error);
+    void finish(std::optional<apimachinery::ApiError> error);
 
     QPointer<QNetworkReply> m_reply;
-    std::function<ApiError(QNetworkReply *)> m_errorOf;
+    std::function<apimachinery::ApiError(QNetworkReply *)> m_errorOf;
     QTimer *m_idleTimer = nullptr;
     WatchDecoder m_decoder;
     QByteArray m_errorBody;
@@ -148,10 +103,10 @@ class RestClient final : public QObject
     Q_DISABLE_COPY_MOVE(RestClient)
 
 public:
-    using JsonResult = models::Result<nlohmann::json, ApiError>;
+    using JsonResult = models::Result<nlohmann::json, apimachinery::ApiError>;
     using JsonCallback = std::function<void(JsonResult)>;
-    using ListCallback = std::function<void(models::Result<ListPage, ApiError>)>;
-    using RawCallback = std::function<void(models::Result<RawResponse, ApiError>)>;
+    using ListCallback = std::function<void(models::Result<ListPage, apimachinery::ApiError>)>;
+    using RawCallback = std::function<void(models::Result<RawResponse, apimachinery::ApiError>)>;
 
     // What client-go's rest.Request does with a 429 or 5xx answer that carries a Retry-After
     // header (checkWait): wait that many seconds and send the request again, up to maxRetries
@@ -172,7 +127,7 @@ public:
 
     void setRetryPolicy(RetryPolicy policy);
 
-    // How streamed lists (ListOptions::onItem) are read: on a connection of their own, read on
+    // How streamed lists (ListStream::onItem) are read: on a connection of their own, read on
     // the client's thread (StreamedGet: half the CPU for a large list; the default, used when no
     // proxy is in the way), or through QNetworkAccessManager like every other request.
     enum class ListTransport { Direct, QtNetwork };
@@ -184,39 +139,41 @@ public:
     CredentialProvider *credentials() const { return m_credentials; }
     static QByteArray userAgent();
 
-    void get(const ResourceRef &resource,
+    void get(const apimachinery::ResourceRef &resource,
              const QString &namespace_,
              const QString &name,
              JsonCallback callback,
              const QString &subresource = {});
-    // Follows `continue` until the list is complete; items stay raw JSON bytes. The result's
-    // resourceVersion is the first page's (all pages are served at it).
-    void list(const ResourceRef &resource,
+    // Follows `continue` (from options.continueToken on) until the list is complete; items stay
+    // raw JSON bytes, or go to `stream` when it has an onItem. The result's resourceVersion is the
+    // first page's (all pages are served at it).
+    void list(const apimachinery::ResourceRef &resource,
               const QString &namespace_,
-              const ListOptions &options,
-              ListCallback callback);
-    void create(const ResourceRef &resource,
+              const apimachinery::ListOptions &options,
+              ListCallback callback,
+              ListStream stream = {});
+    void create(const apimachinery::ResourceRef &resource,
                 const QString &namespace_,
                 const nlohmann::json &object,
                 JsonCallback callback);
-    void update(const ResourceRef &resource,
+    void update(const apimachinery::ResourceRef &resource,
                 const QString &namespace_,
                 const QString &name,
                 const nlohmann::json &object,
                 JsonCallback callback,
                 const QString &subresource = {});
-    void patch(const ResourceRef &resource,
+    void patch(const apimachinery::ResourceRef &resource,
                const QString &namespace_,
                const QString &name,
-               PatchType type,
+               apimachinery::PatchType type,
                const QByteArray &patch,
                JsonCallback callback,
                const QString &subresource = {});
     // DELETE with a DeleteOptions body; the answer is the Status or the object (finalizers).
-    void remove(const ResourceRef &resource,
+    void remove(const apimachinery::ResourceRef &resource,
                 const QString &namespace_,
                 const QString &name,
-                const DeleteOptions &options,
+                const apimachinery::DeleteOptions &options,
                 JsonCallback callback);
 
     // Any request; non-2xx answers are errors (typed from the Status body when there is one).
@@ -228,11 +185,14 @@ public:
                  const QByteArray &accept,
                  RawCallback callback);
 
-    // Starts a watch (watch=1) on the collection; the connection is owned by `parent`.
-    WatchConnection *watch(const ResourceRef &resource,
+    // Starts a watch (watch=1) on the collection; the connection is owned by `parent`. A stream
+    // that brings no byte for idleTimeoutMs is considered dead (a half-open connection) and ends
+    // with a Network error; -1: options.timeoutSeconds + 30 s when that is set, else never.
+    WatchConnection *watch(const apimachinery::ResourceRef &resource,
                            const QString &namespace_,
-                           const WatchOptions &options,
-                           QObject *parent);
+                           const apimachinery::WatchOptions &options,
+                           QObject *parent,
+                           int idleTimeoutMs = -1);
 
 private:
     // No byte for this long ends a request (watches excepted).
@@ -254,10 +214,10 @@ private:
     };
     using ReplyHandler = std::function<void(QNetworkReply *)>;
 
-    void send(Call call, ReplyHandler onReply, std::function<void(ApiError)> onError);
+    void send(Call call, ReplyHandler onReply, std::function<void(apimachinery::ApiError)> onError);
     // A streamed list page on its own connection; done() without an error once the decoder has
     // the whole body.
-    void sendStreamed(Call call, std::function<void(std::optional<ApiError>)> done);
+    void sendStreamed(Call call, std::function<void(std::optional<apimachinery::ApiError>)> done);
     // What client-go does before handing an answer on: a 429/5xx with Retry-After is sent again
     // after that delay, a 401 once more with fresh credentials (exec plugin, token file). True
     // when `again` was (or will be) called with the updated call.
@@ -267,21 +227,23 @@ private:
                        std::function<void(const Call &)> again);
     QUrl urlOf(const Call &call) const;
     QNetworkRequest buildRequest(const Call &call) const;
-    ApiError errorOf(QNetworkReply *reply) const;
-    ApiError errorOf(const StreamedGet &get) const;
-    ApiError transportError(StreamedGet::Failure failure,
-                            const QString &errorString,
-                            const QList<QSslError> &sslErrors) const;
+    apimachinery::ApiError errorOf(QNetworkReply *reply) const;
+    apimachinery::ApiError errorOf(const StreamedGet &get) const;
+    apimachinery::ApiError transportError(StreamedGet::Failure failure,
+                                          const QString &errorString,
+                                          const QList<QSslError> &sslErrors) const;
     void jsonRequest(Call call, JsonCallback callback);
-    void listPage(const ResourceRef &resource,
+    void listPage(const apimachinery::ResourceRef &resource,
                   const QString &namespace_,
-                  const ListOptions &options,
+                  const apimachinery::ListOptions &options,
+                  const ListStream &stream,
                   const QString &continueToken,
                   std::shared_ptr<ListPage> accumulated,
                   ListCallback callback);
-    void listPageStreaming(const ResourceRef &resource,
+    void listPageStreaming(const apimachinery::ResourceRef &resource,
                            const QString &namespace_,
-                           const ListOptions &options,
+                           const apimachinery::ListOptions &options,
+                           const ListStream &stream,
                            const QString &continueToken,
                            const QUrlQuery &query,
                            std::shared_ptr<ListPage> accumulated,

@@ -19,17 +19,29 @@ using namespace Qt::StringLiterals;
 
 namespace reconscope::controller::kube {
 
+using apimachinery::ApiError;
+using apimachinery::ListOptions;
+using apimachinery::ResourceRef;
+
 void RestClient::list(const ResourceRef &resource,
                       const QString &namespace_,
                       const ListOptions &options,
-                      ListCallback callback)
+                      ListCallback callback,
+                      ListStream stream)
 {
-    listPage(resource, namespace_, options, {}, std::make_shared<ListPage>(), std::move(callback));
+    listPage(resource,
+             namespace_,
+             options,
+             stream,
+             options.continueToken,
+             std::make_shared<ListPage>(),
+             std::move(callback));
 }
 
 void RestClient::listPage(const ResourceRef &resource,
                           const QString &namespace_,
                           const ListOptions &options,
+                          const ListStream &stream,
                           const QString &continueToken,
                           std::shared_ptr<ListPage> accumulated,
                           ListCallback callback)
@@ -50,9 +62,9 @@ void RestClient::listPage(const ResourceRef &resource,
             query.addQueryItem(u"resourceVersionMatch"_s, options.resourceVersionMatch);
     }
     const QString path = resource.collectionPath(namespace_);
-    if (options.onItem) {
+    if (stream.onItem) {
         listPageStreaming(
-            resource, namespace_, options, continueToken, query, accumulated, callback);
+            resource, namespace_, options, stream, continueToken, query, accumulated, callback);
         return;
     }
     request("GET",
@@ -61,7 +73,7 @@ void RestClient::listPage(const ResourceRef &resource,
             {},
             {},
             "application/json",
-            [this, resource, namespace_, options, continueToken, accumulated, callback](
+            [this, resource, namespace_, options, stream, continueToken, accumulated, callback](
                 models::Result<RawResponse, ApiError> response) {
                 if (!response) {
                     if (!continueToken.isEmpty() && response.error().isExpired()) {
@@ -69,7 +81,7 @@ void RestClient::listPage(const ResourceRef &resource,
                         ListOptions full = options;
                         full.limit = 0;
                         *accumulated = {};
-                        listPage(resource, namespace_, full, {}, accumulated, callback);
+                        listPage(resource, namespace_, full, stream, {}, accumulated, callback);
                         return;
                     }
                     callback(response.error());
@@ -87,8 +99,13 @@ void RestClient::listPage(const ResourceRef &resource,
                 }
                 accumulated->items += std::move(page.items);
                 if (!page.continueToken.isEmpty()) {
-                    listPage(
-                        resource, namespace_, options, page.continueToken, accumulated, callback);
+                    listPage(resource,
+                             namespace_,
+                             options,
+                             stream,
+                             page.continueToken,
+                             accumulated,
+                             callback);
                     return;
                 }
                 accumulated->continueToken.clear();
@@ -99,17 +116,19 @@ void RestClient::listPage(const ResourceRef &resource,
 void RestClient::listPageStreaming(const ResourceRef &resource,
                                    const QString &namespace_,
                                    const ListOptions &options,
+                                   const ListStream &stream,
                                    const QString &continueToken,
                                    const QUrlQuery &query,
                                    std::shared_ptr<ListPage> accumulated,
                                    ListCallback callback)
 {
     Call call{ "GET", resource.collectionPath(namespace_), query, {}, {}, "application/json" };
-    call.listDecoder = std::make_shared<ListStreamDecoder>(options.onItem);
+    call.listDecoder = std::make_shared<ListStreamDecoder>(stream.onItem);
     const auto finishPage = [this,
                              resource,
                              namespace_,
                              options,
+                             stream,
                              continueToken,
                              accumulated,
                              callback,
@@ -120,9 +139,9 @@ void RestClient::listPageStreaming(const ResourceRef &resource,
                 ListOptions full = options;
                 full.limit = 0;
                 *accumulated = {};
-                if (options.onRestart)
-                    options.onRestart();
-                listPage(resource, namespace_, full, {}, accumulated, callback);
+                if (stream.onRestart)
+                    stream.onRestart();
+                listPage(resource, namespace_, full, stream, {}, accumulated, callback);
                 return;
             }
             callback(std::move(*error));
@@ -137,8 +156,13 @@ void RestClient::listPageStreaming(const ResourceRef &resource,
             accumulated->kind = decoder->kind();
         }
         if (!decoder->continueToken().isEmpty()) {
-            listPage(
-                resource, namespace_, options, decoder->continueToken(), accumulated, callback);
+            listPage(resource,
+                     namespace_,
+                     options,
+                     stream,
+                     decoder->continueToken(),
+                     accumulated,
+                     callback);
             return;
         }
         accumulated->continueToken.clear();

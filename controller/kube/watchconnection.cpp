@@ -12,6 +12,10 @@ using namespace Qt::StringLiterals;
 
 namespace reconscope::controller::kube {
 
+using apimachinery::ApiError;
+using apimachinery::ResourceRef;
+using apimachinery::WatchOptions;
+
 // --- WatchConnection -----------------------------------------------------------------------
 
 WatchConnection::WatchConnection(QObject *parent)
@@ -133,7 +137,8 @@ void WatchConnection::finish(std::optional<ApiError> error)
 WatchConnection *RestClient::watch(const ResourceRef &resource,
                                    const QString &namespace_,
                                    const WatchOptions &options,
-                                   QObject *parent)
+                                   QObject *parent,
+                                   int idleTimeoutMs)
 {
     auto *connection = new WatchConnection(parent);
     QUrlQuery query;
@@ -146,14 +151,16 @@ WatchConnection *RestClient::watch(const ResourceRef &resource,
         query.addQueryItem(u"resourceVersion"_s, options.resourceVersion);
     if (options.allowWatchBookmarks)
         query.addQueryItem(u"allowWatchBookmarks"_s, u"true"_s);
+    if (options.sendInitialEvents)
+        query.addQueryItem(u"sendInitialEvents"_s,
+                           *options.sendInitialEvents ? u"true"_s : u"false"_s);
     if (options.timeoutSeconds > 0)
         query.addQueryItem(u"timeoutSeconds"_s, QString::number(options.timeoutSeconds));
     Call call{ "GET", resource.collectionPath(namespace_), query };
     call.streaming = true;
     QPointer<WatchConnection> guard(connection);
-    const int idleTimeoutMs = options.idleTimeoutMs >= 0 ? options.idleTimeoutMs
-        : options.timeoutSeconds > 0                     ? (options.timeoutSeconds + 30) * 1000
-                                                         : 0;
+    if (idleTimeoutMs < 0)
+        idleTimeoutMs = options.timeoutSeconds > 0 ? (options.timeoutSeconds + 30) * 1000 : 0;
     send(
         call,
         [this, guard, idleTimeoutMs](QNetworkReply *reply) {

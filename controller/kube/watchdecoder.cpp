@@ -10,6 +10,8 @@ using namespace Qt::StringLiterals;
 
 namespace reconscope::controller::kube {
 
+using apimachinery::ApiError;
+
 namespace {
 
 bool typeFromToken(QByteArrayView token, WatchEvent::Type *type)

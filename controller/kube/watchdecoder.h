@@ -1,6 +1,6 @@
 #pragma once
 
-#include "controller/kube/apierror.h"
+#include "controller/apimachinery/status.h"
 
 #include <QByteArray>
 #include <QByteArrayView>
@@ -18,7 +18,7 @@ struct WatchEvent
 
     Type type = Type::Added;
     QByteArray object;
-    ApiError
+    apimachinery::ApiError
         status; // for Type::Error: the Status the server sent (410 Expired: status.isExpired())
 
     static QString typeName(Type type);

@@ -20,7 +20,7 @@ ConflictGitOpsWriter::ConflictGitOpsWriter(kube::RestClient *client,
     , m_random(options.seed)
 { }
 
-kube::ResourceRef ConflictGitOpsWriter::resource() const
+apimachinery::ResourceRef ConflictGitOpsWriter::resource() const
 {
     return ConflictLabSetup::resourceFor(m_options.design);
 }
@@ -82,7 +82,7 @@ void ConflictGitOpsWriter::sync(int index)
     m_client->patch(resource(),
                     m_options.namespace_,
                     m_names.at(index),
-                    kube::PatchType::Merge,
+                    apimachinery::PatchType::Merge,
                     QByteArray::fromStdString(patch.dump()),
                     [this, index, intended](kube::RestClient::JsonResult r) {
                         if (m_state != State::Stopped)

@@ -52,7 +52,7 @@ private:
                       std::int64_t intended,
                       int attempt,
                       const kube::RestClient::JsonResult &result);
-    kube::ResourceRef resource() const;
+    apimachinery::ResourceRef resource() const;
 
     kube::RestClient *m_client;
     ConflictLabOptions m_options;

@@ -161,7 +161,7 @@ QString ConflictLab::runLabel() const
     return QString::fromLatin1(LabelKey) + u'=' + m_runId;
 }
 
-kube::ResourceRef ConflictLab::resource() const
+apimachinery::ResourceRef ConflictLab::resource() const
 {
     return ConflictLabSetup::resourceFor(m_options.design);
 }
@@ -478,7 +478,8 @@ void ConflictLab::readFinalObjects()
     setPhase(Phase::Auditing, tr("reading the final objects"));
     m_gitops->settle();
     m_reconciler->setAccepting(false);
-    kube::ListOptions options;
+    apimachinery::ListOptions options;
+    options.limit = kube::DefaultListPageSize;
     options.labelSelector = runLabel();
     // No new write starts from here on (the phase says so); an answer still in flight (only after
     // a drain timeout) is counted if it arrives before the list, and dropped by cleanUp() after.
@@ -486,7 +487,7 @@ void ConflictLab::readFinalObjects()
     m_admin->list(resource(),
                   m_options.namespace_,
                   options,
-                  [this, epoch](models::Result<kube::ListPage, kube::ApiError> page) {
+                  [this, epoch](models::Result<kube::ListPage, apimachinery::ApiError> page) {
                       if (epoch != m_epoch)
                           return;
                       if (page.ok()) {
@@ -557,7 +558,7 @@ void ConflictLab::cleanUp()
         m_admin->remove(resource(),
                         m_options.namespace_,
                         name,
-                        kube::DeleteOptions{},
+                        apimachinery::DeleteOptions{ .propagationPolicy = u"Background"_s },
                         [this, name, epoch](kube::RestClient::JsonResult r) {
                             if (epoch != m_epoch)
                                 return;

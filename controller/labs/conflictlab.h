@@ -170,7 +170,7 @@ private:
         Finished
     };
 
-    kube::ResourceRef resource() const;
+    apimachinery::ResourceRef resource() const;
     ConflictVersion versionOf(const QString &key, const nlohmann::json &object) const;
 
     void setPhase(Phase phase, const QString &text);

@@ -16,7 +16,7 @@ namespace {
 constexpr int establishedAttempts = 150; // x 200 ms
 constexpr int createAttempts = 25; // x 200 ms: a new CRD's endpoint can take a moment
 
-const kube::ResourceRef namespaces{ QString(), u"v1"_s, u"namespaces"_s, false };
+const apimachinery::ResourceRef namespaces{ QString(), u"v1"_s, u"namespaces"_s, false };
 
 } // namespace
 
@@ -30,13 +30,13 @@ ConflictLabSetup::ConflictLabSetup(kube::RestClient *admin,
     , m_runId(std::move(runId))
 { }
 
-kube::ResourceRef ConflictLabSetup::resourceFor(ConflictDesign design)
+apimachinery::ResourceRef ConflictLabSetup::resourceFor(ConflictDesign design)
 {
-    return kube::ResourceRef{ u"kafka.internal.net"_s,
-                              u"v1"_s,
-                              design == ConflictDesign::Mixed ? u"mixedconsumergroups"_s
-                                                              : u"consumergroups"_s,
-                              true };
+    return apimachinery::ResourceRef{ u"kafka.internal.net"_s,
+                                      u"v1"_s,
+                                      design == ConflictDesign::Mixed ? u"mixedconsumergroups"_s
+                                                                      : u"consumergroups"_s,
+                                      true };
 }
 
 QString ConflictLabSetup::crdNameFor(ConflictDesign design)

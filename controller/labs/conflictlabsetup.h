@@ -37,7 +37,7 @@ public:
     const QStringList &names() const { return m_names; }
     bool crdInstalled() const { return m_crdInstalled; }
 
-    static kube::ResourceRef resourceFor(ConflictDesign design);
+    static apimachinery::ResourceRef resourceFor(ConflictDesign design);
     static QString crdNameFor(ConflictDesign design);
     // What the Git repository holds for object index: the topic and the desired count.
     static nlohmann::json gitSpec(int index, std::int64_t replicas);

@@ -131,7 +131,7 @@ void ConflictLabReconciler::writeObserved(const QString &key,
         m_client->patch(resource,
                         m_options.namespace_,
                         name,
-                        kube::PatchType::Merge,
+                        apimachinery::PatchType::Merge,
                         QByteArray::fromStdString(patch.dump()),
                         answer,
                         u"status"_s);

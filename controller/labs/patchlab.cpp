@@ -13,8 +13,9 @@ using nlohmann::json;
 
 namespace reconscope::controller::labs {
 
-using kube::ApiError;
-using kube::PatchType;
+using apimachinery::ApiError;
+using apimachinery::PatchType;
+
 using kube::RestClient;
 using kube::WatchEvent;
 
@@ -498,7 +499,7 @@ void PatchLab::startWatching()
     PatchExperiment *e = current();
     if (!e || !m_client)
         return;
-    kube::WatchOptions options;
+    apimachinery::WatchOptions options;
     options.fieldSelector = u"metadata.name=%1"_s.arg(e->request.name);
     options.resourceVersion = models::ObjectMetaView(e->after).resourceVersion();
     options.allowWatchBookmarks = false;

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "controller/kube/apierror.h"
+#include "controller/apimachinery/status.h"
 #include "controller/kube/restclient.h"
 #include "controller/labs/patchtemplate.h"
 
@@ -28,13 +28,13 @@ namespace reconscope::controller::labs {
 // Which object and how.
 struct PatchRequest
 {
-    kube::ResourceRef resource;
+    apimachinery::ResourceRef resource;
     QString qualifiedResource; // "customapps.infrastructure.internal.net" (kubectl's spelling)
     bool statusSubresource = true; // whether the CRD version has a status subresource
     QString namespace_;
     QString name;
     PatchTarget target = PatchTarget::Status;
-    kube::PatchType type = kube::PatchType::Merge;
+    apimachinery::PatchType type = apimachinery::PatchType::Merge;
     nlohmann::json patch; // as edited, without the precondition
     Precondition precondition = Precondition::None;
     // The precondition's version when it was decided before sending (the confirmation showed
@@ -110,7 +110,7 @@ struct PatchExperiment
     QString preconditionResourceVersion; // the version put in the patch, empty without
     bool finished = false; // the PATCH was answered (the reaction may still be watched)
     int httpCode = 0;
-    std::optional<kube::ApiError> error;
+    std::optional<apimachinery::ApiError> error;
     nlohmann::json before;
     nlohmann::json after;
     PatchComparison comparison;

@@ -8,7 +8,7 @@ using nlohmann::json;
 
 namespace reconscope::controller::labs {
 
-using kube::PatchType;
+using apimachinery::PatchType;
 
 QString targetName(PatchTarget target)
 {

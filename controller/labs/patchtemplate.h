@@ -21,8 +21,8 @@ enum class Precondition {
 };
 
 QString targetName(PatchTarget target); // "main resource", "/status"
-QString patchTypeName(kube::PatchType type); // "merge", "json"
-QByteArray patchContentType(kube::PatchType type);
+QString patchTypeName(apimachinery::PatchType type); // "merge", "json"
+QByteArray patchContentType(apimachinery::PatchType type);
 QString preconditionName(Precondition precondition);
 
 // What the editor holds, checked as the user types.
@@ -40,7 +40,7 @@ struct PatchValidation
 // JSON syntax (with the error's position), then the shape the patch type requires: a merge patch
 // (RFC 7386) must be an object; a JSON patch (RFC 6902) an array of operations, each with a known
 // "op", a JSON-pointer "path", "value" for add/replace/test and "from" for move/copy.
-PatchValidation validatePatch(const QString &text, kube::PatchType type);
+PatchValidation validatePatch(const QString &text, apimachinery::PatchType type);
 // Whether `pointer` is an RFC 6901 JSON pointer ("" or "/a/b~1c"); the reason when it is not.
 QString jsonPointerProblem(const QString &pointer);
 
@@ -55,7 +55,7 @@ QString templateName(PatchTemplate t);
 // The template as a patch of `type` for `object` (the object as last read; it decides JSON patch
 // paths and the spec field to bump). Times are RFC 3339 UTC with seconds, as metav1.Time.
 nlohmann::json makeTemplate(PatchTemplate t,
-                            kube::PatchType type,
+                            apimachinery::PatchType type,
                             const nlohmann::json &object,
                             const QDateTime &now);
 
@@ -64,7 +64,7 @@ nlohmann::json makeTemplate(PatchTemplate t,
 // /metadata/resourceVersion (the patched object then carries it, and the update that follows is
 // checked against the stored version).
 nlohmann::json withResourceVersion(const nlohmann::json &patch,
-                                   kube::PatchType type,
+                                   apimachinery::PatchType type,
                                    const QString &resourceVersion);
 // A resourceVersion that is deliberately not `current` (resourceVersions are opaque strings
 // compared for equality; for the numeric ones of etcd this is the previous revision).

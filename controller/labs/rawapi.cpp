@@ -8,7 +8,8 @@ using namespace Qt::StringLiterals;
 
 namespace reconscope::controller::labs {
 
-using kube::ApiError;
+using apimachinery::ApiError;
+
 using kube::WatchEvent;
 
 RawPath RawPath::parse(const QString &text)

@@ -28,9 +28,9 @@ struct RawPath
 // fieldSelector=metadata.name=web, as `kubectl get customapp web -w` does.
 struct RawWatchTarget
 {
-    kube::ResourceRef resource;
+    apimachinery::ResourceRef resource;
     QString namespace_;
-    kube::WatchOptions options;
+    apimachinery::WatchOptions options;
 };
 // nullopt with `problem` set when the path is not a watchable resource path
 // (/api/v1/..., /apis/G/V/... with an optional namespaces/NS/, a plural, an optional name).
@@ -46,7 +46,7 @@ struct RawResult
     int status = 0; // HTTP code (0: no answer)
     QByteArray contentType;
     QByteArray body;
-    std::optional<kube::ApiError> error;
+    std::optional<apimachinery::ApiError> error;
     qint64 elapsedMs = 0;
     // "200 application/json, 1234 bytes in 12 ms" or "404 NotFound: ... in 3 ms".
     QString summary() const;

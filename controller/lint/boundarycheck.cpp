@@ -316,7 +316,7 @@ void BoundaryCheck::resolveObject()
         {},
         {},
         "application/json",
-        [self, token](models::Result<kube::RawResponse, kube::ApiError> page) {
+        [self, token](models::Result<kube::RawResponse, apimachinery::ApiError> page) {
             if (!self || token != self->m_generationToken)
                 return;
             if (!page) {
@@ -376,7 +376,8 @@ void BoundaryCheck::send(const QByteArray &method,
         body,
         body.isEmpty() ? QByteArray() : QByteArray("application/merge-patch+json"),
         "application/json",
-        [self, token, done = std::move(done)](models::Result<kube::RawResponse, kube::ApiError> r) {
+        [self, token, done = std::move(done)](
+            models::Result<kube::RawResponse, apimachinery::ApiError> r) {
             if (!self || token != self->m_generationToken)
                 return;
             if (r) {
@@ -384,7 +385,7 @@ void BoundaryCheck::send(const QByteArray &method,
                      json::parse(r->body.constBegin(), r->body.constEnd(), nullptr, false));
                 return;
             }
-            const kube::ApiError &error = r.error();
+            const apimachinery::ApiError &error = r.error();
             json status = { { "reason", error.reason.toStdString() },
                             { "message", error.message.toStdString() } };
             done(error.code, status);

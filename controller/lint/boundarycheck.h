@@ -140,7 +140,7 @@ private:
     nlohmann::json m_crd;
     nlohmann::json m_schema;
     nlohmann::json m_stored;
-    kube::ResourceRef m_resource;
+    apimachinery::ResourceRef m_resource;
     BoundaryCheckResult m_result;
 };
 

@@ -17,36 +17,36 @@ using reconscope::models::jsonString;
 namespace reconscope::controller::operators {
 
 namespace resources {
-const kube::ResourceRef &customApps()
+const apimachinery::ResourceRef &customApps()
 {
-    static const kube::ResourceRef ref{ u"infrastructure.internal.net"_s,
-                                        u"v1"_s,
-                                        u"customapps"_s };
+    static const apimachinery::ResourceRef ref{ u"infrastructure.internal.net"_s,
+                                                u"v1"_s,
+                                                u"customapps"_s };
     return ref;
 }
-const kube::ResourceRef &deployments()
+const apimachinery::ResourceRef &deployments()
 {
-    static const kube::ResourceRef ref{ u"apps"_s, u"v1"_s, u"deployments"_s };
+    static const apimachinery::ResourceRef ref{ u"apps"_s, u"v1"_s, u"deployments"_s };
     return ref;
 }
-const kube::ResourceRef &secrets()
+const apimachinery::ResourceRef &secrets()
 {
-    static const kube::ResourceRef ref{ QString(), u"v1"_s, u"secrets"_s };
+    static const apimachinery::ResourceRef ref{ QString(), u"v1"_s, u"secrets"_s };
     return ref;
 }
-const kube::ResourceRef &pods()
+const apimachinery::ResourceRef &pods()
 {
-    static const kube::ResourceRef ref{ QString(), u"v1"_s, u"pods"_s };
+    static const apimachinery::ResourceRef ref{ QString(), u"v1"_s, u"pods"_s };
     return ref;
 }
-const kube::ResourceRef &events()
+const apimachinery::ResourceRef &events()
 {
-    static const kube::ResourceRef ref{ QString(), u"v1"_s, u"events"_s };
+    static const apimachinery::ResourceRef ref{ QString(), u"v1"_s, u"events"_s };
     return ref;
 }
-const kube::ResourceRef &leases()
+const apimachinery::ResourceRef &leases()
 {
-    static const kube::ResourceRef ref{ u"coordination.k8s.io"_s, u"v1"_s, u"leases"_s };
+    static const apimachinery::ResourceRef ref{ u"coordination.k8s.io"_s, u"v1"_s, u"leases"_s };
     return ref;
 }
 } // namespace resources
@@ -103,7 +103,7 @@ void CustomAppReconciler::start()
 {
     if (m_appsInformer)
         return;
-    auto make = [this](const kube::ResourceRef &resource,
+    auto make = [this](const apimachinery::ResourceRef &resource,
                        void (CustomAppReconciler::*handler)(const QStringList &,
                                                             const QStringList &)) {
         auto *store = new kube::InformerStore(
@@ -582,7 +582,7 @@ void CustomAppReconciler::reportStatus(const RunPtr &run, const reconcile::StepC
 
 void CustomAppReconciler::failTransient(const RunPtr &run,
                                         const QString &step,
-                                        const kube::ApiError &error,
+                                        const apimachinery::ApiError &error,
                                         const reconcile::StepControl &control)
 {
     const QString message = step + u": "_s + error.toString();
@@ -689,7 +689,7 @@ void CustomAppReconciler::complete(const RunPtr &run, reconcile::ReconcileOutcom
 
 void CustomAppReconciler::write(const RunPtr &run,
                                 const QByteArray &verb,
-                                const kube::ResourceRef &resource,
+                                const apimachinery::ResourceRef &resource,
                                 const QString &name,
                                 const json &before,
                                 const json &after,
@@ -720,7 +720,11 @@ void CustomAppReconciler::write(const RunPtr &run,
     else if (verb == "PUT")
         m_client->update(resource, run->ns, name, after, std::move(done), subresource);
     else
-        m_client->remove(resource, run->ns, name, kube::DeleteOptions(), std::move(done));
+        m_client->remove(resource,
+                         run->ns,
+                         name,
+                         apimachinery::DeleteOptions{ .propagationPolicy = u"Background"_s },
+                         std::move(done));
 }
 
 void CustomAppReconciler::recordEvent(const RunPtr &run,

@@ -29,12 +29,12 @@ class EventRecorder;
 
 // The resources the CustomApp operator reads and writes.
 namespace resources {
-const kube::ResourceRef &customApps();
-const kube::ResourceRef &deployments();
-const kube::ResourceRef &secrets();
-const kube::ResourceRef &pods();
-const kube::ResourceRef &events();
-const kube::ResourceRef &leases();
+const apimachinery::ResourceRef &customApps();
+const apimachinery::ResourceRef &deployments();
+const apimachinery::ResourceRef &secrets();
+const apimachinery::ResourceRef &pods();
+const apimachinery::ResourceRef &events();
+const apimachinery::ResourceRef &leases();
 } // namespace resources
 
 // One write the reconciler sent, or (dry-run) would have sent: the verb, the path, and the change
@@ -171,7 +171,7 @@ private:
     // A 409 ends the run (counted); other errors are reported in status first.
     void failTransient(const RunPtr &run,
                        const QString &step,
-                       const kube::ApiError &error,
+                       const apimachinery::ApiError &error,
                        const reconcile::StepControl &control);
     // Applies the report's conditions, writes status when it changed (retrying a 409 up to
     // MaxStatusAttempts in all), then ends the run with the report's outcome.
@@ -187,7 +187,7 @@ private:
     // the object as it would be.
     void write(const RunPtr &run,
                const QByteArray &verb,
-               const kube::ResourceRef &resource,
+               const apimachinery::ResourceRef &resource,
                const QString &name,
                const nlohmann::json &before,
                const nlohmann::json &after,

@@ -17,7 +17,7 @@ namespace reconscope::controller::operators {
 
 namespace {
 
-const kube::ResourceRef eventsResource{ QString(), u"v1"_s, u"events"_s, true };
+const apimachinery::ResourceRef eventsResource{ QString(), u"v1"_s, u"events"_s, true };
 
 } // namespace
 
@@ -100,7 +100,7 @@ void EventRecorder::record(const json &involvedObject,
     m_client->patch(eventsResource,
                     seen->ns,
                     name,
-                    kube::PatchType::Merge,
+                    apimachinery::PatchType::Merge,
                     QByteArray::fromStdString(patch.dump()),
                     [this, alive, name, correlation, involvedObject, type, reason, message](
                         kube::RestClient::JsonResult result) {

@@ -12,7 +12,9 @@ namespace reconscope::controller::operators {
 
 namespace {
 
-const kube::ResourceRef leaseResource{ u"coordination.k8s.io"_s, u"v1"_s, u"leases"_s, true };
+const apimachinery::ResourceRef leaseResource{
+    u"coordination.k8s.io"_s, u"v1"_s, u"leases"_s, true
+};
 
 qint64 qint(const json &object, const char *key)
 {

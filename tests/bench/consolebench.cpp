@@ -32,6 +32,7 @@ using nlohmann::json;
 
 namespace {
 
+namespace apimachinery = reconscope::controller::apimachinery;
 namespace kube = reconscope::controller::kube;
 namespace reconcile = reconscope::controller::reconcile;
 
@@ -431,9 +432,9 @@ int runReconcileChild(const QString &kubeconfigPath)
         std::fprintf(stderr, "%s\n", qPrintable(config.error().message));
         return 1;
     }
-    const kube::ResourceRef customApps{ u"infrastructure.internal.net"_s,
-                                        u"v1"_s,
-                                        u"customapps"_s };
+    const apimachinery::ResourceRef customApps{ u"infrastructure.internal.net"_s,
+                                                u"v1"_s,
+                                                u"customapps"_s };
     kube::InformerStore store(config.value(), customApps);
     {
         QEventLoop loop;

@@ -176,9 +176,9 @@ double timeProcess(const QString &program,
 
 // --- The console's client (issue 4) ---
 
-const reconscope::controller::kube::ResourceRef customApps{ u"infrastructure.internal.net"_s,
-                                                            u"v1"_s,
-                                                            u"customapps"_s };
+const reconscope::controller::apimachinery::ResourceRef customApps{
+    u"infrastructure.internal.net"_s, u"v1"_s, u"customapps"_s
+};
 
 // `reconscope_bench --informer-child KUBECONFIG`: a fresh process that fills an InformerStore with
 // every CustomApp of the cluster and prints one JSON line (time connect -> synced, objects, its own

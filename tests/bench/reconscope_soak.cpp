@@ -47,6 +47,7 @@
 
 using namespace Qt::StringLiterals;
 using nlohmann::json;
+namespace apimachinery = reconscope::controller::apimachinery;
 namespace cluster = reconscope::controller::cluster;
 namespace kube = reconscope::controller::kube;
 namespace models = reconscope::models;
@@ -55,11 +56,10 @@ namespace reconcile = reconscope::controller::reconcile;
 
 namespace {
 
-const cluster::ResourceRef ClusterCustomApps{ u"infrastructure.internal.net"_s,
-                                              u"v1"_s,
-                                              u"customapps"_s };
-const cluster::ResourceRef ClusterDeployments{ u"apps"_s, u"v1"_s, u"deployments"_s };
-const kube::ResourceRef CustomApps{ u"infrastructure.internal.net"_s, u"v1"_s, u"customapps"_s };
+const apimachinery::ResourceRef ClusterDeployments{ u"apps"_s, u"v1"_s, u"deployments"_s };
+const apimachinery::ResourceRef CustomApps{ u"infrastructure.internal.net"_s,
+                                            u"v1"_s,
+                                            u"customapps"_s };
 const QString CustomAppsStorageKey = u"infrastructure.internal.net/customapps"_s;
 const QString SoakNamespace = u"soak"_s;
 
@@ -207,7 +207,7 @@ bool Soak::startCluster()
     if (!config)
         return false;
     m_config = config.value();
-    (void)m_cluster->create(cluster::ResourceRef{ QString(), u"v1"_s, u"namespaces"_s },
+    (void)m_cluster->create(apimachinery::ResourceRef{ QString(), u"v1"_s, u"namespaces"_s },
                             {},
                             json{ { "apiVersion", "v1" },
                                   { "kind", "Namespace" },
@@ -222,7 +222,7 @@ bool Soak::startCluster()
                                        : stateOf(event.object->json) });
     });
     // What existed before the subscription (the demo's seed) counts as the first state.
-    const auto existing = m_cluster->list(ClusterCustomApps, {});
+    const auto existing = m_cluster->list(CustomApps, {});
     if (existing.ok()) {
         for (const auto &item : existing.value().value("items", json::array())) {
             const QByteArray bytes = QByteArray::fromStdString(item.dump());
@@ -246,7 +246,7 @@ void Soak::userStep()
     if (m_nextApp < 5 || roll < 15) {
         const QString fresh = m_nextApp < 5 ? u"soak-"_s + QString::number(m_nextApp++) : name;
         ok = m_cluster
-                 ->create(ClusterCustomApps,
+                 ->create(CustomApps,
                           SoakNamespace,
                           json{ { "apiVersion", "infrastructure.internal.net/v1" },
                                 { "kind", "CustomApp" },
@@ -258,10 +258,10 @@ void Soak::userStep()
                  .ok();
     } else if (roll < 70) {
         ok = m_cluster
-                 ->patch(ClusterCustomApps,
+                 ->patch(CustomApps,
                          SoakNamespace,
                          name,
-                         cluster::PatchType::Merge,
+                         apimachinery::PatchType::Merge,
                          QByteArray::fromStdString(
                              json{ { "spec", { { "replicas", uniform(1, 4) } } } }.dump()))
                  .ok();
@@ -270,22 +270,22 @@ void Soak::userStep()
         const char *image = chance() < 0.5 ? "registry.invalid/nope:0" : "nginx:1.27";
         ok = m_cluster
                  ->patch(
-                     ClusterCustomApps,
+                     CustomApps,
                      SoakNamespace,
                      name,
-                     cluster::PatchType::Merge,
+                     apimachinery::PatchType::Merge,
                      QByteArray::fromStdString(json{ { "spec", { { "image", image } } } }.dump()))
                  .ok();
     } else if (roll < 88) {
-        ok = m_cluster->remove(ClusterCustomApps, SoakNamespace, name).ok();
+        ok = m_cluster->remove(CustomApps, SoakNamespace, name).ok();
     } else {
         // A stray status write from someone else (the operator must overwrite it).
         ok = m_cluster
                  ->patch(
-                     ClusterCustomApps,
+                     CustomApps,
                      SoakNamespace,
                      name,
-                     cluster::PatchType::Merge,
+                     apimachinery::PatchType::Merge,
                      R"({"status":{"conditions":[{"type":"Ready","status":"False","reason":"Meddled","message":"soak","lastTransitionTime":"2026-11-30T00:00:00Z"}]}})",
                      true)
                  .ok();
@@ -385,7 +385,7 @@ void Soak::collectEvents()
     // kube-apiserver expires Events after a TTL (--event-ttl, 1 h); the embedded cluster keeps
     // them, so the soak expires them itself with the TTL compressed to 60 s, to keep the stored
     // data bounded and let memory measure leaks.
-    const cluster::ResourceRef events{ QString(), u"v1"_s, u"events"_s };
+    const apimachinery::ResourceRef events{ QString(), u"v1"_s, u"events"_s };
     const auto list = m_cluster->list(events, {});
     if (!list.ok())
         return;
@@ -406,11 +406,11 @@ void Soak::collectEvents()
 qint64 Soak::storedObjects() const
 {
     qint64 count = 0;
-    for (const cluster::ResourceRef &ref :
-         { ClusterCustomApps,
+    for (const apimachinery::ResourceRef &ref :
+         { CustomApps,
            ClusterDeployments,
-           cluster::ResourceRef{ QString(), u"v1"_s, u"pods"_s },
-           cluster::ResourceRef{ QString(), u"v1"_s, u"events"_s } }) {
+           apimachinery::ResourceRef{ QString(), u"v1"_s, u"pods"_s },
+           apimachinery::ResourceRef{ QString(), u"v1"_s, u"events"_s } }) {
         const auto list = m_cluster->list(ref, {});
         if (list.ok())
             count += qint64(list.value().value("items", json::array()).size());
@@ -437,8 +437,10 @@ bool Soak::waitFor(const std::function<bool()> &condition, int ms)
 std::optional<QMap<QString, QString>> Soak::freshList()
 {
     kube::RestClient client(m_config);
-    std::optional<models::Result<kube::ListPage, kube::ApiError>> result;
-    client.list(CustomApps, {}, {}, [&](auto got) { result.emplace(std::move(got)); });
+    std::optional<models::Result<kube::ListPage, apimachinery::ApiError>> result;
+    client.list(CustomApps, {}, { .limit = kube::DefaultListPageSize }, [&](auto got) {
+        result.emplace(std::move(got));
+    });
     if (!waitFor([&] { return result.has_value(); }, 60000) || !*result)
         return std::nullopt;
     QMap<QString, QString> snapshot;
@@ -452,7 +454,7 @@ std::optional<QMap<QString, QString>> Soak::freshList()
 
 QString Soak::convergenceProblem() const
 {
-    const auto apps = m_cluster->list(ClusterCustomApps, SoakNamespace);
+    const auto apps = m_cluster->list(CustomApps, SoakNamespace);
     if (!apps.ok())
         return apps.error().message;
     for (const auto &item : apps.value().value("items", json::array())) {
@@ -602,7 +604,7 @@ int Soak::finish()
     // Caught up: the reflector's RV at the server's (bookmarks or events).
     bool caughtUp = waitFor(
         [&] {
-            const auto fresh = m_cluster->list(ClusterCustomApps, {});
+            const auto fresh = m_cluster->list(CustomApps, {});
             if (!fresh.ok())
                 return false;
             QMap<QString, QString> storage;

@@ -10,6 +10,7 @@
 
 using namespace Qt::StringLiterals;
 using namespace reconscope::controller::cluster;
+using namespace reconscope::controller::apimachinery;
 using namespace reconscope::controller::cluster::testsupport;
 
 class tst_Churn final : public QObject

@@ -2,6 +2,7 @@
 
 using namespace Qt::StringLiterals;
 using namespace reconscope::controller::cluster;
+using namespace reconscope::controller::apimachinery;
 using namespace reconscope::controller::cluster::testsupport;
 
 // Watch semantics (shared/spec/kube-api.md section 4, section 9 items 9-11) through the handler

@@ -12,6 +12,7 @@
 
 using namespace Qt::StringLiterals;
 using namespace reconscope::controller::cluster;
+using namespace reconscope::controller::apimachinery;
 using namespace reconscope::controller::cluster::testsupport;
 
 // QCOMPARE for json values (QTest has no printer for them).

@@ -18,6 +18,7 @@
 
 using namespace Qt::StringLiterals;
 using nlohmann::json;
+namespace apimachinery = reconscope::controller::apimachinery;
 namespace cluster = reconscope::controller::cluster;
 namespace kube = reconscope::controller::kube;
 
@@ -241,7 +242,7 @@ bool E2eServer::findRoles(QString *error)
         if (!config)
             continue;
         kube::RestClient client(config.value());
-        std::optional<models::Result<kube::RawResponse, kube::ApiError>> answer;
+        std::optional<models::Result<kube::RawResponse, apimachinery::ApiError>> answer;
         QUrlQuery query;
         query.addQueryItem(u"dryRun"_s, u"All"_s);
         client.request("POST",
@@ -440,10 +441,11 @@ bool E2eServer::applyFile(const QString &path, QString *error)
     return apply(file.readAll(), error);
 }
 
-models::Result<QByteArray, kube::ApiError> E2eServer::getBytes(const QString &path, Role role)
+models::Result<QByteArray, apimachinery::ApiError> E2eServer::getBytes(const QString &path,
+                                                                       Role role)
 {
     kube::RestClient client(config(role));
-    std::optional<models::Result<kube::RawResponse, kube::ApiError>> answer;
+    std::optional<models::Result<kube::RawResponse, apimachinery::ApiError>> answer;
     client.request("GET",
                    path.section(u'?', 0, 0),
                    QUrlQuery(path.section(u'?', 1)),
@@ -452,7 +454,7 @@ models::Result<QByteArray, kube::ApiError> E2eServer::getBytes(const QString &pa
                    "application/json",
                    [&](auto result) { answer.emplace(std::move(result)); });
     if (!QTest::qWaitFor([&] { return answer.has_value(); }, WaitMs)) {
-        kube::ApiError timedOut;
+        apimachinery::ApiError timedOut;
         timedOut.message = u"GET %1: no answer in %2 ms"_s.arg(path).arg(WaitMs);
         return timedOut;
     }
@@ -473,7 +475,7 @@ kube::RestClient::JsonResult E2eServer::sendJson(const QByteArray &method,
                                                  const QByteArray &contentType)
 {
     kube::RestClient client(config(role));
-    std::optional<models::Result<kube::RawResponse, kube::ApiError>> answer;
+    std::optional<models::Result<kube::RawResponse, apimachinery::ApiError>> answer;
     const QString pathOnly = path.section(u'?', 0, 0);
     const QUrlQuery query(path.section(u'?', 1));
     client.request(method,
@@ -484,7 +486,7 @@ kube::RestClient::JsonResult E2eServer::sendJson(const QByteArray &method,
                    "application/json",
                    [&](auto result) { answer.emplace(std::move(result)); });
     if (!QTest::qWaitFor([&] { return answer.has_value(); }, WaitMs)) {
-        kube::ApiError timedOut;
+        apimachinery::ApiError timedOut;
         timedOut.message
             = u"%1 %2: no answer in %3 ms"_s.arg(QString::fromLatin1(method), path).arg(WaitMs);
         return timedOut;

@@ -100,8 +100,8 @@ public:
     // A request through the project's REST client, waited for (the event loop runs meanwhile).
     controller::kube::RestClient::JsonResult getJson(const QString &path, Role role = Role::Admin);
     // A GET's body as it came (a watch with timeoutSeconds: every event line).
-    models::Result<QByteArray, controller::kube::ApiError> getBytes(const QString &path,
-                                                                    Role role = Role::Admin);
+    models::Result<QByteArray, controller::apimachinery::ApiError>
+    getBytes(const QString &path, Role role = Role::Admin);
     controller::kube::RestClient::JsonResult sendJson(const QByteArray &method,
                                                       const QString &path,
                                                       const nlohmann::json &body,
@@ -129,8 +129,8 @@ nlohmann::json customAppManifest(const QString &name,
 // The test CRD whose watch cache the real server keeps off (cluster.py), so that a compaction
 // reaches watchers as 410 Gone there too: group e2e.reconscope.dev, kind UncachedWidget.
 nlohmann::json uncachedWidgetsCrd();
-inline const controller::kube::ResourceRef UncachedWidgets{ QStringLiteral("e2e.reconscope.dev"),
-                                                            QStringLiteral("v1"),
-                                                            QStringLiteral("uncachedwidgets") };
+inline const controller::apimachinery::ResourceRef UncachedWidgets{
+    QStringLiteral("e2e.reconscope.dev"), QStringLiteral("v1"), QStringLiteral("uncachedwidgets")
+};
 
 } // namespace reconscope::tests::e2e

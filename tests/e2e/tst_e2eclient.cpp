@@ -20,6 +20,7 @@
 
 using namespace Qt::StringLiterals;
 using nlohmann::json;
+namespace apimachinery = reconscope::controller::apimachinery;
 namespace kube = reconscope::controller::kube;
 namespace models = reconscope::models;
 using reconscope::tests::e2e::E2eServer;
@@ -28,7 +29,9 @@ using reconscope::tests::e2e::UncachedWidgets;
 
 namespace {
 
-const kube::ResourceRef CustomApps{ u"infrastructure.internal.net"_s, u"v1"_s, u"customapps"_s };
+const apimachinery::ResourceRef CustomApps{ u"infrastructure.internal.net"_s,
+                                            u"v1"_s,
+                                            u"customapps"_s };
 constexpr int WaitMs = 30000;
 
 json customApp(const QString &ns, const QString &name, int replicas = 1)
@@ -93,10 +96,13 @@ private slots:
     void informerResumesAfterRestart();
 
 private:
-    QString path(const kube::ResourceRef &resource) const { return resource.collectionPath(m_ns); }
-    void create(const kube::ResourceRef &resource, const json &object);
+    QString path(const apimachinery::ResourceRef &resource) const
+    {
+        return resource.collectionPath(m_ns);
+    }
+    void create(const apimachinery::ResourceRef &resource, const json &object);
     void createApps(int count, const QString &prefix = u"app-"_s);
-    std::optional<Snapshot> freshList(const kube::ResourceRef &resource);
+    std::optional<Snapshot> freshList(const apimachinery::ResourceRef &resource);
 
     std::unique_ptr<E2eServer> m_server;
     QString m_ns;
@@ -140,7 +146,7 @@ void tst_E2eClient::cleanupTestCase()
     m_server.reset();
 }
 
-void tst_E2eClient::create(const kube::ResourceRef &resource, const json &object)
+void tst_E2eClient::create(const apimachinery::ResourceRef &resource, const json &object)
 {
     const auto created = m_server->sendJson("POST", path(resource), object);
     QVERIFY2(created, qPrintable(created ? QString() : created.error().toString()));
@@ -152,11 +158,11 @@ void tst_E2eClient::createApps(int count, const QString &prefix)
         create(CustomApps, customApp(m_ns, prefix + QString::number(i), 1 + i % 3));
 }
 
-std::optional<Snapshot> tst_E2eClient::freshList(const kube::ResourceRef &resource)
+std::optional<Snapshot> tst_E2eClient::freshList(const apimachinery::ResourceRef &resource)
 {
     kube::RestClient client(m_server->config());
-    std::optional<models::Result<kube::ListPage, kube::ApiError>> result;
-    kube::ListOptions options;
+    std::optional<models::Result<kube::ListPage, apimachinery::ApiError>> result;
+    apimachinery::ListOptions options;
     options.limit = 4;
     client.list(resource, m_ns, options, [&](auto got) { result.emplace(std::move(got)); });
     if (!arrives(result) || !*result)
@@ -175,8 +181,8 @@ void tst_E2eClient::listFollowsContinueAndGets()
 {
     createApps(23);
     kube::RestClient client(m_server->config());
-    std::optional<models::Result<kube::ListPage, kube::ApiError>> all;
-    kube::ListOptions options;
+    std::optional<models::Result<kube::ListPage, apimachinery::ApiError>> all;
+    apimachinery::ListOptions options;
     options.limit = 5;
     client.list(CustomApps, m_ns, options, [&](auto result) { all.emplace(std::move(result)); });
     QVERIFY(arrives(all));
@@ -256,7 +262,7 @@ void tst_E2eClient::updateConflictIsTyped()
     });
     QVERIFY(arrives(updated));
     QVERIFY(!*updated);
-    const kube::ApiError &error = updated->error();
+    const apimachinery::ApiError &error = updated->error();
     QCOMPARE(error.code, 409);
     QVERIFY(error.isConflict());
     QCOMPARE(error.reason, u"Conflict"_s);
@@ -353,9 +359,10 @@ void tst_E2eClient::watchFromCompactedVersionIsGone()
     QVERIFY2(m_server->compact(&error), qPrintable(error));
 
     kube::RestClient client(m_server->config());
-    kube::WatchOptions options;
+    apimachinery::WatchOptions options;
     options.resourceVersion = listedAt;
-    std::optional<kube::ApiError> gone;
+    options.allowWatchBookmarks = true;
+    std::optional<apimachinery::ApiError> gone;
     bool finished = false;
     kube::WatchConnection *watch = client.watch(UncachedWidgets, m_ns, options, this);
     connect(watch,
@@ -370,7 +377,7 @@ void tst_E2eClient::watchFromCompactedVersionIsGone()
     connect(watch,
             &kube::WatchConnection::finished,
             this,
-            [&](const std::optional<kube::ApiError> &failure) {
+            [&](const std::optional<apimachinery::ApiError> &failure) {
                 finished = true;
                 if (failure && failure->code != 0 && !gone)
                     gone = failure;

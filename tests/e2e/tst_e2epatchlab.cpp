@@ -15,12 +15,15 @@
 
 using namespace Qt::StringLiterals;
 using nlohmann::json;
+namespace apimachinery = reconscope::controller::apimachinery;
 namespace kube = reconscope::controller::kube;
 namespace lab = reconscope::controller::labs;
 using reconscope::tests::e2e::E2eServer;
 
 namespace {
-const kube::ResourceRef CustomApps{ u"infrastructure.internal.net"_s, u"v1"_s, u"customapps"_s };
+const apimachinery::ResourceRef CustomApps{ u"infrastructure.internal.net"_s,
+                                            u"v1"_s,
+                                            u"customapps"_s };
 }
 
 class tst_E2ePatchLab final : public QObject
@@ -110,7 +113,7 @@ private:
         r.namespace_ = m_ns;
         r.name = u"web"_s;
         r.target = target;
-        r.type = kube::PatchType::Merge;
+        r.type = apimachinery::PatchType::Merge;
         const auto object = m_server->getJson(CustomApps.objectPath(m_ns, u"web"_s));
         r.patch = lab::makeTemplate(
             t, r.type, object ? *object : json::object(), QDateTime::currentDateTimeUtc());

@@ -19,6 +19,7 @@
 
 using namespace Qt::StringLiterals;
 using namespace reconscope::controller::cluster;
+using namespace reconscope::controller::apimachinery;
 using json = nlohmann::json;
 
 namespace {

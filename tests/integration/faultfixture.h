@@ -23,9 +23,9 @@ using namespace optest;
 namespace operators = reconscope::controller::operators;
 namespace reconcile = reconscope::controller::reconcile;
 
-inline const kube::ResourceRef CustomAppsRef{ u"infrastructure.internal.net"_s,
-                                              u"v1"_s,
-                                              u"customapps"_s };
+inline const apimachinery::ResourceRef CustomAppsRef{ u"infrastructure.internal.net"_s,
+                                                      u"v1"_s,
+                                                      u"customapps"_s };
 
 // key -> resourceVersion and object.
 using Snapshot = QMap<QString, QPair<QString, nlohmann::json>>;
@@ -183,8 +183,8 @@ public:
     std::optional<Snapshot> freshList() const
     {
         kube::RestClient client(m_cluster->clientConfig());
-        std::optional<reconscope::models::Result<kube::ListPage, kube::ApiError>> result;
-        kube::ListOptions options;
+        std::optional<reconscope::models::Result<kube::ListPage, apimachinery::ApiError>> result;
+        apimachinery::ListOptions options;
         options.limit = 3; // several pages
         client.list(CustomAppsRef, u"default"_s, options, [&](auto got) {
             result.emplace(std::move(got));

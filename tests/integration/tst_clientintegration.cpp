@@ -23,17 +23,17 @@
 
 using namespace Qt::StringLiterals;
 using nlohmann::json;
+namespace apimachinery = reconscope::controller::apimachinery;
 namespace cluster = reconscope::controller::cluster;
 namespace kube = reconscope::controller::kube;
 namespace models = reconscope::models;
 
 namespace {
 
-const kube::ResourceRef CustomApps{ u"infrastructure.internal.net"_s, u"v1"_s, u"customapps"_s };
-const cluster::ResourceRef ClusterCustomApps{ u"infrastructure.internal.net"_s,
-                                              u"v1"_s,
-                                              u"customapps"_s };
-const cluster::ResourceRef ClusterNamespaces{ QString(), u"v1"_s, u"namespaces"_s };
+const apimachinery::ResourceRef CustomApps{ u"infrastructure.internal.net"_s,
+                                            u"v1"_s,
+                                            u"customapps"_s };
+const apimachinery::ResourceRef ClusterNamespaces{ QString(), u"v1"_s, u"namespaces"_s };
 const QString CustomAppsStorageKey = u"infrastructure.internal.net/customapps"_s;
 constexpr int WaitMs = 15000;
 
@@ -207,7 +207,7 @@ void tst_ClientIntegration::createApps(const QString &ns, int count, const QStri
 {
     for (int i = 0; i < count; ++i) {
         const auto created = m_cluster->create(
-            ClusterCustomApps, ns, customApp(ns, prefix + QString::number(i), 1 + i % 3));
+            CustomApps, ns, customApp(ns, prefix + QString::number(i), 1 + i % 3));
         QVERIFY2(created.ok(), qPrintable(created.ok() ? QString() : created.error().message));
     }
 }
@@ -229,8 +229,8 @@ void tst_ClientIntegration::startRecording()
 std::optional<Snapshot> tst_ClientIntegration::freshList()
 {
     kube::RestClient client(m_admin);
-    std::optional<models::Result<kube::ListPage, kube::ApiError>> result;
-    kube::ListOptions options;
+    std::optional<models::Result<kube::ListPage, apimachinery::ApiError>> result;
+    apimachinery::ListOptions options;
     options.limit = 7; // several pages: the client follows `continue`
     client.list(CustomApps, {}, options, [&](auto got) { result.emplace(std::move(got)); });
     if (!QTest::qWaitFor([&] { return result.has_value(); }, WaitMs) || !*result) {
@@ -265,8 +265,8 @@ void tst_ClientIntegration::listFollowsContinueOverMutualTls()
     createApps(u"team-a"_s, 4);
 
     kube::RestClient client(m_admin);
-    std::optional<models::Result<kube::ListPage, kube::ApiError>> all;
-    kube::ListOptions options;
+    std::optional<models::Result<kube::ListPage, apimachinery::ApiError>> all;
+    apimachinery::ListOptions options;
     options.limit = 5;
     client.list(CustomApps, {}, options, [&](auto result) { all.emplace(std::move(result)); });
     QTRY_VERIFY_WITH_TIMEOUT(all.has_value(), WaitMs);
@@ -275,7 +275,7 @@ void tst_ClientIntegration::listFollowsContinueOverMutualTls()
     QCOMPARE(all->value().resourceVersion, QString::number(m_cluster->currentResourceVersion()));
     QVERIFY(all->value().continueToken.isEmpty());
 
-    std::optional<models::Result<kube::ListPage, kube::ApiError>> inTeamA;
+    std::optional<models::Result<kube::ListPage, apimachinery::ApiError>> inTeamA;
     client.list(
         CustomApps, u"team-a"_s, options, [&](auto result) { inTeamA.emplace(std::move(result)); });
     QTRY_VERIFY_WITH_TIMEOUT(inTeamA.has_value(), WaitMs);
@@ -313,12 +313,12 @@ void tst_ClientIntegration::informerListsAndWatches()
 
     // Changes made after the list arrive through the watch.
     createApps(u"team-a"_s, 2, u"late-"_s);
-    QVERIFY(m_cluster->remove(ClusterCustomApps, u"default"_s, u"app-3"_s).ok());
+    QVERIFY(m_cluster->remove(CustomApps, u"default"_s, u"app-3"_s).ok());
     QVERIFY(m_cluster
-                ->patch(ClusterCustomApps,
+                ->patch(CustomApps,
                         u"default"_s,
                         u"app-4"_s,
-                        cluster::PatchType::Merge,
+                        apimachinery::PatchType::Merge,
                         R"({"spec":{"replicas":7}})")
                 .ok());
     const QString latest = QString::number(m_cluster->currentResourceVersion());
@@ -354,7 +354,7 @@ void tst_ClientIntegration::statusPatch()
         CustomApps,
         u"default"_s,
         u"app-1"_s,
-        kube::PatchType::Merge,
+        apimachinery::PatchType::Merge,
         readyStatus("False", Big),
         [&](auto result) { patched.emplace(std::move(result)); },
         u"status"_s);
@@ -371,7 +371,7 @@ void tst_ClientIntegration::statusPatch()
         CustomApps,
         u"default"_s,
         u"app-1"_s,
-        kube::PatchType::Json,
+        apimachinery::PatchType::Json,
         R"([{"op":"replace","path":"/spec/replicas","value":3}])",
         [&](auto result) { specViaStatus.emplace(std::move(result)); },
         u"status"_s);
@@ -407,10 +407,10 @@ void tst_ClientIntegration::updateConflictIsTyped()
 
     // Someone else writes in between.
     QVERIFY(m_cluster
-                ->patch(ClusterCustomApps,
+                ->patch(CustomApps,
                         u"default"_s,
                         u"app-0"_s,
-                        cluster::PatchType::Merge,
+                        apimachinery::PatchType::Merge,
                         R"({"spec":{"replicas":4}})")
                 .ok());
     stale["spec"]["replicas"] = 9;
@@ -420,8 +420,8 @@ void tst_ClientIntegration::updateConflictIsTyped()
     });
     QTRY_VERIFY_WITH_TIMEOUT(updated.has_value(), WaitMs);
     QVERIFY(!*updated);
-    const kube::ApiError &error = updated->error();
-    QCOMPARE(error.category, kube::ApiError::Category::Status);
+    const apimachinery::ApiError &error = updated->error();
+    QCOMPARE(error.category, apimachinery::ApiError::Category::Status);
     QCOMPARE(error.code, 409);
     QCOMPARE(error.reason, u"Conflict"_s);
     QVERIFY(error.isConflict());
@@ -489,16 +489,16 @@ void tst_ClientIntegration::expiredWatchRelistsWithDeletions()
     deltas.clear();
     m_server->faultInjector()->setDropWatchAfterEvents(1);
     QVERIFY(m_cluster
-                ->patch(ClusterCustomApps,
+                ->patch(CustomApps,
                         u"default"_s,
                         u"app-0"_s,
-                        cluster::PatchType::Merge,
+                        apimachinery::PatchType::Merge,
                         R"({"spec":{"replicas":5}})")
                 .ok());
     QCOMPARE(m_server->faultInjector()->droppedWatches(), 1);
     m_server->faultInjector()->reset();
     for (const char *name : { "app-2", "app-5", "app-9" })
-        QVERIFY(m_cluster->remove(ClusterCustomApps, u"default"_s, QString::fromLatin1(name)).ok());
+        QVERIFY(m_cluster->remove(CustomApps, u"default"_s, QString::fromLatin1(name)).ok());
     createApps(u"default"_s, 2, u"new-"_s);
     m_cluster->compact();
 
@@ -554,8 +554,8 @@ void tst_ClientIntegration::informerRelistsAfterHistoryShrunk()
     m_server->stop();
     QTRY_COMPARE_WITH_TIMEOUT(
         store.state().phase, kube::ReflectorState::Phase::Reconnecting, WaitMs);
-    QVERIFY(m_cluster->remove(ClusterCustomApps, u"default"_s, u"app-1"_s).ok());
-    QVERIFY(m_cluster->remove(ClusterCustomApps, u"default"_s, u"app-6"_s).ok());
+    QVERIFY(m_cluster->remove(CustomApps, u"default"_s, u"app-1"_s).ok());
+    QVERIFY(m_cluster->remove(CustomApps, u"default"_s, u"app-6"_s).ok());
     createApps(u"default"_s, 3, u"other-"_s);
     QVERIFY(m_server->faultInjector()->setHistoryWindow(1));
     QTRY_COMPARE(m_cluster->historyWindow(), 1);
@@ -601,10 +601,10 @@ void tst_ClientIntegration::restartMidWatchLosesNoTransition()
     // Live changes, then the API server restarts mid-watch with changes made while it is down.
     createApps(u"default"_s, 2, u"live-"_s);
     QVERIFY(m_cluster
-                ->patch(ClusterCustomApps,
+                ->patch(CustomApps,
                         u"default"_s,
                         u"app-0"_s,
-                        cluster::PatchType::Merge,
+                        apimachinery::PatchType::Merge,
                         readyStatus("True", 1),
                         true)
                 .ok());
@@ -614,12 +614,12 @@ void tst_ClientIntegration::restartMidWatchLosesNoTransition()
     QCOMPARE(reflector.state().phase, kube::ReflectorState::Phase::Reconnecting);
     QCOMPARE(reflector.state().retryInMs, 1200); // 800 ms x (1 + jitter 0.5)
 
-    QVERIFY(m_cluster->remove(ClusterCustomApps, u"default"_s, u"app-4"_s).ok());
+    QVERIFY(m_cluster->remove(CustomApps, u"default"_s, u"app-4"_s).ok());
     QVERIFY(m_cluster
-                ->patch(ClusterCustomApps,
+                ->patch(CustomApps,
                         u"default"_s,
                         u"app-0"_s,
-                        cluster::PatchType::Merge,
+                        apimachinery::PatchType::Merge,
                         readyStatus("False", 1),
                         true)
                 .ok());
@@ -640,7 +640,7 @@ void tst_ClientIntegration::restartMidWatchLosesNoTransition()
     QTRY_COMPARE_WITH_TIMEOUT(
         reflector.state().phase, kube::ReflectorState::Phase::Watching, WaitMs);
     QTRY_COMPARE_WITH_TIMEOUT(m_cluster->watchCount(), 1, WaitMs);
-    QVERIFY(m_cluster->remove(ClusterCustomApps, u"default"_s, u"live-0"_s).ok());
+    QVERIFY(m_cluster->remove(CustomApps, u"default"_s, u"live-0"_s).ok());
     QTRY_COMPARE_WITH_TIMEOUT(
         reflector.resourceVersion(), QString::number(m_cluster->currentResourceVersion()), WaitMs);
 
@@ -672,12 +672,12 @@ void tst_ClientIntegration::informerReconnectsAfterRestart()
     // The real backoff: 800 ms x (1 + jitter in [0, 1)).
     QVERIFY2(store.state().retryInMs >= 800 && store.state().retryInMs < 1600,
              qPrintable(QString::number(store.state().retryInMs)));
-    QVERIFY(m_cluster->remove(ClusterCustomApps, u"team-a"_s, u"app-2"_s).ok());
+    QVERIFY(m_cluster->remove(CustomApps, u"team-a"_s, u"app-2"_s).ok());
     QVERIFY(m_cluster
-                ->patch(ClusterCustomApps,
+                ->patch(CustomApps,
                         u"default"_s,
                         u"app-3"_s,
-                        cluster::PatchType::Merge,
+                        apimachinery::PatchType::Merge,
                         readyStatus("True", 1),
                         true)
                 .ok());
@@ -713,7 +713,7 @@ void tst_ClientIntegration::tokenIdentity()
     });
     QTRY_VERIFY_WITH_TIMEOUT(created.has_value(), WaitMs);
     QVERIFY2(*created, qPrintable(created->ok() ? QString() : created->error().toString()));
-    QVERIFY(m_cluster->get(ClusterCustomApps, u"team-a"_s, u"by-token"_s).ok());
+    QVERIFY(m_cluster->get(CustomApps, u"team-a"_s, u"by-token"_s).ok());
 
     kube::InformerStore store(token, CustomApps, u"team-a"_s);
     QSignalSpy synced(&store, &kube::InformerStore::synced);
@@ -755,8 +755,8 @@ void tst_ClientIntegration::viewerWriteIsForbidden()
         = [](const std::optional<kube::RestClient::JsonResult> &result, const QString &verb) {
               QVERIFY(result.has_value());
               QVERIFY2(!*result, qPrintable(verb));
-              const kube::ApiError &error = result->error();
-              QCOMPARE(error.category, kube::ApiError::Category::Status);
+              const apimachinery::ApiError &error = result->error();
+              QCOMPARE(error.category, apimachinery::ApiError::Category::Status);
               QCOMPARE(error.code, 403);
               QCOMPARE(error.reason, u"Forbidden"_s);
               QVERIFY(error.isForbidden());
@@ -776,7 +776,7 @@ void tst_ClientIntegration::viewerWriteIsForbidden()
         CustomApps,
         u"default"_s,
         u"app-1"_s,
-        kube::PatchType::Merge,
+        apimachinery::PatchType::Merge,
         readyStatus("True", 1),
         [&](auto result) { patched.emplace(std::move(result)); },
         u"status"_s);
@@ -784,14 +784,16 @@ void tst_ClientIntegration::viewerWriteIsForbidden()
     expectForbidden(patched, u"patch"_s);
 
     std::optional<kube::RestClient::JsonResult> removed;
-    client.remove(CustomApps, u"default"_s, u"app-2"_s, {}, [&](auto result) {
-        removed.emplace(std::move(result));
-    });
+    client.remove(CustomApps,
+                  u"default"_s,
+                  u"app-2"_s,
+                  { .propagationPolicy = u"Background"_s },
+                  [&](auto result) { removed.emplace(std::move(result)); });
     QTRY_VERIFY_WITH_TIMEOUT(removed.has_value(), WaitMs);
     expectForbidden(removed, u"delete"_s);
 
-    QVERIFY(!m_cluster->get(ClusterCustomApps, u"default"_s, u"sneaky"_s).ok());
-    QVERIFY(m_cluster->get(ClusterCustomApps, u"default"_s, u"app-2"_s).ok());
+    QVERIFY(!m_cluster->get(CustomApps, u"default"_s, u"sneaky"_s).ok());
+    QVERIFY(m_cluster->get(CustomApps, u"default"_s, u"app-2"_s).ok());
     QCOMPARE(store.size(), 3);
     store.stop();
 }
@@ -866,16 +868,16 @@ void tst_ClientIntegration::recoversFromInjectedFaults()
         }
         const QString name = u"app-"_s + QString::number(i % 20);
         if (i % 10 == 9) {
-            (void)m_cluster->remove(ClusterCustomApps, u"default"_s, name);
+            (void)m_cluster->remove(CustomApps, u"default"_s, name);
         } else if (i % 10 == 3) {
-            (void)m_cluster->create(ClusterCustomApps,
+            (void)m_cluster->create(CustomApps,
                                     u"default"_s,
                                     customApp(u"default"_s, u"extra-"_s + QString::number(i)));
         } else {
-            (void)m_cluster->patch(ClusterCustomApps,
+            (void)m_cluster->patch(CustomApps,
                                    u"default"_s,
                                    name,
-                                   cluster::PatchType::Merge,
+                                   apimachinery::PatchType::Merge,
                                    readyStatus(i % 2 ? "True" : "False", i),
                                    true);
         }

@@ -87,7 +87,7 @@ void tst_FaultsRequests::retryAfterIsHonoured()
     });
     QTRY_VERIFY_WITH_TIMEOUT(got.has_value(), FaultFixture::WaitMs);
     QVERIFY(!*got);
-    const kube::ApiError &error = got->error();
+    const apimachinery::ApiError &error = got->error();
     if (status)
         QCOMPARE(error.code, status);
     else

@@ -14,6 +14,7 @@
 
 using namespace Qt::StringLiterals;
 using namespace reconscope::controller::kube;
+using namespace reconscope::controller::apimachinery;
 using namespace std::chrono_literals;
 
 class tst_HostileClient final : public QObject
@@ -178,9 +179,10 @@ void tst_HostileClient::badListBodies()
     };
     std::optional<reconscope::models::Result<ListPage, ApiError>> result;
     m_client->list(
-        CustomApps, u"default"_s, {}, [&](reconscope::models::Result<ListPage, ApiError> page) {
-            result = std::move(page);
-        });
+        CustomApps,
+        u"default"_s,
+        { .limit = DefaultListPageSize },
+        [&](reconscope::models::Result<ListPage, ApiError> page) { result = std::move(page); });
     QTRY_VERIFY_WITH_TIMEOUT(result.has_value(), 20000);
     QVERIFY(!result->ok());
     QCOMPARE(result->error().category, ApiError::Category::Decode);

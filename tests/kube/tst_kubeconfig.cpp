@@ -11,6 +11,7 @@
 
 using namespace Qt::StringLiterals;
 using namespace reconscope::controller::kube;
+using namespace reconscope::controller::apimachinery;
 
 class tst_Kubeconfig final : public QObject
 {

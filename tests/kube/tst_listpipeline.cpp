@@ -23,6 +23,7 @@
 
 using namespace Qt::StringLiterals;
 using namespace reconscope::controller::kube;
+using namespace reconscope::controller::apimachinery;
 using reconscope::models::LifecycleMapping;
 using reconscope::models::ObjectSummary;
 

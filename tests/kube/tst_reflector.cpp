@@ -9,6 +9,7 @@
 
 using namespace Qt::StringLiterals;
 using namespace reconscope::controller::kube;
+using namespace reconscope::controller::apimachinery;
 using namespace std::chrono_literals;
 
 class tst_Reflector final : public QObject

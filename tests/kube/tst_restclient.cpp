@@ -13,6 +13,7 @@
 
 using namespace Qt::StringLiterals;
 using namespace reconscope::controller::kube;
+using namespace reconscope::controller::apimachinery;
 
 class tst_RestClient final : public QObject
 {
@@ -102,7 +103,7 @@ QString writeCountingExecPlugin(const QTemporaryDir &dir)
     return script;
 }
 
-// A streamed list (ListOptions::onItem) read through one transport: the items as handed out.
+// A streamed list (ListStream::onItem) read through one transport: the items as handed out.
 struct StreamedList
 {
     std::optional<ApiError> error;
@@ -117,12 +118,13 @@ StreamedList listStreamed(RestClient &client, RestClient::ListTransport transpor
     ListOptions options;
     options.limit = 0;
     options.resourceVersion = u"0"_s;
-    options.onItem = [items](QByteArrayView item) {
+    ListStream stream;
+    stream.onItem = [items](QByteArrayView item) {
         items->append(item.toByteArray());
     };
     using ListResult = reconscope::models::Result<ListPage, ApiError>;
-    const auto result
-        = waitFor<ListResult>([&](auto done) { client.list(CustomApps, {}, options, done); });
+    const auto result = waitFor<ListResult>(
+        [&](auto done) { client.list(CustomApps, {}, options, done, stream); });
     StreamedList list;
     if (!result) {
         list.error = ApiError::make(ApiError::Category::Network, u"no answer in 10 s"_s);
@@ -408,6 +410,7 @@ void tst_RestClient::listFollowsContinue()
     };
     RestClient client(clientConfig());
     ListOptions options;
+    options.limit = DefaultListPageSize;
     options.resourceVersion = u"0"_s;
     options.labelSelector = u"app in (a,b)"_s;
     options.fieldSelector = u"spec.note=x+y"_s;
@@ -459,8 +462,9 @@ void tst_RestClient::listRestartsWhenContinueExpires()
     };
     RestClient client(clientConfig());
     using ListResult = reconscope::models::Result<ListPage, ApiError>;
-    const auto result
-        = waitFor<ListResult>([&](auto done) { client.list(CustomApps, {}, ListOptions(), done); });
+    const auto result = waitFor<ListResult>([&](auto done) {
+        client.list(CustomApps, {}, ListOptions{ .limit = DefaultListPageSize }, done);
+    });
     QVERIFY(result && result->ok());
     QCOMPARE(result->value().items.size(), 2);
     QCOMPARE(result->value().resourceVersion, u"9"_s);
@@ -501,6 +505,7 @@ void tst_RestClient::mutations()
                      done);
     })));
     DeleteOptions options;
+    options.propagationPolicy = u"Background"_s;
     options.preconditionUid = u"u-1"_s;
     QVERIFY(expectOk(waitJson(
         [&](auto done) { client.remove(CustomApps, u"default"_s, u"my-app"_s, options, done); })));
@@ -727,6 +732,7 @@ void tst_RestClient::watchStreamsEvents()
     RestClient client(clientConfig());
     WatchOptions options;
     options.resourceVersion = u"4"_s;
+    options.allowWatchBookmarks = true;
     options.timeoutSeconds = 321;
     WatchConnection *watch = client.watch(CustomApps, u"default"_s, options, this);
     QSignalSpy events(watch, &WatchConnection::eventsReceived);
@@ -769,8 +775,8 @@ void tst_RestClient::silentWatchIsConsideredDead()
     };
     RestClient client(clientConfig());
     WatchOptions options;
-    options.idleTimeoutMs = 300;
-    WatchConnection *watch = client.watch(CustomApps, u"default"_s, options, this);
+    options.allowWatchBookmarks = true;
+    WatchConnection *watch = client.watch(CustomApps, u"default"_s, options, this, 300);
     QSignalSpy events(watch, &WatchConnection::eventsReceived);
     QSignalSpy finished(watch, &WatchConnection::finished);
     QVERIFY(finished.wait(5000));
@@ -1024,7 +1030,8 @@ void tst_RestClient::streamedListLargeBodyInOrder()
     auto items = std::make_shared<QList<QByteArray>>();
     ListOptions options;
     options.limit = 0;
-    options.onItem = [items, firstPieceDelayMs](QByteArrayView item) {
+    ListStream stream;
+    stream.onItem = [items, firstPieceDelayMs](QByteArrayView item) {
         if (items->isEmpty())
             QThread::msleep(firstPieceDelayMs);
         items->append(item.toByteArray());
@@ -1032,8 +1039,8 @@ void tst_RestClient::streamedListLargeBodyInOrder()
             QThread::msleep(20); // a slow consumer: the reader must wait for it
     };
     using ListResult = reconscope::models::Result<ListPage, ApiError>;
-    const auto result
-        = waitFor<ListResult>([&](auto done) { client.list(CustomApps, {}, options, done); });
+    const auto result = waitFor<ListResult>(
+        [&](auto done) { client.list(CustomApps, {}, options, done, stream); });
     QVERIFY(result);
     QVERIFY2(result->ok(), qPrintable(result->ok() ? QString() : result->error().toString()));
     QCOMPARE(items->size(), expected.size());

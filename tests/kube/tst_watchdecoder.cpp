@@ -7,6 +7,7 @@
 
 using namespace Qt::StringLiterals;
 using namespace reconscope::controller::kube;
+using namespace reconscope::controller::apimachinery;
 
 class tst_WatchDecoder final : public QObject
 {

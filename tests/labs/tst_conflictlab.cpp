@@ -11,6 +11,7 @@
 #include <memory>
 
 using namespace Qt::StringLiterals;
+namespace apimachinery = reconscope::controller::apimachinery;
 namespace kube = reconscope::controller::kube;
 namespace clabs = reconscope::controller::labs;
 
@@ -108,12 +109,13 @@ int tst_ConflictLab::remainingObjects(const QString &plural)
 {
     kube::RestClient client(m_config);
     int count = -1;
-    kube::ListOptions options;
+    apimachinery::ListOptions options;
+    options.limit = kube::DefaultListPageSize;
     options.labelSelector = u"reconscope.io/conflict-lab"_s;
-    client.list(kube::ResourceRef{ u"kafka.internal.net"_s, u"v1"_s, plural, true },
+    client.list(apimachinery::ResourceRef{ u"kafka.internal.net"_s, u"v1"_s, plural, true },
                 u"reconscope-conflict-lab"_s,
                 options,
-                [&count](reconscope::models::Result<kube::ListPage, kube::ApiError> page) {
+                [&count](reconscope::models::Result<kube::ListPage, apimachinery::ApiError> page) {
                     count = page.ok() ? int(page->items.size()) : -2;
                 });
     [&] {

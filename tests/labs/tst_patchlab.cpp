@@ -50,11 +50,12 @@ private:
     lab::PatchRequest request(const QString &name,
                               lab::PatchTarget target,
                               lab::PatchTemplate t,
-                              kube::PatchType type = kube::PatchType::Merge) const
+                              apimachinery::PatchType type = apimachinery::PatchType::Merge) const
     {
         lab::PatchRequest r;
-        r.resource
-            = kube::ResourceRef{ u"infrastructure.internal.net"_s, u"v1"_s, u"customapps"_s };
+        r.resource = apimachinery::ResourceRef{ u"infrastructure.internal.net"_s,
+                                                u"v1"_s,
+                                                u"customapps"_s };
         r.qualifiedResource = u"customapps.infrastructure.internal.net"_s;
         r.statusSubresource = true;
         r.namespace_ = u"default"_s;
@@ -172,8 +173,8 @@ void tst_PatchLab::validation()
     QFETCH(QString, message);
     QFETCH(int, line);
     QFETCH(int, column);
-    const auto v
-        = lab::validatePatch(text, jsonPatch ? kube::PatchType::Json : kube::PatchType::Merge);
+    const auto v = lab::validatePatch(
+        text, jsonPatch ? apimachinery::PatchType::Json : apimachinery::PatchType::Merge);
     QCOMPARE(v.ok, ok);
     if (ok) {
         QVERIFY(v.message.isEmpty());
@@ -190,26 +191,26 @@ void tst_PatchLab::templates()
                           { "status", { { "conditions", json::array() } } } };
     const QDateTime now(QDate(2026, 8, 9), QTime(0, 15, 0), Qt::UTC);
     const json manual = lab::makeTemplate(
-        lab::PatchTemplate::ManualOverride, kube::PatchType::Merge, object, now);
+        lab::PatchTemplate::ManualOverride, apimachinery::PatchType::Merge, object, now);
     QCOMPARE_JSON(manual, json::parse(R"({"status":{"conditions":[{"type":"Ready","status":"False",
                       "reason":"ManualOverride",
                       "message":"Set to Unready by hand for troubleshooting",
                       "lastTransitionTime":"2026-08-09T00:15:00Z"}]}})"));
-    const json bump
-        = lab::makeTemplate(lab::PatchTemplate::BumpSpecField, kube::PatchType::Json, object, now);
+    const json bump = lab::makeTemplate(
+        lab::PatchTemplate::BumpSpecField, apimachinery::PatchType::Json, object, now);
     QCOMPARE_JSON(bump, json::parse(R"([{"op":"add","path":"/spec/replicas","value":5}])"));
     const json clear = lab::makeTemplate(
-        lab::PatchTemplate::ClearConditions, kube::PatchType::Json, json::object(), now);
+        lab::PatchTemplate::ClearConditions, apimachinery::PatchType::Json, json::object(), now);
     QCOMPARE_JSON(clear,
                   json::parse(R"([{"op":"add","path":"/status","value":{"conditions":[]}}])"));
-    const json degraded
-        = lab::makeTemplate(lab::PatchTemplate::SetDegraded, kube::PatchType::Merge, object, now);
+    const json degraded = lab::makeTemplate(
+        lab::PatchTemplate::SetDegraded, apimachinery::PatchType::Merge, object, now);
     QCOMPARE(degraded["status"]["conditions"].size(), std::size_t(2));
     QCOMPARE(degraded["status"]["conditions"][1]["type"].get<std::string>(),
              std::string("Degraded"));
     // Every template passes the editor's own validation, in both patch types.
     for (const auto t : lab::allTemplates()) {
-        for (const auto type : { kube::PatchType::Merge, kube::PatchType::Json }) {
+        for (const auto type : { apimachinery::PatchType::Merge, apimachinery::PatchType::Json }) {
             const auto v = lab::validatePatch(
                 QString::fromStdString(lab::makeTemplate(t, type, object, now).dump(2)), type);
             QVERIFY2(v.ok, qPrintable(lab::templateName(t) + u": "_s + v.message));
@@ -220,10 +221,10 @@ void tst_PatchLab::templates()
 void tst_PatchLab::preconditionInPatch()
 {
     const json merge = lab::withResourceVersion(
-        json::parse(R"({"status":{"a":1}})"), kube::PatchType::Merge, u"42"_s);
+        json::parse(R"({"status":{"a":1}})"), apimachinery::PatchType::Merge, u"42"_s);
     QCOMPARE_JSON(merge, json::parse(R"({"metadata":{"resourceVersion":"42"},"status":{"a":1}})"));
     const json jp = lab::withResourceVersion(
-        json::parse(R"([{"op":"remove","path":"/a"}])"), kube::PatchType::Json, u"42"_s);
+        json::parse(R"([{"op":"remove","path":"/a"}])"), apimachinery::PatchType::Json, u"42"_s);
     QCOMPARE_JSON(jp,
                   json::parse(R"([{"op":"replace","path":"/metadata/resourceVersion","value":"42"},
                                   {"op":"remove","path":"/a"}])"));
@@ -238,7 +239,8 @@ void tst_PatchLab::kubectlQuoting()
     QCOMPARE(lab::shellQuote(u"it's"_s), u"'it'\\''s'"_s);
     QCOMPARE(lab::shellQuote(u"$(date)"_s), u"'$(date)'"_s);
     lab::PatchRequest r;
-    r.resource = kube::ResourceRef{ u"infrastructure.internal.net"_s, u"v1"_s, u"customapps"_s };
+    r.resource
+        = apimachinery::ResourceRef{ u"infrastructure.internal.net"_s, u"v1"_s, u"customapps"_s };
     r.qualifiedResource = u"customapps.infrastructure.internal.net"_s;
     r.namespace_ = u"default"_s;
     r.name = u"my-app"_s;
@@ -247,7 +249,7 @@ void tst_PatchLab::kubectlQuoting()
              u"kubectl patch customapps.infrastructure.internal.net my-app -n default "
              "--subresource=status --type=merge -p '{\"status\":{\"message\":\"don'\\''t\"}}'"_s);
     r.target = lab::PatchTarget::Main;
-    r.type = kube::PatchType::Json;
+    r.type = apimachinery::PatchType::Json;
     QCOMPARE(lab::kubectlCommand(r, "[]"),
              u"kubectl patch customapps.infrastructure.internal.net my-app -n default --type=json "
              "-p '[]'"_s);
@@ -310,7 +312,7 @@ void tst_PatchLab::specBumpOnMainResource()
     const auto *e = runToEnd(request(u"web"_s,
                                      lab::PatchTarget::Main,
                                      lab::PatchTemplate::BumpSpecField,
-                                     kube::PatchType::Json));
+                                     apimachinery::PatchType::Json));
     QVERIFY(e);
     QCOMPARE(e->httpCode, 200);
     QCOMPARE(e->verdicts.value(0), u"spec changed, generation changed, status unchanged"_s);
@@ -339,7 +341,7 @@ void tst_PatchLab::stalePreconditionConflicts()
         = request(u"my-app"_s,
                   status ? lab::PatchTarget::Status : lab::PatchTarget::Main,
                   status ? lab::PatchTemplate::ManualOverride : lab::PatchTemplate::BumpSpecField,
-                  jsonPatch ? kube::PatchType::Json : kube::PatchType::Merge);
+                  jsonPatch ? apimachinery::PatchType::Json : apimachinery::PatchType::Merge);
     r.precondition = lab::Precondition::Stale;
     const auto *e = runToEnd(r);
     QVERIFY(e);
@@ -385,7 +387,7 @@ void tst_PatchLab::invalidJsonPatchOperation()
 {
     createApp(u"web"_s);
     auto r = request(u"web"_s, lab::PatchTarget::Main, lab::PatchTemplate::BumpSpecField);
-    r.type = kube::PatchType::Json;
+    r.type = apimachinery::PatchType::Json;
     r.patch = json::parse(R"([{"op":"test","path":"/spec/replicas","value":99}])");
     const auto *e = runToEnd(r);
     QVERIFY(e);
@@ -528,7 +530,7 @@ void tst_PatchLab::clientSwitchEndsExperiment()
     QVERIFY(!m_lab->isBusy());
     const auto *e = m_lab->experiment(id);
     QVERIFY(e && e->error);
-    QCOMPARE(e->error->category, kube::ApiError::Category::Cancelled);
+    QCOMPARE(e->error->category, apimachinery::ApiError::Category::Cancelled);
     // The lab goes on with the new client.
     QVERIFY(
         runToEnd(request(u"web"_s, lab::PatchTarget::Status, lab::PatchTemplate::ClearConditions)));

@@ -107,7 +107,7 @@ void tst_PatchLabPanel::liveValidation()
     QVERIFY(m_panel->canSend());
     QVERIFY(m_panel->editor()->extraSelections().isEmpty());
     QCOMPARE(m_panel->validationText(), u"valid merge patch (RFC 7386)"_s);
-    m_panel->setPatchType(kube::PatchType::Json);
+    m_panel->setPatchType(apimachinery::PatchType::Json);
     QVERIFY(!m_panel->canSend());
     QVERIFY(m_panel->validationText().startsWith(u"a JSON patch must be an array"_s));
     m_panel->applyTemplate(lab::PatchTemplate::BumpSpecField);

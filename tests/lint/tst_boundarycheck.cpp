@@ -24,6 +24,7 @@
 
 using namespace Qt::StringLiterals;
 using nlohmann::json;
+namespace apimachinery = reconscope::controller::apimachinery;
 namespace cluster = reconscope::controller::cluster;
 namespace kube = reconscope::controller::kube;
 namespace lint = reconscope::controller::lint;
@@ -31,16 +32,15 @@ namespace models = reconscope::models;
 
 namespace {
 
-const cluster::ResourceRef crds{ u"apiextensions.k8s.io"_s,
-                                 u"v1"_s,
-                                 u"customresourcedefinitions"_s };
-const cluster::ResourceRef customApps{ u"infrastructure.internal.net"_s, u"v1"_s, u"customapps"_s };
-const cluster::ResourceRef mixedGroups{ u"kafka.internal.net"_s,
-                                        u"v1"_s,
-                                        u"mixedconsumergroups"_s };
-const kube::ResourceRef kubeCustomApps{ u"infrastructure.internal.net"_s,
-                                        u"v1"_s,
-                                        u"customapps"_s };
+const apimachinery::ResourceRef crds{ u"apiextensions.k8s.io"_s,
+                                      u"v1"_s,
+                                      u"customresourcedefinitions"_s };
+const apimachinery::ResourceRef customApps{ u"infrastructure.internal.net"_s,
+                                            u"v1"_s,
+                                            u"customapps"_s };
+const apimachinery::ResourceRef mixedGroups{ u"kafka.internal.net"_s,
+                                             u"v1"_s,
+                                             u"mixedconsumergroups"_s };
 
 QStringList verdictLines(const lint::BoundaryCheckResult &result)
 {
@@ -150,7 +150,7 @@ void tst_BoundaryCheck::customAppPasses()
                 ->patch(customApps,
                         u"default"_s,
                         u"web"_s,
-                        cluster::PatchType::Merge,
+                        apimachinery::PatchType::Merge,
                         R"({"status":{"observedGeneration":1,"replicas":2}})",
                         true)
                 .ok());
@@ -158,11 +158,11 @@ void tst_BoundaryCheck::customAppPasses()
     const qint64 revision = m_cluster->currentResourceVersion();
 
     // A live watch from the current revision: a dry run must not show up on it.
-    kube::WatchOptions watchOptions;
+    apimachinery::WatchOptions watchOptions;
     watchOptions.resourceVersion = QString::number(revision);
+    watchOptions.allowWatchBookmarks = true;
     QObject owner;
-    kube::WatchConnection *watch
-        = m_client->watch(kubeCustomApps, u"default"_s, watchOptions, &owner);
+    kube::WatchConnection *watch = m_client->watch(customApps, u"default"_s, watchOptions, &owner);
     QList<kube::WatchEvent> events;
     connect(watch,
             &kube::WatchConnection::eventsReceived,
@@ -217,7 +217,7 @@ void tst_BoundaryCheck::customAppPasses()
                 ->patch(customApps,
                         u"default"_s,
                         u"web"_s,
-                        cluster::PatchType::Merge,
+                        apimachinery::PatchType::Merge,
                         R"({"metadata":{"labels":{"checked":"yes"}}})")
                 .ok());
     QTRY_COMPARE_WITH_TIMEOUT(events.size(), 1, 10000);

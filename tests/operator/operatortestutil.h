@@ -28,19 +28,20 @@
 namespace optest {
 
 using nlohmann::json;
+namespace apimachinery = reconscope::controller::apimachinery;
 namespace cluster = reconscope::controller::cluster;
 namespace kube = reconscope::controller::kube;
 namespace models = reconscope::models;
 using namespace Qt::StringLiterals;
 
-inline const cluster::ResourceRef customApps{ u"infrastructure.internal.net"_s,
-                                              u"v1"_s,
-                                              u"customapps"_s };
-inline const cluster::ResourceRef deployments{ u"apps"_s, u"v1"_s, u"deployments"_s };
-inline const cluster::ResourceRef secrets{ QString(), u"v1"_s, u"secrets"_s };
-inline const cluster::ResourceRef quotas{ QString(), u"v1"_s, u"resourcequotas"_s };
-inline const cluster::ResourceRef events{ QString(), u"v1"_s, u"events"_s };
-inline const cluster::ResourceRef leases{ u"coordination.k8s.io"_s, u"v1"_s, u"leases"_s };
+inline const apimachinery::ResourceRef customApps{ u"infrastructure.internal.net"_s,
+                                                   u"v1"_s,
+                                                   u"customapps"_s };
+inline const apimachinery::ResourceRef deployments{ u"apps"_s, u"v1"_s, u"deployments"_s };
+inline const apimachinery::ResourceRef secrets{ QString(), u"v1"_s, u"secrets"_s };
+inline const apimachinery::ResourceRef quotas{ QString(), u"v1"_s, u"resourcequotas"_s };
+inline const apimachinery::ResourceRef events{ QString(), u"v1"_s, u"events"_s };
+inline const apimachinery::ResourceRef leases{ u"coordination.k8s.io"_s, u"v1"_s, u"leases"_s };
 
 // One committed state of a CustomApp, as the console would derive it.
 struct Observed
@@ -122,16 +123,16 @@ public:
     const kube::ClientConfig &clientConfig() const { return m_config; }
     qint64 writes() const { return m_writes; } // every committed change, any resource
 
-    json get(const cluster::ResourceRef &ref, const QString &name) const
+    json get(const apimachinery::ResourceRef &ref, const QString &name) const
     {
         const auto got = m_cluster->get(ref, u"default"_s, name);
         return got.ok() ? got.value() : json();
     }
-    bool create(const cluster::ResourceRef &ref, const json &object)
+    bool create(const apimachinery::ResourceRef &ref, const json &object)
     {
         return m_cluster->create(ref, u"default"_s, object).ok();
     }
-    bool mergePatch(const cluster::ResourceRef &ref,
+    bool mergePatch(const apimachinery::ResourceRef &ref,
                     const QString &name,
                     const json &patch,
                     bool status = false)
@@ -140,12 +141,12 @@ public:
             ->patch(ref,
                     u"default"_s,
                     name,
-                    cluster::PatchType::Merge,
+                    apimachinery::PatchType::Merge,
                     QByteArray::fromStdString(patch.dump()),
                     status)
             .ok();
     }
-    bool remove(const cluster::ResourceRef &ref, const QString &name)
+    bool remove(const apimachinery::ResourceRef &ref, const QString &name)
     {
         return m_cluster->remove(ref, u"default"_s, name).ok();
     }

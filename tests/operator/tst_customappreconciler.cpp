@@ -564,7 +564,7 @@ void tst_CustomAppReconciler::concurrentSpecWriter()
         app["spec"]["replicas"] = 1 + (written % 4);
         app["spec"]["configJSON"] = "{\"rev\":" + std::to_string(written) + "}";
         if (m_fx->cluster()
-                ->update(cluster::ResourceRef(customApps), u"default"_s, u"gitops"_s, app)
+                ->update(apimachinery::ResourceRef(customApps), u"default"_s, u"gitops"_s, app)
                 .ok())
             ++written;
         if (written == total)

@@ -2,7 +2,7 @@
 #include "schematestutil.h"
 #include "tests/testkubectl.h"
 
-#include "controller/cluster/schema/discovery.h"
+#include "controller/cluster/schema/discoverydocuments.h"
 #include "controller/cluster/schema/table.h"
 
 #include <QCryptographicHash>

@@ -1,7 +1,7 @@
-#include "controller/cluster/server/apiserver.h"
 #include "controller/cluster/server/authenticator.h"
 #include "controller/cluster/server/certificates.h"
 #include "controller/cluster/server/faultinjector.h"
+#include "controller/cluster/server/httpsapiserver.h"
 #include "testsupport.h"
 
 #include <nlohmann/json.hpp>

@@ -6,6 +6,7 @@
 using namespace Qt::StringLiterals;
 using nlohmann::json;
 using namespace reconscope::controller::cluster;
+using namespace reconscope::controller::apimachinery;
 
 namespace {
 

@@ -37,7 +37,7 @@ using namespace Qt::StringLiterals;
 using namespace reconscope::models;
 using namespace reconscope::ui;
 using nlohmann::json;
-using reconscope::controller::kube::ApiError;
+using reconscope::controller::apimachinery::ApiError;
 using reconscope::controller::kube::RestClient;
 
 using S = LifecycleState;
@@ -302,10 +302,11 @@ void tst_ConsoleDemo::graphAgreesWithTableAndLog()
     QVERIFY(patchStatus(u"a7"_s, ready));
     // A deletion: Ready -> [*] (off-design without a finalizer's Terminating).
     bool deleted = false;
-    m_session->client()->remove(
-        ConsoleSession::CustomApps, u"demo"_s, names[2], {}, [&](RestClient::JsonResult result) {
-            deleted = result.ok();
-        });
+    m_session->client()->remove(ConsoleSession::CustomApps,
+                                u"demo"_s,
+                                names[2],
+                                { .propagationPolicy = u"Background"_s },
+                                [&](RestClient::JsonResult result) { deleted = result.ok(); });
     QTRY_VERIFY_WITH_TIMEOUT(deleted, Timeout);
     QTRY_VERIFY_WITH_TIMEOUT(m_session->tableModel()->rowOf(u"demo/a3"_s) < 0, Timeout);
     QTRY_COMPARE_WITH_TIMEOUT(

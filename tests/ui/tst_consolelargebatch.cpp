@@ -25,6 +25,7 @@ using reconscope::controller::console::ConsoleSession;
 using namespace Qt::StringLiterals;
 using namespace reconscope;
 using namespace reconscope::ui;
+namespace apimachinery = reconscope::controller::apimachinery;
 namespace cluster = reconscope::controller::cluster;
 using models::ResourceTableModel;
 using nlohmann::json;
@@ -44,7 +45,7 @@ int seed(cluster::EmbeddedServer *server, int count, bool statuses = false)
         server,
         [server, count, statuses, &failures] {
             cluster::Cluster *store = cluster::clusterOf(*server);
-            const cluster::ResourceRef namespaces{ {}, u"v1"_s, u"namespaces"_s };
+            const apimachinery::ResourceRef namespaces{ {}, u"v1"_s, u"namespaces"_s };
             for (const char *ns : { "east", "west" }) {
                 failures += !store->create(namespaces,
                                            {},
@@ -52,9 +53,9 @@ int seed(cluster::EmbeddedServer *server, int count, bool statuses = false)
                                                  { "kind", "Namespace" },
                                                  { "metadata", { { "name", ns } } } });
             }
-            const cluster::ResourceRef apps{ u"infrastructure.internal.net"_s,
-                                             u"v1"_s,
-                                             u"customapps"_s };
+            const apimachinery::ResourceRef apps{ u"infrastructure.internal.net"_s,
+                                                  u"v1"_s,
+                                                  u"customapps"_s };
             QRandomGenerator random(20261130);
             for (int i = 0; i < count; ++i) {
                 const std::string name

@@ -329,9 +329,9 @@ void tst_ScenarioPlayer::defaultScenarioWalksEveryState()
     session.client()->list(
         { QString(), u"v1"_s, u"events"_s, true },
         u"tour"_s,
-        {},
+        { .limit = reconscope::controller::kube::DefaultListPageSize },
         [&](reconscope::models::Result<reconscope::controller::kube::ListPage,
-                                       reconscope::controller::kube::ApiError> result) {
+                                       reconscope::controller::apimachinery::ApiError> result) {
             listed = true;
             if (!result.ok())
                 return;

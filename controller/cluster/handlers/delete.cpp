@@ -8,6 +8,10 @@ using json = nlohmann::json;
 
 namespace reconscope::controller::cluster {
 
+using apimachinery::ApiError;
+using apimachinery::DeleteOptions;
+using apimachinery::ListOptions;
+
 namespace {
 
 // DeleteOptions from the query and from the body, validated as upstream does.

@@ -38,6 +38,6 @@ ApiResponse serveDelete(const ResourceRequest &r);
 ApiResponse serveScale(const ResourceRequest &r);
 
 // The 422 of list and watch options that contradict each other, as upstream's validation.
-std::optional<ApiError> validateListOptions(const ApiRequest &request, bool watch);
+std::optional<apimachinery::ApiError> validateListOptions(const ApiRequest &request, bool watch);
 
 } // namespace reconscope::controller::cluster

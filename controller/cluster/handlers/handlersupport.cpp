@@ -9,6 +9,10 @@ using json = nlohmann::json;
 
 namespace reconscope::controller::cluster {
 
+using apimachinery::ApiError;
+using apimachinery::ApiResult;
+using apimachinery::PatchType;
+
 const QByteArray kTableContentType = "application/json;as=Table;v=v1;g=meta.k8s.io";
 
 QString queryValue(const ApiRequest &request, const QString &key)
@@ -137,7 +141,7 @@ bool wantsTable(const ApiRequest &request)
 // Options kinds name the 422s of option validation: "CreateOptions.meta.k8s.io "" is invalid".
 ApiError optionsInvalid(const QString &kind, const QList<FieldError> &errors)
 {
-    return ApiError::invalid(u"meta.k8s.io"_s, kind, {}, errors);
+    return invalidError(u"meta.k8s.io"_s, kind, {}, errors);
 }
 
 QList<FieldError> validateDryRun(const QStringList &values)

@@ -1,8 +1,10 @@
 #pragma once
 
-#include "controller/cluster/apierror.h"
+#include "controller/apimachinery/status.h"
 #include "controller/cluster/apitypes.h"
 #include "controller/cluster/clustertypes.h"
+#include "controller/cluster/resourcetype.h"
+#include "controller/cluster/schema/fielderror.h"
 
 #include <nlohmann/json.hpp>
 
@@ -29,33 +31,36 @@ ApiResponse textResponse(int status, const QByteArray &text);
 ApiResponse jsonResponse(const ApiRequest &request, int status, const nlohmann::json &body);
 ApiResponse
 orderedResponse(const ApiRequest &request, int status, const nlohmann::ordered_json &body);
-ApiResponse errorResponse(const ApiRequest &request, const ApiError &error);
+ApiResponse errorResponse(const ApiRequest &request, const apimachinery::ApiError &error);
 // Already serialized JSON, re-indented only when pretty output is asked for.
 ApiResponse rawResponse(const ApiRequest &request, int status, QByteArray body);
 // A write's object: the committed bytes as they are, else `object` serialized.
 ApiResponse writeResponse(const ApiRequest &request, int status, const WriteResult &result);
 void addWarnings(ApiResponse &response, const QStringList &warnings);
 // The answer to a create, update or patch: the object with its Warning headers, or the error.
-ApiResponse writeAnswer(const ApiRequest &request, const ApiResult<WriteResult> &result);
+ApiResponse writeAnswer(const ApiRequest &request,
+                        const apimachinery::ApiResult<WriteResult> &result);
 
 // Options kinds name the 422s of option validation: "CreateOptions.meta.k8s.io "" is invalid".
-ApiError optionsInvalid(const QString &kind, const QList<FieldError> &errors);
+apimachinery::ApiError optionsInvalid(const QString &kind, const QList<FieldError> &errors);
 QList<FieldError> validateDryRun(const QStringList &values);
 // dryRun, fieldManager and fieldValidation of a create, update or patch.
-std::optional<ApiError>
+std::optional<apimachinery::ApiError>
 parseWriteOptions(const ApiRequest &request, const QString &optionsKind, WriteOptions &options);
 // The options and the body of a create or update, the object not to be returned parsed (the
 // response is the committed bytes).
-models::Result<nlohmann::json, ApiError> parseWriteRequest(const ApiRequest &request,
-                                                           const QString &optionsKind,
-                                                           bool builtin,
-                                                           WriteOptions &options);
+models::Result<nlohmann::json, apimachinery::ApiError> parseWriteRequest(const ApiRequest &request,
+                                                                         const QString &optionsKind,
+                                                                         bool builtin,
+                                                                         WriteOptions &options);
 // The request body as JSON (or YAML). `protobuf`: the type is a built-in one, whose codecs also
 // read protobuf (custom resources read JSON and YAML only); the 415 lists what the endpoint
 // accepts, as upstream does.
-models::Result<nlohmann::json, ApiError> parseBody(const ApiRequest &request, bool protobuf);
+models::Result<nlohmann::json, apimachinery::ApiError> parseBody(const ApiRequest &request,
+                                                                 bool protobuf);
 // The patch type of the Content-Type, or the 415 for strategic merge and apply patches, which
 // the embedded cluster does not implement (documented divergence).
-models::Result<PatchType, ApiError> patchTypeOf(const ApiRequest &request);
+models::Result<apimachinery::PatchType, apimachinery::ApiError>
+patchTypeOf(const ApiRequest &request);
 
 } // namespace reconscope::controller::cluster

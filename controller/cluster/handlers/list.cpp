@@ -11,6 +11,9 @@ using json = nlohmann::json;
 
 namespace reconscope::controller::cluster {
 
+using apimachinery::ApiError;
+using apimachinery::ListOptions;
+
 std::optional<ApiError> validateListOptions(const ApiRequest &request, bool watch)
 {
     const QString rv = queryValue(request, u"resourceVersion"_s);

@@ -8,6 +8,10 @@ using json = nlohmann::json;
 
 namespace reconscope::controller::cluster {
 
+using apimachinery::ApiError;
+using apimachinery::ApiResult;
+using apimachinery::PatchType;
+
 namespace {
 
 // The `{.a.b}` path of a scale subresource as JSON keys.
@@ -106,13 +110,13 @@ ApiResponse serveScale(const ResourceRequest &r)
     if (!replicas.is_number_integer() || replicas.get<qint64>() < 0)
         return errorResponse(
             request,
-            ApiError::invalid(u"autoscaling"_s,
-                              u"Scale"_s,
-                              r.name,
-                              { { u"FieldValueInvalid"_s,
-                                  u"spec.replicas"_s,
-                                  u"Invalid value: %1: must be greater than or equal to 0"_s.arg(
-                                      QString::fromStdString(replicas.dump())) } }));
+            invalidError(u"autoscaling"_s,
+                         u"Scale"_s,
+                         r.name,
+                         { { u"FieldValueInvalid"_s,
+                             u"spec.replicas"_s,
+                             u"Invalid value: %1: must be greater than or equal to 0"_s.arg(
+                                 QString::fromStdString(replicas.dump())) } }));
     const QString scaleRv
         = objectjson::string(objectjson::member(*scale, "metadata"), "resourceVersion");
     if (!scaleRv.isEmpty() && scaleRv != QString::number((*record)->resourceVersion))

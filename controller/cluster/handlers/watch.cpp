@@ -9,6 +9,9 @@ using namespace Qt::StringLiterals;
 
 namespace reconscope::controller::cluster {
 
+using apimachinery::ApiError;
+using apimachinery::WatchOptions;
+
 ApiResponse serveWatch(const ResourceRequest &r)
 {
     const ApiRequest &request = r.request;
@@ -23,18 +26,20 @@ ApiResponse serveWatch(const ResourceRequest &r)
             = options.fieldSelector.isEmpty() ? byName : options.fieldSelector + u',' + byName;
     }
     options.resourceVersion = queryValue(request, u"resourceVersion"_s);
-    options.allowBookmarks = queryFlag(request, u"allowWatchBookmarks"_s);
+    options.allowWatchBookmarks = queryFlag(request, u"allowWatchBookmarks"_s);
     if (request.query.hasQueryItem(u"sendInitialEvents"_s))
         options.sendInitialEvents = queryFlag(request, u"sendInitialEvents"_s);
+    std::optional<QString> tableIncludeObject;
     if (wantsTable(request))
-        options.tableIncludeObject = queryValue(request, u"includeObject"_s);
+        tableIncludeObject = queryValue(request, u"includeObject"_s);
     if (request.query.hasQueryItem(u"timeoutSeconds"_s)) {
         const auto timeout = parseInteger(queryValue(request, u"timeoutSeconds"_s));
         if (!timeout)
             return errorResponse(request, ApiError::badRequest(u"invalid timeoutSeconds"_s));
         options.timeoutSeconds = int(std::clamp<qint64>(*timeout, 0, 24 * 3600));
     }
-    auto stream = ClusterWatch::open(r.cluster, r.type, r.ns, options);
+    auto stream
+        = ClusterWatch::open(r.cluster, r.type, r.ns, options, std::move(tableIncludeObject));
     if (!stream)
         return errorResponse(request, stream.error());
     ApiResponse response;

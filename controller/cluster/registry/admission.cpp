@@ -10,6 +10,8 @@ using json = nlohmann::json;
 
 namespace reconscope::controller::cluster {
 
+using apimachinery::ApiError;
+
 namespace {
 
 constexpr qsizetype maxStoredObjectBytes = 1536 * 1024;
@@ -107,7 +109,7 @@ Admission::checkTypeMeta(const TypeEntry &type, json &object, const QString &nam
                 bodyApiVersion, type.type.groupVersion()));
     const QString bodyKind = objectjson::string(object, "kind");
     if (bodyKind != type.type.kind)
-        return ApiError::invalid(
+        return invalidError(
             type.type.group,
             type.type.kind,
             name,
@@ -312,10 +314,10 @@ std::optional<ApiError> Admission::validateObject(const TypeEntry &type,
     }
     if (errors.isEmpty())
         return std::nullopt;
-    return ApiError::invalid(type.type.group,
-                             type.type.kind,
-                             objectjson::string(objectjson::member(object, "metadata"), "name"),
-                             errors);
+    return invalidError(type.type.group,
+                        type.type.kind,
+                        objectjson::string(objectjson::member(object, "metadata"), "name"),
+                        errors);
 }
 
 std::optional<ApiError>

@@ -1,7 +1,9 @@
 #pragma once
 
-#include "controller/cluster/apierror.h"
+#include "controller/apimachinery/status.h"
 #include "controller/cluster/registry/store.h"
+#include "controller/cluster/resourcetype.h"
+#include "controller/cluster/schema/fielderror.h"
 
 #include <nlohmann/json.hpp>
 
@@ -12,7 +14,7 @@ namespace reconscope::controller::cluster {
 // etcd refuses a write above its --max-request-bytes (1.5 MiB by default) with "etcdserver:
 // request is too large", which kube-apiserver passes on as a 500 Status without a reason
 // (kubernetes/kubernetes#112152); request bodies above 3 MiB are refused before, with 413.
-std::optional<ApiError> storageSizeError(qsizetype bytes);
+std::optional<apimachinery::ApiError> storageSizeError(qsizetype bytes);
 
 // The checks and mutations a write goes through before it is stored, in the order the verbs call
 // them: type meta, the request's namespace, schema pruning and defaulting, namespace lifecycle,
@@ -27,31 +29,32 @@ public:
     { }
 
     // apiVersion and kind against the type (defaulted for built-ins), metadata an object.
-    std::optional<ApiError>
+    std::optional<apimachinery::ApiError>
     checkTypeMeta(const TypeEntry &type, nlohmann::json &object, const QString &name) const;
     // The object's namespace against the request's: defaulted from the URL, a mismatch refused,
     // dropped for cluster-scoped kinds (create and update alike).
-    static std::optional<ApiError>
+    static std::optional<apimachinery::ApiError>
     adoptRequestNamespace(const ResourceType &type, nlohmann::json &metadata, const QString &ns);
     // Prunes unknown fields (warned of or refused by options.fieldValidation) and applies the
     // schema's defaults. `patch`: the object is a patch's result, whose refusal names no kind.
-    std::optional<ApiError> applySchema(const TypeEntry &type,
-                                        nlohmann::json &object,
-                                        const WriteOptions &options,
-                                        QStringList &warnings,
-                                        bool patch = false) const;
+    std::optional<apimachinery::ApiError> applySchema(const TypeEntry &type,
+                                                      nlohmann::json &object,
+                                                      const WriteOptions &options,
+                                                      QStringList &warnings,
+                                                      bool patch = false) const;
     // NamespaceLifecycle: the namespace exists and is not terminating.
-    std::optional<ApiError>
+    std::optional<apimachinery::ApiError>
     admitNamespace(const TypeEntry &type, const QString &ns, const QString &name) const;
     // The create strategy of Namespaces and CRDs: their spec and status as the cluster sets them.
     void prepareBuiltinForCreate(const TypeEntry &type, nlohmann::json &object) const;
     // `previous` (the stored object in the request's version, for updates) enables validation
     // ratcheting: unchanged invalid values do not block an update, as upstream since 1.30.
-    std::optional<ApiError> validateObject(const TypeEntry &type,
-                                           const nlohmann::json &object,
-                                           bool create,
-                                           const RecordPtr &old,
-                                           const nlohmann::json *previous = nullptr) const;
+    std::optional<apimachinery::ApiError> validateObject(const TypeEntry &type,
+                                                         const nlohmann::json &object,
+                                                         bool create,
+                                                         const RecordPtr &old,
+                                                         const nlohmann::json *previous
+                                                         = nullptr) const;
 
 private:
     QList<FieldError>

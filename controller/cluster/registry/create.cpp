@@ -13,6 +13,9 @@ using json = nlohmann::json;
 
 namespace reconscope::controller::cluster {
 
+using apimachinery::ApiError;
+using apimachinery::ApiResult;
+
 namespace {
 
 QString randomSuffix()

@@ -11,6 +11,11 @@ using json = nlohmann::json;
 
 namespace reconscope::controller::cluster {
 
+using apimachinery::ApiError;
+using apimachinery::ApiResult;
+using apimachinery::DeleteOptions;
+using apimachinery::ListOptions;
+
 namespace {
 
 // propagationPolicy, else what the deprecated orphanDependents says.

@@ -1,7 +1,9 @@
 #pragma once
 
-#include "controller/cluster/apierror.h"
+#include "controller/apimachinery/status.h"
 #include "controller/cluster/registry/store.h"
+#include "controller/cluster/resourcetype.h"
+#include "controller/cluster/schema/fielderror.h"
 
 namespace reconscope::controller::cluster {
 
@@ -14,12 +16,12 @@ inline const QString kCrdCleanupFinalizer
 // Marks the object deleted (deletionTimestamp) or removes it; adds the garbage collector's
 // finalizers by `policy` ("Orphan", "Foreground", "Background" or "" for the object's own).
 // Used by the delete verbs and by the controllers; runs no controller itself.
-ApiResult<WriteResult> deleteRecord(Store &store,
-                                    const ClusterClock &clock,
-                                    const TypePtr &type,
-                                    const RecordPtr &existing,
-                                    const QString &policy,
-                                    bool dryRun);
+apimachinery::ApiResult<WriteResult> deleteRecord(Store &store,
+                                                  const ClusterClock &clock,
+                                                  const TypePtr &type,
+                                                  const RecordPtr &existing,
+                                                  const QString &policy,
+                                                  bool dryRun);
 
 // Removes `finalizer` from the object; the last one gone, the object is removed (a CRD with its
 // group/resource).

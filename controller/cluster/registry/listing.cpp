@@ -9,6 +9,10 @@ using json = nlohmann::json;
 
 namespace reconscope::controller::cluster {
 
+using apimachinery::ApiError;
+using apimachinery::ApiResult;
+using apimachinery::ListOptions;
+
 ApiResult<Selection> parseSelection(const Store &store,
                                     const TypeEntry &type,
                                     const QString &ns,
@@ -162,7 +166,7 @@ ApiResult<ReadPoint> readPoint(const Store &store, const ListOptions &options)
                     "with the provided token results in an inconsistent list - objects that were "
                     "created, modified, or deleted between the time the first chunk was returned "
                     "and now may show up in the list."_s);
-                error.metadata["continue"] = encodeContinue(-1, token->start).toStdString();
+                error.continueToken = encodeContinue(-1, token->start);
                 return error;
             }
             point.rv = std::min(token->rv, store.revision());

@@ -1,7 +1,9 @@
 #pragma once
 
-#include "controller/cluster/apierror.h"
+#include "controller/apimachinery/status.h"
 #include "controller/cluster/registry/store.h"
+#include "controller/cluster/resourcetype.h"
+#include "controller/cluster/schema/fielderror.h"
 #include "controller/cluster/selectors.h"
 
 #include <optional>
@@ -19,20 +21,20 @@ struct Selection
 
 // The selectors of a request, refused (400) when they do not parse or name a field the type
 // cannot select on.
-ApiResult<Selection> parseSelection(const Store &store,
-                                    const TypeEntry &type,
-                                    const QString &ns,
-                                    const QString &labelText,
-                                    const QString &fieldText);
+apimachinery::ApiResult<Selection> parseSelection(const Store &store,
+                                                  const TypeEntry &type,
+                                                  const QString &ns,
+                                                  const QString &labelText,
+                                                  const QString &fieldText);
 
 // A resourceVersion as the API accepts it (an unsigned decimal), nullopt otherwise.
 std::optional<qint64> parseResourceVersion(const QString &text);
 
 // One page of a list as kube-apiserver serves it: at the latest revision, or the exact one asked
 // for, or the one of a continue token (410 once compacted), with remainingItemCount.
-ApiResult<ListPage> listRecords(const Store &store,
-                                const TypeEntry &type,
-                                const QString &ns,
-                                const ListOptions &options);
+apimachinery::ApiResult<ListPage> listRecords(const Store &store,
+                                              const TypeEntry &type,
+                                              const QString &ns,
+                                              const apimachinery::ListOptions &options);
 
 } // namespace reconscope::controller::cluster

@@ -9,6 +9,10 @@ using json = nlohmann::json;
 
 namespace reconscope::controller::cluster {
 
+using apimachinery::ApiError;
+using apimachinery::ApiResult;
+using apimachinery::PatchType;
+
 namespace {
 
 // The patch body decoded as kube-apiserver's patcher decodes it, with its wording of refusals.

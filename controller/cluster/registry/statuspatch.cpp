@@ -8,6 +8,8 @@ using json = nlohmann::json;
 
 namespace reconscope::controller::cluster {
 
+using apimachinery::PatchType;
+
 namespace {
 
 using Spans = std::vector<objectjson::MemberSpan>;

@@ -37,7 +37,7 @@ public:
     std::optional<WriteResult> apply(Store &store,
                                      const TypeEntry &type,
                                      const RecordPtr &existing,
-                                     PatchType patchType,
+                                     apimachinery::PatchType patchType,
                                      const nlohmann::json &patch,
                                      const WriteOptions &options);
 

@@ -11,6 +11,8 @@ using json = nlohmann::json;
 
 namespace reconscope::controller::cluster {
 
+using apimachinery::ResourceRef;
+
 QString timestampNow(const ClusterClock &clock)
 {
     QDateTime now = clock().toUTC();

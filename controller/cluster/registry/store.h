@@ -102,7 +102,7 @@ public:
     // --- registry ---
     const QList<TypePtr> &types() const { return m_types; } // in registration order
     TypePtr lookup(const QString &group, const QString &version, const QString &plural) const;
-    TypePtr lookup(const ResourceRef &ref) const;
+    TypePtr lookup(const apimachinery::ResourceRef &ref) const;
     // The storage version's entry of a group/resource (any entry when none is the storage one).
     TypePtr storageTypeFor(const QString &storageKey) const;
     // Registers the versions of one group/resource, replacing an earlier registration in place.

@@ -11,6 +11,9 @@ using json = nlohmann::json;
 
 namespace reconscope::controller::cluster {
 
+using apimachinery::ApiError;
+using apimachinery::ApiResult;
+
 namespace {
 
 // Whether two objects differ in nothing but metadata (what an update's generation follows): as
@@ -45,12 +48,12 @@ std::optional<ApiError> checkPreconditions(const TypeEntry &type,
     const QString rvText
         = rvValue.is_string() ? QString::fromStdString(rvValue.get<std::string>()) : QString();
     if (rvText.isEmpty() || rvText == u"0")
-        return ApiError::invalid(type.type.group,
-                                 type.type.plural,
-                                 name,
-                                 { { u"FieldValueInvalid"_s,
-                                     u"metadata.resourceVersion"_s,
-                                     u"Invalid value: 0x0: must be specified for an update"_s } });
+        return invalidError(type.type.group,
+                            type.type.plural,
+                            name,
+                            { { u"FieldValueInvalid"_s,
+                                u"metadata.resourceVersion"_s,
+                                u"Invalid value: 0x0: must be specified for an update"_s } });
     const auto requestRv = parseResourceVersion(rvText);
     if (!requestRv)
         return ApiError::badRequest(u"invalid resourceVersion: %1"_s.arg(rvText));

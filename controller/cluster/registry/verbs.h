@@ -1,7 +1,9 @@
 #pragma once
 
-#include "controller/cluster/apierror.h"
+#include "controller/apimachinery/status.h"
 #include "controller/cluster/registry/store.h"
+#include "controller/cluster/resourcetype.h"
+#include "controller/cluster/schema/fielderror.h"
 
 #include <nlohmann/json.hpp>
 
@@ -39,50 +41,51 @@ struct VerbContext
 };
 
 // get: the stored record (404 when there is none).
-ApiResult<RecordPtr>
+apimachinery::ApiResult<RecordPtr>
 getRecord(const Store &store, const TypeEntry &type, const QString &ns, const QString &name);
 
 // create (registry/create.cpp): rest.BeforeCreate, admission, validation, commit; 201.
-ApiResult<WriteResult> createObject(VerbContext &context,
-                                    const TypePtr &type,
-                                    const QString &ns,
-                                    nlohmann::json object,
-                                    const WriteOptions &options);
+apimachinery::ApiResult<WriteResult> createObject(VerbContext &context,
+                                                  const TypePtr &type,
+                                                  const QString &ns,
+                                                  nlohmann::json object,
+                                                  const WriteOptions &options);
 
 // update and the status subresource's (registry/update.cpp). `patchedFrom` and
 // `patchedFromObject`: the record a patch was applied to and its parsed object, for patchObject.
-ApiResult<WriteResult> updateObject(VerbContext &context,
-                                    const TypePtr &type,
-                                    const QString &ns,
-                                    const QString &name,
-                                    nlohmann::json object,
-                                    bool status,
-                                    const WriteOptions &options,
-                                    const RecordPtr &patchedFrom = {},
-                                    nlohmann::json *patchedFromObject = nullptr);
+apimachinery::ApiResult<WriteResult> updateObject(VerbContext &context,
+                                                  const TypePtr &type,
+                                                  const QString &ns,
+                                                  const QString &name,
+                                                  nlohmann::json object,
+                                                  bool status,
+                                                  const WriteOptions &options,
+                                                  const RecordPtr &patchedFrom = {},
+                                                  nlohmann::json *patchedFromObject = nullptr);
 
 // patch (registry/patch.cpp): JSON or merge patch applied to the stored object, then the update
 // path; a status patch may take StatusPatchInPlace's shortcut, with the same outcome.
-ApiResult<WriteResult> patchObject(VerbContext &context,
-                                   const TypePtr &type,
-                                   const QString &ns,
-                                   const QString &name,
-                                   PatchType patchType,
-                                   const QByteArray &patch,
-                                   bool status,
-                                   const WriteOptions &options);
+apimachinery::ApiResult<WriteResult> patchObject(VerbContext &context,
+                                                 const TypePtr &type,
+                                                 const QString &ns,
+                                                 const QString &name,
+                                                 apimachinery::PatchType patchType,
+                                                 const QByteArray &patch,
+                                                 bool status,
+                                                 const WriteOptions &options);
 
 // delete and deletecollection (registry/delete.cpp): preconditions, propagation policy,
 // finalizers; 200 with the object while finalizers hold it, else the Success Status.
-ApiResult<WriteResult> deleteObject(VerbContext &context,
-                                    const TypePtr &type,
-                                    const QString &ns,
-                                    const QString &name,
-                                    const DeleteOptions &options);
-ApiResult<nlohmann::json> deleteCollection(VerbContext &context,
-                                           const TypePtr &type,
-                                           const QString &ns,
-                                           const ListOptions &listOptions,
-                                           const DeleteOptions &options);
+apimachinery::ApiResult<WriteResult> deleteObject(VerbContext &context,
+                                                  const TypePtr &type,
+                                                  const QString &ns,
+                                                  const QString &name,
+                                                  const apimachinery::DeleteOptions &options);
+apimachinery::ApiResult<nlohmann::json>
+deleteCollection(VerbContext &context,
+                 const TypePtr &type,
+                 const QString &ns,
+                 const apimachinery::ListOptions &listOptions,
+                 const apimachinery::DeleteOptions &options);
 
 } // namespace reconscope::controller::cluster

@@ -6,14 +6,24 @@ namespace reconscope::controller::cluster {
 
 QString formatFieldErrors(const QList<FieldError> &errors)
 {
-    QStringList parts;
+    return apimachinery::aggregateMessage(statusCausesOf(errors));
+}
+
+QList<apimachinery::StatusCause> statusCausesOf(const QList<FieldError> &errors)
+{
+    QList<apimachinery::StatusCause> causes;
+    causes.reserve(errors.size());
     for (const FieldError &error : errors)
-        parts.append(error.field.isEmpty() ? error.message : error.field + u": "_s + error.message);
-    if (parts.size() == 1)
-        return parts.first();
-    if (parts.isEmpty())
-        return {};
-    return u'[' + parts.join(u", "_s) + u']';
+        causes.append({ error.reason, error.message, error.field });
+    return causes;
+}
+
+apimachinery::ApiError invalidError(const QString &group,
+                                    const QString &kind,
+                                    const QString &name,
+                                    const QList<FieldError> &errors)
+{
+    return apimachinery::ApiError::invalid(group, kind, name, statusCausesOf(errors));
 }
 
 } // namespace reconscope::controller::cluster

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "controller/apimachinery/status.h"
+
 #include <QList>
 #include <QString>
 
@@ -22,5 +24,14 @@ struct FieldError
 // Upstream aggregate text: "<field>: <message>" for one error, "[<f1>: <m1>, <f2>: <m2>]" for
 // several, "" for none.
 QString formatFieldErrors(const QList<FieldError> &errors);
+
+// The errors as a Status' causes, as apimachinery's NewInvalid lists them.
+QList<apimachinery::StatusCause> statusCausesOf(const QList<FieldError> &errors);
+
+// 422 "<Kind>.<group> "name" is invalid: <errors>" with the errors as causes (NewInvalid).
+apimachinery::ApiError invalidError(const QString &group,
+                                    const QString &kind,
+                                    const QString &name,
+                                    const QList<FieldError> &errors);
 
 } // namespace reconscope::controller::cluster

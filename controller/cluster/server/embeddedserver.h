@@ -1,7 +1,7 @@
 #pragma once
 
-#include "apiserver.h"
 #include "certificates.h"
+#include "controller/cluster/server/httpsapiserver.h"
 #include "faultinjector.h"
 #include "kubeconfigwriter.h"
 #include "models/result.h"

@@ -1,6 +1,6 @@
 #include "httpconnection.h"
 
-#include "apiserver.h"
+#include "controller/cluster/server/httpsapiserver.h"
 
 #include <QDateTime>
 #include <QLocale>

@@ -7,6 +7,8 @@ using nlohmann::json;
 
 namespace reconscope::controller::cluster {
 
+using apimachinery::ResourceRef;
+
 namespace {
 
 json customApp(

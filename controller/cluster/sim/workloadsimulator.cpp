@@ -11,6 +11,9 @@ using nlohmann::json;
 
 namespace reconscope::controller::cluster {
 
+using apimachinery::ApiResult;
+using apimachinery::ResourceRef;
+
 namespace {
 
 const ResourceRef deployments{ u"apps"_s, u"v1"_s, u"deployments"_s };

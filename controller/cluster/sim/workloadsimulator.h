@@ -64,7 +64,7 @@ private:
                                                    const QString &hash,
                                                    const std::vector<nlohmann::json> &owned);
     void scaleDown(const QString &ns, qint64 desired, std::vector<nlohmann::json> &current);
-    ApiResult<nlohmann::json>
+    apimachinery::ApiResult<nlohmann::json>
     createPod(const QString &ns, const QString &podName, const nlohmann::json &pod);
     void startPod(const QString &ns, const QString &name, const QString &uid);
     void backOffPod(const QString &ns, const QString &name, const QString &uid);

@@ -1,4 +1,4 @@
-#include "controller/cluster/schema/discovery.h"
+#include "controller/cluster/schema/discoverydocuments.h"
 
 #include <QCryptographicHash>
 #include <QRegularExpression>

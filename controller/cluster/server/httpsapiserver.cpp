@@ -1,4 +1,4 @@
-#include "apiserver.h"
+#include "controller/cluster/server/httpsapiserver.h"
 
 #include "httpconnection.h"
 

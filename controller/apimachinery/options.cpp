@@ -1,0 +1,29 @@
+#include "controller/apimachinery/options.h"
+
+#include <nlohmann/json.hpp>
+
+namespace reconscope::controller::apimachinery {
+
+QByteArray DeleteOptions::toJson() const
+{
+    nlohmann::json body = { { "kind", "DeleteOptions" }, { "apiVersion", "v1" } };
+    if (!propagationPolicy.isEmpty())
+        body["propagationPolicy"] = propagationPolicy.toStdString();
+    if (gracePeriodSeconds)
+        body["gracePeriodSeconds"] = *gracePeriodSeconds;
+    if (orphanDependents)
+        body["orphanDependents"] = *orphanDependents;
+    if (dryRun)
+        body["dryRun"] = nlohmann::json::array({ "All" });
+    if (!preconditionResourceVersion.isEmpty() || !preconditionUid.isEmpty()) {
+        auto &preconditions = body["preconditions"];
+        preconditions = nlohmann::json::object();
+        if (!preconditionResourceVersion.isEmpty())
+            preconditions["resourceVersion"] = preconditionResourceVersion.toStdString();
+        if (!preconditionUid.isEmpty())
+            preconditions["uid"] = preconditionUid.toStdString();
+    }
+    return QByteArray::fromStdString(body.dump());
+}
+
+} // namespace reconscope::controller::apimachinery
