@@ -5,6 +5,7 @@
 #include "app/commands.h"
 #include "controller/kube/discovery.h"
 #include "controller/kube/kubeconfig.h"
+#include "controller/kube/objectsummarizer.h"
 #include "controller/kube/reflector.h"
 #include "controller/kube/restclient.h"
 #include "models/lifecyclemapping.h"
@@ -86,6 +87,7 @@ private:
     void startWatching(models::LifecycleMapping mapping)
     {
         m_mapping = std::move(mapping);
+        m_summarizer = std::make_unique<kube::ObjectSummarizer>(m_mapping);
         m_reflector = std::make_unique<kube::Reflector>(m_client, m_resource.ref(), m_namespace);
         connect(m_reflector.get(),
                 &kube::Reflector::deltasReceived,
@@ -112,7 +114,7 @@ private:
             if (delta.type == kube::Delta::Type::Delete) {
                 transition = m_tracker.remove(delta.meta.key(), now);
             } else {
-                const auto summary = models::ObjectSummary::fromBytes(delta.object, m_mapping);
+                const auto summary = m_summarizer->summarize(delta.object);
                 if (!summary) {
                     std::fprintf(stderr,
                                  "reconscope watch: %s: %s\n",
@@ -156,6 +158,7 @@ private:
     bool m_json;
     kube::DiscoveredResource m_resource;
     models::LifecycleMapping m_mapping;
+    std::unique_ptr<kube::ObjectSummarizer> m_summarizer; // for m_mapping
     models::LifecycleTracker m_tracker;
     std::unique_ptr<kube::Reflector> m_reflector;
 };

@@ -1,7 +1,8 @@
 #include "models/customappform.h"
 
+#include "models/dnsnames.h"
+
 #include <QCoreApplication>
-#include <QRegularExpression>
 
 using namespace Qt::StringLiterals;
 
@@ -14,40 +15,20 @@ QString tr(const char *text)
     return QCoreApplication::translate("CustomAppForm", text);
 }
 
+// "required", or the messages the API server would answer the name with.
+QString nameProblem(const QString &value, QStringList (*check)(const QString &))
+{
+    return value.isEmpty() ? tr("required") : check(value).join(u", "_s);
+}
+
 } // namespace
-
-QString dns1123LabelProblem(const QString &value)
-{
-    static const QRegularExpression label(u"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"_s);
-    if (value.isEmpty())
-        return tr("required");
-    if (value.size() > 63)
-        return tr("must be no more than 63 characters");
-    if (!label.match(value).hasMatch())
-        return tr("lower-case letters, digits and '-', starting and ending with a letter or digit");
-    return {};
-}
-
-QString dns1123SubdomainProblem(const QString &value)
-{
-    static const QRegularExpression subdomain(
-        u"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"_s);
-    if (value.isEmpty())
-        return tr("required");
-    if (value.size() > 253)
-        return tr("must be no more than 253 characters");
-    if (!subdomain.match(value).hasMatch())
-        return tr("lower-case letters, digits, '-' and '.', starting and ending with a letter or "
-                  "digit");
-    return {};
-}
 
 QMap<CustomAppForm::Field, QString> CustomAppForm::problems() const
 {
     QMap<Field, QString> problems;
-    if (const QString problem = dns1123SubdomainProblem(name); !problem.isEmpty())
+    if (const QString problem = nameProblem(name, isDNS1123Subdomain); !problem.isEmpty())
         problems.insert(Field::Name, problem);
-    if (const QString problem = dns1123LabelProblem(namespaceName); !problem.isEmpty())
+    if (const QString problem = nameProblem(namespaceName, isDNS1123Label); !problem.isEmpty())
         problems.insert(Field::Namespace, problem);
     if (image.trimmed().isEmpty())
         problems.insert(Field::Image, tr("required"));
@@ -64,7 +45,7 @@ QMap<CustomAppForm::Field, QString> CustomAppForm::problems() const
             problems.insert(Field::ConfigJSON, tr("not valid JSON"));
     }
     if (!secretName.isEmpty()) {
-        if (const QString problem = dns1123SubdomainProblem(secretName); !problem.isEmpty())
+        if (const QString problem = nameProblem(secretName, isDNS1123Subdomain); !problem.isEmpty())
             problems.insert(Field::SecretName, problem);
     }
     return problems;

@@ -27,8 +27,4 @@ struct CustomAppForm
     nlohmann::json toObject() const;
 };
 
-// RFC 1123 DNS label / subdomain checks as apimachinery's IsDNS1123Label/Subdomain; empty when ok.
-QString dns1123LabelProblem(const QString &value);
-QString dns1123SubdomainProblem(const QString &value);
-
 } // namespace reconscope::models

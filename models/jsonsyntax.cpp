@@ -6,31 +6,77 @@ namespace reconscope::models {
 
 namespace {
 
-// Accepts every value; records the first syntax error.
+// Accepts every value; records the first syntax error. With `object`, also the first value that
+// makes the text something else than one object nested at most maxDepth deep.
 class SyntaxCheck final : public nlohmann::json_sax<nlohmann::json>
 {
 public:
-    bool null() override { return true; }
-    bool boolean(bool) override { return true; }
-    bool number_integer(number_integer_t) override { return true; }
-    bool number_unsigned(number_unsigned_t) override { return true; }
-    bool number_float(number_float_t, const string_t &) override { return true; }
-    bool string(string_t &) override { return true; }
-    bool binary(binary_t &) override { return true; }
-    bool start_object(std::size_t) override { return true; }
+    explicit SyntaxCheck(bool object = false, std::size_t maxDepth = 0)
+        : m_object(object)
+        , m_maxDepth(maxDepth)
+    { }
+
+    bool null() override { return scalar("null"); }
+    bool boolean(bool) override { return scalar("boolean"); }
+    bool number_integer(number_integer_t) override { return scalar("number"); }
+    bool number_unsigned(number_unsigned_t) override { return scalar("number"); }
+    bool number_float(number_float_t, const string_t &) override { return scalar("number"); }
+    bool string(string_t &) override { return scalar("string"); }
+    bool binary(binary_t &) override { return scalar("binary"); }
+    bool start_object(std::size_t) override { return open("object"); }
     bool key(string_t &) override { return true; }
-    bool end_object() override { return true; }
-    bool start_array(std::size_t) override { return true; }
-    bool end_array() override { return true; }
+    bool end_object() override { return close(); }
+    bool start_array(std::size_t) override { return open("array"); }
+    bool end_array() override { return close(); }
     bool parse_error(std::size_t position,
                      const std::string &,
                      const nlohmann::detail::exception &ex) override
     {
-        error = JsonSyntaxError{ position, ex.what() };
+        report(JsonObjectProblem::Kind::Syntax);
+        problem->syntax.position = position;
+        problem->syntax.what = ex.what();
         return false;
     }
 
-    std::optional<JsonSyntaxError> error;
+    std::optional<JsonObjectProblem> problem;
+
+private:
+    void report(JsonObjectProblem::Kind kind)
+    {
+        problem.emplace();
+        problem->kind = kind;
+    }
+    bool scalar(const char *type)
+    {
+        if (!m_object || m_open > 0)
+            return true;
+        report(JsonObjectProblem::Kind::NotAnObject);
+        problem->type = type;
+        return false;
+    }
+    bool open(const char *type)
+    {
+        if (m_object && m_open == 0 && std::string_view(type) != "object") {
+            report(JsonObjectProblem::Kind::NotAnObject);
+            problem->type = type;
+            return false;
+        }
+        if (m_object && m_open >= m_maxDepth) {
+            report(JsonObjectProblem::Kind::TooDeep);
+            return false;
+        }
+        ++m_open;
+        return true;
+    }
+    bool close()
+    {
+        --m_open;
+        return true;
+    }
+
+    bool m_object;
+    std::size_t m_maxDepth;
+    std::size_t m_open = 0;
 };
 
 } // namespace
@@ -39,7 +85,16 @@ std::optional<JsonSyntaxError> findJsonSyntaxError(QByteArrayView text)
 {
     SyntaxCheck check;
     nlohmann::json::sax_parse(text.begin(), text.end(), &check);
-    return check.error;
+    if (!check.problem)
+        return std::nullopt;
+    return check.problem->syntax;
+}
+
+std::optional<JsonObjectProblem> findJsonObjectProblem(QByteArrayView text, std::size_t maxDepth)
+{
+    SyntaxCheck check(true, maxDepth);
+    nlohmann::json::sax_parse(text.begin(), text.end(), &check);
+    return check.problem;
 }
 
 } // namespace reconscope::models

@@ -118,180 +118,16 @@ QString valueText(const Json &value)
     return qs(value.dump());
 }
 
-// Keeps of a streamed object only the paths a summary needs (SAX; the skipped parts are never
-// materialised). Arrays are kept or skipped whole.
-class SummarySax
+} // namespace
+
+QString objectKey(const QString &namespaceName, const QString &name)
 {
-public:
-    // The nesting limit of Go's encoding/json, which Kubernetes' JSON decoding inherits.
-    static constexpr std::size_t MaxDepth = 10000;
+    return namespaceName.isEmpty() ? name : namespaceName + u'/' + name;
+}
 
-    // Paths kept: the fixed ones every summary needs, plus the mapping's.
-    SummarySax(const std::vector<Path> &fixed, std::vector<Path> extra)
-        : m_fixed(fixed)
-        , m_extra(std::move(extra))
-    { }
-
-    Json root;
-    int statusKeys = 0;
-    bool sawStatusObject = false;
-    QString error;
-
-    bool null() { return scalar(Json(nullptr)); }
-    bool boolean(bool value) { return scalar(Json(value)); }
-    bool number_integer(Json::number_integer_t value) { return scalar(Json(value)); }
-    bool number_unsigned(Json::number_unsigned_t value) { return scalar(Json(value)); }
-    bool number_float(Json::number_float_t value, const Json::string_t &)
-    {
-        return scalar(Json(value));
-    }
-    bool string(Json::string_t &value) { return scalar(Json(std::move(value))); }
-    bool binary(Json::binary_t &) { return scalar(Json(nullptr)); }
-    bool start_object(std::size_t) { return startContainer(true); }
-    bool end_object() { return endContainer(); }
-    bool start_array(std::size_t) { return startContainer(false); }
-    bool end_array() { return endContainer(); }
-    bool key(Json::string_t &key)
-    {
-        if (m_skipDepth > 0)
-            return true;
-        m_pendingKey = std::move(key);
-        if (m_frames.size() == 2 && m_path.size() == 1 && m_path.front() == "status")
-            ++statusKeys;
-        return true;
-    }
-    bool
-    parse_error(std::size_t position, const std::string &, const nlohmann::detail::exception &e)
-    {
-        error = u"invalid JSON at byte %1: %2"_s.arg(position).arg(QString::fromUtf8(e.what()));
-        return false;
-    }
-
-private:
-    enum class Decision { Keep, Descend, Skip };
-    struct Frame
-    {
-        Json *target;
-        bool keepAll;
-        bool isObject;
-        bool pushedPath;
-    };
-
-    Decision classify(const Path &path) const
-    {
-        bool prefix = false;
-        for (const std::vector<Path> *list : { &m_fixed, &m_extra }) {
-            for (const Path &wanted : *list) {
-                if (path.size() > wanted.size())
-                    continue;
-                if (!std::equal(path.begin(), path.end(), wanted.begin()))
-                    continue;
-                if (path.size() == wanted.size())
-                    return Decision::Keep;
-                prefix = true;
-            }
-        }
-        return prefix ? Decision::Descend : Decision::Skip;
-    }
-
-    Decision decide()
-    {
-        const Frame &frame = m_frames.back();
-        if (frame.keepAll)
-            return Decision::Keep;
-        if (!frame.isObject)
-            return Decision::Skip;
-        m_path.push_back(m_pendingKey);
-        const Decision decision = classify(m_path);
-        m_path.pop_back();
-        return decision;
-    }
-
-    Json *insert(Json &&value)
-    {
-        Frame &frame = m_frames.back();
-        if (frame.isObject) {
-            Json &slot = (*frame.target)[m_pendingKey];
-            slot = std::move(value);
-            return &slot;
-        }
-        frame.target->push_back(std::move(value));
-        return &frame.target->back();
-    }
-
-    bool scalar(Json &&value)
-    {
-        if (m_skipDepth > 0)
-            return true;
-        if (m_frames.empty()) {
-            error = u"expected a JSON object, got %1"_s.arg(typeName(value));
-            return false;
-        }
-        // Scalars on the way to a wanted path are small: keep them, so that a status that is a
-        // string still reads as "not an object".
-        if (decide() != Decision::Skip)
-            insert(std::move(value));
-        return true;
-    }
-
-    bool startContainer(bool isObject)
-    {
-        if (m_frames.size() + std::size_t(m_skipDepth) >= MaxDepth) {
-            error = u"JSON nested deeper than %1 levels"_s.arg(MaxDepth);
-            return false;
-        }
-        if (m_skipDepth > 0) {
-            ++m_skipDepth;
-            return true;
-        }
-        if (m_frames.empty()) {
-            if (!isObject) {
-                error = u"expected a JSON object, got array"_s;
-                return false;
-            }
-            root = Json::object();
-            m_frames.push_back({ &root, false, true, false });
-            return true;
-        }
-        const Decision decision = decide();
-        if (decision == Decision::Skip || (decision == Decision::Descend && !isObject)) {
-            ++m_skipDepth;
-            return true;
-        }
-        const bool parentIsObject = m_frames.back().isObject;
-        Json *slot = insert(isObject ? Json::object() : Json::array());
-        if (parentIsObject)
-            m_path.push_back(m_pendingKey);
-        if (isObject && m_frames.size() == 1 && m_pendingKey == "status")
-            sawStatusObject = true;
-        m_frames.push_back({ slot, decision == Decision::Keep, isObject, parentIsObject });
-        return true;
-    }
-
-    bool endContainer()
-    {
-        if (m_skipDepth > 0) {
-            --m_skipDepth;
-            return true;
-        }
-        const Frame frame = m_frames.back();
-        m_frames.pop_back();
-        if (frame.pushedPath)
-            m_path.pop_back();
-        return true;
-    }
-
-    const std::vector<Path> &m_fixed;
-    std::vector<Path> m_extra;
-    std::vector<Frame> m_frames;
-    Path m_path;
-    std::string m_pendingKey;
-    int m_skipDepth = 0;
-};
-
-const std::vector<Path> &fixedPaths()
+std::vector<std::vector<std::string>> ObjectSummary::readPaths(const LifecycleMapping &mapping)
 {
-    static const std::vector<Path> paths = {
+    std::vector<Path> paths = {
         { "apiVersion" },
         { "kind" },
         { "metadata", "name" },
@@ -306,22 +142,9 @@ const std::vector<Path> &fixedPaths()
         { "status", "observedGeneration" },
         { "status", "conditions" },
     };
-    return paths;
-}
-
-std::vector<Path> mappingPaths(const LifecycleMapping &mapping)
-{
-    std::vector<Path> paths;
     for (const QString &dotted : mapping.projectedPaths())
         paths.push_back(splitPath(dotted));
     return paths;
-}
-
-} // namespace
-
-QString objectKey(const QString &namespaceName, const QString &name)
-{
-    return namespaceName.isEmpty() ? name : namespaceName + u'/' + name;
 }
 
 Result<ObjectSummary> ObjectSummary::fromJson(const nlohmann::json &object,
@@ -423,22 +246,6 @@ Result<ObjectSummary> ObjectSummary::fromJson(const nlohmann::json &object,
         if (value && !value->is_null())
             summary.fields.insert(dotted, valueText(*value));
     }
-    return summary;
-}
-
-Result<ObjectSummary> ObjectSummary::fromBytes(QByteArrayView json, const LifecycleMapping &mapping)
-{
-    SummarySax sax(fixedPaths(), mappingPaths(mapping));
-    const char *begin = json.data();
-    const char *end = begin + json.size();
-    const bool parsed
-        = Json::sax_parse(begin, end, &sax, nlohmann::detail::input_format_t::json, true);
-    if (!parsed) {
-        return Result<ObjectSummary>::failure(sax.error.isEmpty() ? u"invalid JSON"_s : sax.error);
-    }
-    auto summary = fromJson(sax.root, mapping);
-    if (summary && sax.sawStatusObject)
-        summary->statusFieldCount = sax.statusKeys;
     return summary;
 }
 

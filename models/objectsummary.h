@@ -13,6 +13,8 @@
 #include <QStringList>
 
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace reconscope::models {
 
@@ -50,11 +52,14 @@ struct ObjectSummary
 
     bool statusEmpty() const { return hasStatus && statusFieldCount == 0; }
 
+    // The summary of an object's tree. A reader of the object's bytes (the client's
+    // ObjectSummarizer) need only keep the members at readPaths() for it.
     static Result<ObjectSummary> fromJson(const nlohmann::json &object,
                                           const LifecycleMapping &mapping);
-    // Parses the object's JSON without building its whole tree: a SAX pass keeps only metadata
-    // identity fields, status.observedGeneration, status.conditions and the mapping's paths.
-    static Result<ObjectSummary> fromBytes(QByteArrayView json, const LifecycleMapping &mapping);
+    // The members fromJson reads, each as its path of member names: apiVersion, kind, the
+    // metadata it keeps, status.observedGeneration and status.conditions, then the mapping's
+    // projected paths (a member of another read member's value is read with it).
+    static std::vector<std::vector<std::string>> readPaths(const LifecycleMapping &mapping);
 };
 
 // The namespace/name key client-go's MetaNamespaceKeyFunc would give.

@@ -3,14 +3,18 @@
 #include "controller/kube/fastlist/jsonscan.h"
 #include "controller/kube/fastlist/stringpool.h"
 #include "models/condition.h"
+#include "models/jsonsyntax.h"
 #include "models/rfc3339.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 using namespace Qt::StringLiterals;
 
@@ -19,6 +23,8 @@ namespace reconscope::controller::kube {
 using Json = nlohmann::json;
 
 namespace {
+
+using Path = std::vector<std::string>;
 
 bool isAscii(QByteArrayView text)
 {
@@ -118,13 +124,22 @@ Json parseValue(QByteArrayView value)
     return Json::parse(value.begin(), value.end(), nullptr, false);
 }
 
+// The nesting bound of Go's encoding/json (maxNestingDepth), which Kubernetes' decoding
+// inherits: an object whose containers nest deeper is not an object the server can hold.
+constexpr std::size_t MaxDepth = 10000;
+// jsonscan's Scanner::value(depth) has a bound of its own (MaxDepth plus a list's and an event's
+// wrappers). A value `level` containers deep (the root object is 1) scanned with depth
+// level + ScanOffset is refused when a container in it is deeper than MaxDepth, and also when a
+// scalar sits right below a container MaxDepth deep (stricter than the bound: see TreeReader).
+constexpr int ScanOffset = 2;
+
 // The summary of an object of the usual shape, read straight from the text into the summary (no
-// tree, no member lookups): what ObjectSummary::fromBytes reads, for objects whose read members are
-// all plain (names without escapes; ASCII strings without escapes where strings
-// belong, integers where integers belong, each member at most once; no deletionTimestamp; a
-// status that is an object or null, its conditions an array of condition objects or null) and a
-// mapping without projected paths. Anything else returns false, and the general reader decides
-// (the same text is read again there).
+// tree, no member lookups): what the general path (readGeneral) reads, for objects whose read
+// members are all plain (names without escapes; ASCII strings without escapes where strings belong,
+// integers where integers belong, each member at most once; no deletionTimestamp; a status that is
+// an object or null, its conditions an array of condition objects or null) and a mapping without
+// projected paths. Anything else returns false, and the general reader decides (the same text is
+// read again there).
 class PlainReader
 {
 public:
@@ -191,13 +206,8 @@ private:
         }
     }
 
-    bool skip()
-    {
-        ++m_depth;
-        const bool ok = m_scanner.value(nullptr, m_depth);
-        --m_depth;
-        return ok;
-    }
+    // A member's value at m_depth (values of the root's members are two containers deep).
+    bool skip() { return m_scanner.value(nullptr, m_depth + 2 + ScanOffset); }
 
     // A string token of ASCII without escapes: its content.
     bool plainToken(QByteArrayView *inner)
@@ -372,7 +382,7 @@ private:
     bool conditions(models::ObjectSummary &summary)
     {
         QByteArrayView value;
-        if (!m_scanner.value(&value, m_depth + 1))
+        if (!m_scanner.value(&value, m_depth + 2 + ScanOffset))
             return false;
         if (value == "null")
             return true;
@@ -400,10 +410,195 @@ private:
     int m_depth = 0;
 };
 
+// What fromJson needs of the members at ObjectSummary::readPaths(), read straight from the text
+// with jsonscan into a small tree: a value at a path is taken whole, an object on the way to one
+// is walked, everything else is only validated. It keeps what nlohmann's parser keeps (member
+// names decoded, the last of repeated members) and what the reference reader (tests/oracle) keeps
+// of odd shapes: an array on the way to a path is passed over, a scalar there kept, and the
+// members of top-level status objects counted as they come, repeated ones too.
+class TreeReader
+{
+public:
+    struct Tree
+    {
+        Json root = Json::object();
+        int statusKeys = 0;
+        bool sawStatusObject = false;
+    };
+
+    // `relaxed`: jsonscan's bound one level looser (see read()).
+    TreeReader(QByteArrayView json, const std::vector<Path> &paths, bool relaxed)
+        : m_scanner(withoutBom(json))
+        , m_paths(paths)
+        , m_slack(relaxed ? ScanOffset - 1 : ScanOffset)
+    { }
+
+    // The tree, or nothing when the text is not read as an object here: then the text may be
+    // invalid (findJsonObjectProblem says how), or hold scalars right below containers MaxDepth
+    // deep, which jsonscan's bound refuses unless relaxed (a relaxed read would also let
+    // containers one level too deep through, so it is only for text known to have none).
+    std::optional<Tree> read()
+    {
+        Path path;
+        if (!m_scanner.peekIs('{') || !object(m_tree.root, path, 1))
+            return std::nullopt;
+        m_scanner.skipWhitespace();
+        if (!m_scanner.atEnd())
+            return std::nullopt;
+        return std::move(m_tree);
+    }
+
+private:
+    enum class Decision { Keep, Descend, Skip };
+
+    // nlohmann's parser skips a UTF-8 byte order mark at the start.
+    static QByteArrayView withoutBom(QByteArrayView json)
+    {
+        return json.startsWith("\xEF\xBB\xBF") ? json.sliced(3) : json;
+    }
+
+    Decision classify(const Path &path) const
+    {
+        bool prefix = false;
+        for (const Path &wanted : m_paths) {
+            if (path.size() > wanted.size()
+                || !std::equal(path.begin(), path.end(), wanted.begin()))
+                continue;
+            if (path.size() == wanted.size())
+                return Decision::Keep;
+            prefix = true;
+        }
+        return prefix ? Decision::Descend : Decision::Skip;
+    }
+
+    // A member name as nlohmann decodes it; unescaped names as they are (no UTF-8 check: a name
+    // that is not UTF-8 cannot be one that is kept).
+    static bool memberName(QByteArrayView token, std::string &name)
+    {
+        const QByteArrayView inner = token.sliced(1, token.size() - 2);
+        if (!inner.contains('\\')) {
+            name.assign(inner.data(), size_t(inner.size()));
+            return true;
+        }
+        const Json decoded = Json::parse(token.begin(), token.end(), nullptr, false);
+        if (!decoded.is_string())
+            return false;
+        name = decoded.get_ref<const std::string &>();
+        return true;
+    }
+
+    static bool parse(QByteArrayView token, Json &out)
+    {
+        if (plainValue(token, out, 0))
+            return true;
+        out = Json::parse(token.begin(), token.end(), nullptr, false);
+        return !out.is_discarded();
+    }
+
+    // The object at the scanner, at `path`, `level` containers deep (the root is 1), into target.
+    bool object(Json &target, Path &path, int level)
+    {
+        if (std::size_t(level) > MaxDepth || !m_scanner.consume('{'))
+            return false;
+        if (m_scanner.consume('}'))
+            return true;
+        const bool topStatus = level == 2 && path.size() == 1 && path.front() == "status";
+        for (;;) {
+            m_scanner.skipWhitespace();
+            QByteArrayView token;
+            std::string name;
+            if (!m_scanner.string(&token) || !m_scanner.consume(':') || !memberName(token, name))
+                return false;
+            if (topStatus)
+                ++m_tree.statusKeys;
+            path.push_back(std::move(name));
+            const bool ok = member(target, path, level + 1);
+            path.pop_back();
+            if (!ok)
+                return false;
+            if (m_scanner.consume(','))
+                continue;
+            return m_scanner.consume('}');
+        }
+    }
+
+    // The value of the member path.back() of target, `level` deep were it a container.
+    bool member(Json &target, Path &path, int level)
+    {
+        const Decision decision = classify(path);
+        if (decision == Decision::Skip)
+            return m_scanner.value(nullptr, level + m_slack);
+        const bool topStatus = level == 2 && path.back() == "status";
+        if (decision == Decision::Descend && m_scanner.peekIs('{')) {
+            Json &slot = target[path.back()];
+            slot = Json::object();
+            m_tree.sawStatusObject |= topStatus;
+            return object(slot, path, level);
+        }
+        QByteArrayView token;
+        if (!m_scanner.value(&token, level + m_slack))
+            return false;
+        if (decision == Decision::Descend && token.front() == '[')
+            return true;
+        Json value;
+        if (!parse(token, value))
+            return false;
+        if (topStatus && value.is_object()) {
+            m_tree.sawStatusObject = true;
+            jsonscan::forEachMember(token, [this](QByteArrayView, QByteArrayView) {
+                ++m_tree.statusKeys;
+                return true;
+            });
+        }
+        target[path.back()] = std::move(value);
+        return true;
+    }
+
+    jsonscan::Scanner m_scanner;
+    const std::vector<Path> &m_paths;
+    int m_slack;
+    Tree m_tree;
+};
+
+QString problemText(const models::JsonObjectProblem &problem)
+{
+    switch (problem.kind) {
+    case models::JsonObjectProblem::Kind::NotAnObject:
+        return u"expected a JSON object, got %1"_s.arg(QString::fromStdString(problem.type));
+    case models::JsonObjectProblem::Kind::TooDeep:
+        return u"JSON nested deeper than %1 levels"_s.arg(MaxDepth);
+    case models::JsonObjectProblem::Kind::Syntax:
+        break;
+    }
+    return u"invalid JSON at byte %1: %2"_s.arg(problem.syntax.position)
+        .arg(QString::fromStdString(problem.syntax.what));
+}
+
+// Any object as ObjectSummary::fromJson reads its tree; invalid text refused in the words of
+// the reference reader.
+models::Result<models::ObjectSummary> readGeneral(QByteArrayView json,
+                                                  const std::vector<Path> &paths,
+                                                  const models::LifecycleMapping &mapping)
+{
+    std::optional<TreeReader::Tree> tree = TreeReader(json, paths, false).read();
+    if (!tree) {
+        if (const auto problem = models::findJsonObjectProblem(json, MaxDepth))
+            return models::Result<models::ObjectSummary>::failure(problemText(*problem));
+        tree = TreeReader(json, paths, true).read();
+        if (!tree)
+            return models::Result<models::ObjectSummary>::failure(u"invalid JSON"_s);
+    }
+    auto summary = models::ObjectSummary::fromJson(tree->root, mapping);
+    if (summary && tree->sawStatusObject)
+        summary->statusFieldCount = tree->statusKeys;
+    return summary;
+}
+
 } // namespace
 
 ObjectSummarizer::ObjectSummarizer(const models::LifecycleMapping &mapping)
     : m_mapping(mapping)
+    , m_paths(models::ObjectSummary::readPaths(mapping))
     , m_plain(mapping.projectedPaths().isEmpty())
 { }
 
@@ -419,8 +614,8 @@ models::Result<models::ObjectSummary> ObjectSummarizer::summarize(QByteArrayView
         }
     }
     // Anything else (projected paths, names with escapes, a deletion, an unusual shape, invalid
-    // text): the general reader, which also says in its words what is wrong.
-    auto summary = models::ObjectSummary::fromBytes(json, m_mapping);
+    // text): the general path, which also says what is wrong.
+    auto summary = readGeneral(json, m_paths, m_mapping);
     if (summary && strings)
         strings->intern(*summary);
     return summary;

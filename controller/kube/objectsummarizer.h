@@ -6,15 +6,22 @@
 
 #include <QByteArrayView>
 
+#include <string>
+#include <vector>
+
 namespace reconscope::controller::kube {
 
 class StringPool;
 
-// The client's summary reader: ObjectSummary::fromBytes' result, read faster for objects of the
-// usual shape (a mapping without projected paths, plain names and values: most objects), straight
-// from the text into the summary with jsonscan; every other object goes to fromBytes, the one
-// general reader. The fuzzer (tests/fuzz/fuzz_summarizer) holds the two equal. One per mapping;
-// const methods are safe on any thread.
+// The product's one reader of object summaries from bytes, with jsonscan: the summary
+// ObjectSummary::fromJson gives of the object's tree, without building the tree. Objects of the
+// usual shape (a mapping without projected paths, plain names and values: most objects) are read
+// straight from the text into the summary; every other object (escaped or non-ASCII names and
+// strings, a deletion, projected paths, repeated members, odd types) through a small tree of the
+// members the summary reads. Invalid text is refused in nlohmann's words, located by
+// models::findJsonObjectProblem. The fuzzer (tests/fuzz/fuzz_summarizer) and tst_summaryreaders
+// hold it equal to the reference reader in tests/oracle. One per mapping; const methods are safe
+// on any thread.
 class ObjectSummarizer
 {
 public:
@@ -29,6 +36,7 @@ public:
 
 private:
     models::LifecycleMapping m_mapping;
+    std::vector<std::vector<std::string>> m_paths; // ObjectSummary::readPaths(m_mapping)
     bool m_plain = false; // objects of the usual shape are read without a tree (no projections)
 };
 

@@ -2,6 +2,7 @@
 
 #include "controller/kube/informerstore.h"
 #include "controller/operator/eventrecorder.h"
+#include "models/customappview.h"
 #include "models/jsonfields.h"
 
 #include <spdlog/spdlog.h>
@@ -209,7 +210,7 @@ void CustomAppReconciler::handleSecretsChanged(const QStringList &upserted,
             if (it->summary.namespaceName != ns)
                 continue;
             const json app = it->json();
-            if (jsonString(jsonMember(jsonMember(app, "spec"), "secretRef"), "name") == name)
+            if (models::CustomAppSpecView(app).secretName() == name)
                 enqueue(it.key(), u"referenced Secret "_s + secretKey + u' ' + what);
         }
     };
@@ -452,7 +453,7 @@ void CustomAppReconciler::writeFinalizers(const RunPtr &run,
 
 void CustomAppReconciler::checkSpec(const RunPtr &run, const reconcile::StepControl &control)
 {
-    if (jsonMember(jsonMember(run->app, "spec"), "paused") == json(true))
+    if (models::CustomAppSpecView(run->app).paused())
         return writeStatus(run, customapp::pausedReport(run->generation), control);
     const QString problem = customapp::specProblem(
         run->app, [this, run](const QString &secret) { return secretExists(run->ns, secret); });
@@ -520,7 +521,7 @@ void CustomAppReconciler::restoreDeployment(const RunPtr &run,
     // Spec changes show as a stale observedGeneration; anything else changed the Deployment
     // behind our back.
     const bool outside
-        = jsonInteger(jsonMember(run->app, "status"), "observedGeneration", -1) == run->generation;
+        = models::CustomAppStatusView(run->app).observedGeneration(-1) == run->generation;
     json after = run->deployment;
     after["spec"]["replicas"] = desired["spec"]["replicas"];
     after["spec"]["template"] = desired["spec"]["template"];

@@ -1,6 +1,8 @@
 #include "controller/operator/customappstate.h"
 
+#include "models/customappview.h"
 #include "models/jsonfields.h"
+#include "models/objectmetaview.h"
 
 using namespace Qt::StringLiterals;
 using nlohmann::json;
@@ -94,21 +96,21 @@ QString imagePullProblem(const QList<json> &pods, const QString &image)
 
 json desiredDeployment(const json &app)
 {
-    const json &meta = jsonMember(app, "metadata");
-    const json &spec = jsonMember(app, "spec");
-    const std::string name = jsonString(meta, "name").toStdString();
+    const models::ObjectMetaView meta(app);
+    const models::CustomAppSpecView spec(app);
+    const std::string name = meta.name().toStdString();
     const json labels = { { NameLabel, NameLabelValue },
                           { InstanceLabel, name },
                           { ManagedByLabel, ManagedByValue } };
     const json selector = { { NameLabel, NameLabelValue }, { InstanceLabel, name } };
-    json container = { { "name", "app" }, { "image", jsonMember(spec, "image") } };
-    if (jsonMember(spec, "port").is_number_integer())
+    json container = { { "name", "app" }, { "image", spec.imageValue() } };
+    if (spec.portValue().is_number_integer())
         container["ports"]
-            = json::array({ { { "name", "http" }, { "containerPort", spec["port"] } } });
-    if (jsonMember(spec, "configJSON").is_string())
+            = json::array({ { { "name", "http" }, { "containerPort", spec.portValue() } } });
+    if (spec.configJSONValue().is_string())
         container["env"]
-            = json::array({ { { "name", "CONFIG_JSON" }, { "value", spec["configJSON"] } } });
-    const QString secret = jsonString(jsonMember(spec, "secretRef"), "name");
+            = json::array({ { { "name", "CONFIG_JSON" }, { "value", spec.configJSONValue() } } });
+    const QString secret = spec.secretName();
     if (!secret.isEmpty())
         container["envFrom"]
             = json::array({ { { "secretRef", { { "name", secret.toStdString() } } } } });
@@ -117,17 +119,17 @@ json desiredDeployment(const json &app)
         { "kind", "Deployment" },
         { "metadata",
           { { "name", name },
-            { "namespace", jsonMember(meta, "namespace") },
+            { "namespace", jsonMember(meta.json(), "namespace") },
             { "labels", labels },
             { "ownerReferences",
               json::array({ { { "apiVersion", jsonMember(app, "apiVersion") },
                               { "kind", "CustomApp" },
                               { "name", name },
-                              { "uid", jsonMember(meta, "uid") },
+                              { "uid", jsonMember(meta.json(), "uid") },
                               { "controller", true },
                               { "blockOwnerDeletion", true } } }) } } },
         { "spec",
-          { { "replicas", jsonInteger(spec, "replicas", 1) },
+          { { "replicas", spec.replicas(1) },
             { "selector", { { "matchLabels", selector } } },
             { "template",
               { { "metadata", { { "labels", labels } } },
@@ -137,12 +139,12 @@ json desiredDeployment(const json &app)
 
 QString specProblem(const json &app, const std::function<bool(const QString &)> &secretExists)
 {
-    const json &spec = jsonMember(app, "spec");
-    if (!spec.is_object())
+    const models::CustomAppSpecView spec(app);
+    if (!spec.isObject())
         return u"spec is missing"_s;
-    if (!jsonMember(spec, "image").is_string() || jsonString(spec, "image").isEmpty())
+    if (spec.image().isEmpty())
         return u"spec.image is required"_s;
-    const json &replicas = jsonMember(spec, "replicas");
+    const json &replicas = spec.replicasValue();
     if (!replicas.is_null()) {
         if (!replicas.is_number_integer())
             return u"spec.replicas must be an integer"_s;
@@ -150,7 +152,7 @@ QString specProblem(const json &app, const std::function<bool(const QString &)> 
         if (n < 0 || n > MaxReplicas)
             return u"spec.replicas %1 is out of range 0..%2"_s.arg(n).arg(MaxReplicas);
     }
-    const json &config = jsonMember(spec, "configJSON");
+    const json &config = spec.configJSONValue();
     if (!config.is_null()) {
         if (!config.is_string())
             return u"spec.configJSON must be a string"_s;
@@ -158,9 +160,8 @@ QString specProblem(const json &app, const std::function<bool(const QString &)> 
         if (parsed.is_discarded())
             return u"spec.configJSON is not valid JSON"_s;
     }
-    const json &secretRef = jsonMember(spec, "secretRef");
-    if (!secretRef.is_null()) {
-        const QString name = jsonString(secretRef, "name");
+    if (!spec.secretRef().is_null()) {
+        const QString name = spec.secretName();
         if (name.isEmpty())
             return u"spec.secretRef.name is required"_s;
         if (!secretExists(name))
@@ -335,7 +336,7 @@ StatusReport deploymentReport(const QString &name,
         }
     }
     // Image pulls: waiting reasons of the pods running the current template.
-    const QString image = jsonString(jsonMember(app, "spec"), "image");
+    const QString image = models::CustomAppSpecView(app).image();
     const QString pullProblem = imagePullProblem(pods(), image);
     if (!pullProblem.isEmpty())
         return withCounts(degradedReport(
@@ -368,11 +369,11 @@ StatusReport deploymentReport(const QString &name,
 StatusUpdate
 statusUpdate(const json &app, const StatusReport &report, qint64 generation, const QDateTime &at)
 {
-    const json &before = jsonMember(app, "status").is_object() ? app["status"] : json::object();
+    const models::CustomAppStatusView status(app);
+    const json before = status.isObject() ? status.json() : json::object();
     StatusUpdate update;
     update.status = before;
-    models::ConditionList list
-        = models::conditionsFromJsonLenient(jsonMember(before, "conditions"));
+    models::ConditionList list = models::conditionsFromJsonLenient(status.conditions());
     const models::ConditionList old = list;
     for (const auto &c : report.conditions)
         models::setStatusCondition(list, c, at);

@@ -16,6 +16,7 @@
 #include "controller/cluster/sim/workloadsimulator.h"
 #include "controller/kube/informerstore.h"
 #include "controller/kube/kubeconfig.h"
+#include "controller/kube/objectsummarizer.h"
 #include "controller/kube/reflector.h"
 #include "controller/kube/restclient.h"
 #include "controller/operator/customappoperator.h"
@@ -93,8 +94,8 @@ HeapFigures heapFigures()
 
 QString stateOf(const QByteArray &object)
 {
-    const auto summary
-        = models::ObjectSummary::fromBytes(object, models::LifecycleMapping::defaults());
+    static const kube::ObjectSummarizer summarizer(models::LifecycleMapping::defaults());
+    const auto summary = summarizer.summarize(object);
     if (!summary)
         return u"Unreadable"_s;
     // One shared string per state: the soak's own record of every change must not be what grows.

@@ -1,18 +1,18 @@
-// libFuzzer target: the client's summary reader (controller/kube/objectsummarizer, which reads
-// objects of the usual shape straight from the text with jsonscan) against the general reader,
-// ObjectSummary::fromBytes (nlohmann's SAX parser over the whole object).
+// libFuzzer target: the product's summary reader (controller/kube/objectsummarizer, jsonscan)
+// against the reference reader (tests/oracle: nlohmann's SAX parser over the whole object).
 //
 // Invariant, for any input text: both accept it or both refuse it with the same message, and an
 // accepted object gives the same summary, field by field; text that is not UTF-8 (which the
 // client accepts as Go does and nlohmann refuses) only has to go through unharmed. The mapping
 // projects a few paths (deep ones, a whole array, paths through arrays and absent members), which
-// the summarizer leaves to the general reader; each input also goes through a summarizer without
+// the summarizer reads through its small tree; each input also goes through a summarizer without
 // projections, which reads objects of the usual shape straight into the summary (PlainReader).
 
 #include "controller/kube/fastlist/stringpool.h"
 #include "controller/kube/objectsummarizer.h"
 #include "models/lifecyclemapping.h"
 #include "models/objectsummary.h"
+#include "tests/oracle/summaryoracle.h"
 
 #include <QByteArrayView>
 
@@ -81,7 +81,7 @@ void check(const ObjectSummarizer &summarizer,
            const QByteArrayView text)
 {
     const auto fast = summarizer.summarize(text);
-    const auto reference = ObjectSummary::fromBytes(text, mapping);
+    const auto reference = reconscope::tests::referenceSummary(text, mapping);
     // Interning as it reads changes nothing either: through a pool of this input's own (one
     // kept across inputs would hold up to its bound of fuzzed strings), met once and again.
     StringPool strings;
@@ -119,12 +119,12 @@ void check(const ObjectSummarizer &summarizer,
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
 {
     const QByteArrayView text(reinterpret_cast<const char *>(data), qsizetype(size));
-    // With projected paths: the general reader, through the summarizer (and its string pool).
+    // With projected paths: the summarizer's small tree (and its string pool).
     static const LifecycleMapping projecting = fuzzMapping();
     static const ObjectSummarizer general(projecting);
     check(general, projecting, text);
     // Without: objects of the usual shape are read straight into the summary (PlainReader),
-    // the others by the general reader.
+    // the others through the small tree.
     static const LifecycleMapping plain = LifecycleMapping::defaults();
     static const ObjectSummarizer reading(plain);
     check(reading, plain, text);

@@ -1,5 +1,6 @@
 #include "controller/kube/informerstore.h"
 #include "models/yamljson.h"
+#include "tests/oracle/summaryoracle.h"
 #include "testserver.h"
 
 #include <QDir>
@@ -311,7 +312,7 @@ void tst_InformerStore::supersededStatesReachTransitionFollowers()
 
 // Every real third-party object of shared/fixtures/real-crds/objects, plus enough generated ones
 // to fill several of the reflector's prepare batches, listed in one answer: each comes out of the
-// store byte for byte, its summary equal to ObjectSummary::fromBytes', and the first batch (the
+// store byte for byte, its summary equal to the reference reader's, and the first batch (the
 // whole hash handed over at once) names every key in list order.
 void tst_InformerStore::fixtureObjectsSurviveTheStore_data()
 {
@@ -358,7 +359,7 @@ void tst_InformerStore::fixtureObjectsSurviveTheStore()
     QStringList keys;
     qsizetype compressed = 0;
     for (const QByteArray &bytes : std::as_const(items)) {
-        const auto summary = reconscope::models::ObjectSummary::fromBytes(bytes, mapping);
+        const auto summary = reconscope::tests::referenceSummary(bytes, mapping);
         QVERIFY(summary.ok());
         keys << summary->key;
         const InformerEntry *entry = store.entry(summary->key);

@@ -10,6 +10,7 @@
 #include "controller/kube/restclient.h"
 #include "controller/kube/watchdecoder.h"
 #include "models/yamljson.h"
+#include "tests/oracle/summaryoracle.h"
 #include "testserver.h"
 
 #include <nlohmann/json.hpp>
@@ -35,8 +36,8 @@ private slots:
     void compactJsonRoundTrip_data();
     void compactJsonRoundTrip();
     void compactJsonFixtures();
-    void summarizerMatchesFromBytes_data();
-    void summarizerMatchesFromBytes();
+    void summarizerMatchesReference_data();
+    void summarizerMatchesReference();
     void summarizerTimestampsInARow();
     void streamDecoderAnySplit();
     void streamDecoderNumberCutByAChunk();
@@ -233,7 +234,7 @@ void tst_ListPipeline::compactJsonFixtures()
     QVERIFY(!CompactJsonDictionary::fromSample("{}"));
 }
 
-void tst_ListPipeline::summarizerMatchesFromBytes_data()
+void tst_ListPipeline::summarizerMatchesReference_data()
 {
     QTest::addColumn<QByteArray>("bytes");
     QTest::addColumn<bool>("projectStatus");
@@ -243,6 +244,25 @@ void tst_ListPipeline::summarizerMatchesFromBytes_data()
         const QByteArray pretty = QByteArray::fromStdString(
             nlohmann::json::parse(bytes.cbegin(), bytes.cend()).dump(2));
         QTest::newRow(qPrintable(name + u" (pretty)"_s)) << pretty << true;
+    }
+    // The fuzzer's corpus and the real CRDs (objects too, with conditions of their own).
+    const QDir corpus(QStringLiteral(RECONSCOPE_SOURCE_DIR)
+                      + u"/tests/fuzz/corpus/fuzz_summarizer"_s);
+    for (const QString &name : corpus.entryList(QDir::Files)) {
+        QFile file(corpus.filePath(name));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray bytes = file.readAll();
+        QTest::newRow(qPrintable(u"corpus "_s + name)) << bytes << false;
+        QTest::newRow(qPrintable(u"corpus "_s + name + u" (mapping paths)"_s)) << bytes << true;
+    }
+    const QDir crds(QStringLiteral(RECONSCOPE_SHARED_DIR) + u"/fixtures/real-crds/crds"_s);
+    for (const QString &name : crds.entryList({ u"*.yaml"_s, u"*.json"_s }, QDir::Files)) {
+        QFile file(crds.filePath(name));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const auto json = reconscope::models::yamlToJson(file.readAll());
+        QVERIFY(json);
+        QTest::newRow(qPrintable(u"crd "_s + name))
+            << QByteArray::fromStdString(json->dump()) << true;
     }
     QTest::newRow("generated") << object("app-1", 7, 100) << false;
     QTest::newRow("escaped keys") << QByteArray(
@@ -305,9 +325,77 @@ void tst_ListPipeline::summarizerMatchesFromBytes_data()
     QTest::newRow("not an object") << QByteArray(R"([1,2])") << false;
     QTest::newRow("invalid") << QByteArray(R"({"metadata":{"name":"a"},"spec":{]})") << false;
     QTest::newRow("truncated") << QByteArray(R"({"metadata":{"name":"a"},"spec":{)") << false;
+    // What only the small tree reads: escapes and non-ASCII text where the summary reads, a
+    // deletion, repeated members, projected values taken whole, odd shapes on the way.
+    for (const bool project : { false, true }) {
+        const QString suffix = project ? u" (mapping paths)"_s : QString();
+        const auto row = [&](const QString &name, const QByteArray &bytes) {
+            QTest::newRow(qPrintable(name + suffix)) << bytes << project;
+        };
+        row(u"escaped names"_s,
+            R"({"k\u0069nd":"K","metadata":{"n\u0061me":"a","l\u0061bels":)"
+            R"({"x\/y":"\u00e9"}},"st\u0061tus":{"ph\u0061se":"Up"}})");
+        row(u"non-ASCII values"_s,
+            "{\"metadata\":{\"name\":\"caf\xc3\xa9\",\"uid\":\"\xe2\x82\xac\"},"
+            "\"status\":{\"phase\":\"\xf0\x9f\x98\x80\"}}");
+        row(u"deletion with escapes"_s,
+            R"({"metadata":{"name":"a","deletionTimestamp":"2026-11-30T07:00:00\u005a"}})");
+        row(u"empty deletion"_s, R"({"metadata":{"name":"a","deletionTimestamp":""}})");
+        row(u"deletion not a string"_s, R"({"metadata":{"name":"a","deletionTimestamp":5}})");
+        row(u"repeated status, object then string"_s,
+            R"({"metadata":{"name":"a"},"status":{"x":1,"x":2},"status":"gone"})");
+        row(u"repeated status, string then object"_s,
+            R"({"metadata":{"name":"a"},"status":"x","status":{"phase":"Up","phase":"Down"}})");
+        row(u"metadata array after object"_s,
+            R"({"metadata":{"name":"a"},"metadata":[{"name":"b"}]})");
+        row(u"metadata scalar"_s, R"({"metadata":"a"})");
+        row(u"status array, then object"_s,
+            R"({"metadata":{"name":"a"},"status":[1],"status":{"phase":"x"}})");
+        row(u"projected values whole"_s,
+            R"({"metadata":{"name":"a"},"status":{"history":[{"id":1},{"id":2}],)"
+            R"("sync":{"status":"Synced","n":{"deep":[1,2,{"k":"\u00e9"}]}},)"
+            R"("health":{"status":{"not":"a string"}},"phase":1.5e300}})");
+        row(u"repeated spec replicas"_s,
+            R"({"metadata":{"name":"a"},"spec":{"replicas":3,"replicas":4}})");
+        row(u"labels repeated and odd"_s,
+            R"({"metadata":{"name":"a","labels":{"a":"1","a":"2","b":null,"c":["x"]},)"
+            R"("finalizers":["x",1,"y"]}})");
+        row(u"byte order mark"_s, "\xEF\xBB\xBF{\"metadata\":{\"name\":\"a\"}}");
+        row(u"half a byte order mark"_s, "\xEF\xBB{\"metadata\":{\"name\":\"a\"}}");
+        row(u"whitespace around"_s, " \t\r\n{\"metadata\":{\"name\":\"a\"}} \n");
+        row(u"trailing garbage"_s, R"({"metadata":{"name":"a"}} x)");
+        row(u"two objects"_s, R"({"metadata":{"name":"a"}}{})");
+        row(u"empty"_s, "");
+        row(u"only whitespace"_s, "  ");
+        row(u"number then more"_s, "1 2");
+        row(u"leading zero"_s, "01");
+        row(u"bad literal"_s, "tru");
+        row(u"string"_s, R"("text")");
+        row(u"unterminated string"_s, R"("text)");
+        row(u"null"_s, "null");
+        row(u"invalid escape in a name"_s, R"({"metadata":{"n\qme":"a"}})");
+        row(u"lone surrogate in a kept value"_s, R"({"metadata":{"name":"\ud800"}})");
+        row(u"control character"_s, "{\"metadata\":{\"name\":\"a\x01\"}}");
+        // Nesting at Go's bound: containers 10000 deep pass, 10001 do not; a scalar right below
+        // the deepest container passes.
+        for (const int depth : { 9999, 10000, 10001 }) {
+            const QByteArray open(depth - 2, '[');
+            const QByteArray close(depth - 2, ']');
+            row(u"spec nested %1 deep"_s.arg(depth),
+                R"({"metadata":{"name":"a"},"spec":{"x":)" + open + "1" + close + "}}");
+            row(u"labels nested %1 deep"_s.arg(depth),
+                R"({"metadata":{"name":"a","labels":)" + open + close + "}}");
+            row(u"status nested %1 deep"_s.arg(depth),
+                R"({"metadata":{"name":"a"},"status":{"history":)" + open + close + "}}");
+        }
+        row(u"too deep, then invalid"_s,
+            R"({"metadata":{"name":"a"},"spec":)" + QByteArray(10001, '[') + "}");
+        row(u"invalid, then too deep"_s,
+            R"({"metadata":{"name":"a"},"x":tru,"spec":)" + QByteArray(10001, '[') + "}");
+    }
 }
 
-void tst_ListPipeline::summarizerMatchesFromBytes()
+void tst_ListPipeline::summarizerMatchesReference()
 {
     QFETCH(QByteArray, bytes);
     QFETCH(bool, projectStatus);
@@ -323,7 +411,7 @@ void tst_ListPipeline::summarizerMatchesFromBytes()
     }
     const ObjectSummarizer summarizer(mapping);
     const auto fast = summarizer.summarize(bytes);
-    const auto reference = ObjectSummary::fromBytes(bytes, mapping);
+    const auto reference = reconscope::tests::referenceSummary(bytes, mapping);
     QCOMPARE(fast.ok(), reference.ok());
     // Interning as it reads (twice: the second time from the thread's cache) changes nothing.
     StringPool strings;
@@ -341,7 +429,7 @@ void tst_ListPipeline::summarizerMatchesFromBytes()
 }
 
 // Creation times met in a row (the same second again, another, an unreadable one, the first
-// again) are each read as ObjectSummary::fromBytes reads them.
+// again) are each read as the reference reader reads them.
 void tst_ListPipeline::summarizerTimestampsInARow()
 {
     const ObjectSummarizer summarizer(LifecycleMapping::defaults());
@@ -355,7 +443,8 @@ void tst_ListPipeline::summarizerTimestampsInARow()
                               "2026-11-30T10:09:46Z" }) {
         const QByteArray bytes = object(time);
         const auto fast = summarizer.summarize(bytes);
-        const auto reference = ObjectSummary::fromBytes(bytes, LifecycleMapping::defaults());
+        const auto reference
+            = reconscope::tests::referenceSummary(bytes, LifecycleMapping::defaults());
         QCOMPARE(fast.ok(), reference.ok());
         if (reference.ok()) {
             QCOMPARE(fast->creationTimestamp.isValid(), reference->creationTimestamp.isValid());

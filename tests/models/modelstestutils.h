@@ -2,7 +2,9 @@
 
 // Readable QCOMPARE output for the lifecycle types (found by argument-dependent lookup).
 
+#include "controller/kube/objectsummarizer.h"
 #include "models/lifecyclestate.h"
+#include "models/objectsummary.h"
 #include "models/stategraphstats.h"
 
 #include <QByteArray>
@@ -31,6 +33,13 @@ inline char *toString(const StateNode &node)
 } // namespace reconscope::models
 
 namespace reconscope::tests {
+
+// An object's summary read from its bytes as the product reads it (the client's ObjectSummarizer).
+inline models::Result<models::ObjectSummary>
+summaryFromBytes(QByteArrayView bytes, const models::LifecycleMapping &mapping)
+{
+    return controller::kube::ObjectSummarizer(mapping).summarize(bytes);
+}
 
 inline QByteArray readFile(const QString &path)
 {

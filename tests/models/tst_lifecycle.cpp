@@ -103,11 +103,11 @@ void tst_Lifecycle::cases()
     QVERIFY2(expectedState, qPrintable(state));
     QVERIFY2(expectedKStatus, qPrintable(kstatus));
 
-    // The same verdict from the JSON tree and from the bytes (SAX path).
+    // The same verdict from the JSON tree and from the bytes (the client's reader).
     auto fromTree
         = ObjectSummary::fromJson(nlohmann::json::parse(object.toStdString()), lifecycleMapping);
     QVERIFY2(fromTree.ok(), qPrintable(fromTree.ok() ? QString() : fromTree.error().message));
-    auto fromBytes = ObjectSummary::fromBytes(object, lifecycleMapping);
+    auto fromBytes = reconscope::tests::summaryFromBytes(object, lifecycleMapping);
     QVERIFY2(fromBytes.ok(), qPrintable(fromBytes.ok() ? QString() : fromBytes.error().message));
 
     const LifecycleVerdict verdict = deriveLifecycle(*fromTree, lifecycleMapping);
@@ -151,7 +151,8 @@ void tst_Lifecycle::realObjects()
     const nlohmann::json object = loadYaml(FixturesDir + u"/objects/"_s + objectFile);
     auto summary = ObjectSummary::fromJson(object, mapping);
     QVERIFY2(summary.ok(), qPrintable(summary.ok() ? QString() : summary.error().message));
-    auto fromBytes = ObjectSummary::fromBytes(QByteArray::fromStdString(object.dump()), mapping);
+    auto fromBytes
+        = reconscope::tests::summaryFromBytes(QByteArray::fromStdString(object.dump()), mapping);
     QVERIFY(fromBytes.ok());
 
     const LifecycleVerdict verdict = deriveLifecycle(*summary, mapping);

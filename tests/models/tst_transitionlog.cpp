@@ -326,7 +326,7 @@ void tst_TransitionLog::trackerDerivesAndLogs()
     LifecycleTracker tracker;
     const LifecycleMapping mapping;
     const auto summaryOf = [&](const char *json) {
-        auto summary = ObjectSummary::fromBytes(QByteArrayView(json), mapping);
+        auto summary = reconscope::tests::summaryFromBytes(QByteArrayView(json), mapping);
         if (!summary)
             qFatal("%s", qPrintable(summary.error().message));
         return *summary;
@@ -371,7 +371,7 @@ void tst_TransitionLog::trackerKeepsEachVerdictWithItsObject()
 {
     const LifecycleMapping mapping;
     const auto summaryOf = [&](const char *json) {
-        auto summary = ObjectSummary::fromBytes(QByteArrayView(json), mapping);
+        auto summary = reconscope::tests::summaryFromBytes(QByteArrayView(json), mapping);
         if (!summary)
             qFatal("%s", qPrintable(summary.error().message));
         return *summary;
@@ -458,7 +458,7 @@ void tst_TransitionLog::trackerThroughput()
     timer.start();
     for (const QList<QByteArray> *round : { &pending, &ready }) {
         for (const QByteArray &bytes : *round) {
-            auto summary = ObjectSummary::fromBytes(bytes, mapping);
+            auto summary = reconscope::tests::summaryFromBytes(bytes, mapping);
             QVERIFY(summary.ok());
             QVERIFY(tracker.upsert(*summary, mapping, t(round == &pending ? 0 : 10)));
         }

@@ -1,4 +1,3 @@
-#include "controller/cluster/schema/dnsnames.h"
 #include "controller/cluster/schema/fielderrors.h"
 #include "controller/cluster/schema/openapitables.h"
 #include "schematestutil.h"
@@ -13,8 +12,7 @@ using schematest::json;
 
 Q_DECLARE_METATYPE(reconscope::controller::cluster::FieldError)
 
-// The generic pieces of the schema layer: field-error builders, DNS name checks and the OpenAPI
-// tables.
+// The generic pieces of the schema layer: field-error builders and the OpenAPI tables.
 class tst_SchemaParts : public QObject
 {
     Q_OBJECT
@@ -22,8 +20,6 @@ class tst_SchemaParts : public QObject
 private slots:
     void fieldErrors_data();
     void fieldErrors();
-    void dnsNames_data();
-    void dnsNames();
     void metaSchemasResolveReferences();
     void optionParameters_data();
     void optionParameters();
@@ -61,40 +57,6 @@ void tst_SchemaParts::fieldErrors()
     QFETCH(FieldError, error);
     QFETCH(QString, expected);
     QCOMPARE(schematest::errorLines({ error }).join(u'\n'), expected);
-}
-
-void tst_SchemaParts::dnsNames_data()
-{
-    QTest::addColumn<QString>("value");
-    QTest::addColumn<bool>("subdomain"); // false: DNS-1035 label
-    QTest::addColumn<QStringList>("starts"); // how each message starts
-
-    const QString label = u"a DNS-1035 label"_s;
-    const QString sub = u"a lowercase RFC 1123 subdomain"_s;
-    QTest::newRow("label ok") << u"my-name"_s << false << QStringList();
-    QTest::newRow("label digit first") << u"1abc"_s << false << QStringList{ label };
-    QTest::newRow("label with dot") << u"a.b"_s << false << QStringList{ label };
-    QTest::newRow("label too long")
-        << QString(64, u'a') << false << QStringList{ u"must be no more than 63 characters"_s };
-    QTest::newRow("label too long and malformed")
-        << QString(64, u'A') << false
-        << QStringList{ u"must be no more than 63 characters"_s, label };
-    QTest::newRow("subdomain ok") << u"example.com"_s << true << QStringList();
-    QTest::newRow("subdomain upper") << u"Example.com"_s << true << QStringList{ sub };
-    QTest::newRow("subdomain too long")
-        << QString(254, u'a') << true << QStringList{ u"must be no more than 253 characters"_s };
-}
-
-void tst_SchemaParts::dnsNames()
-{
-    QFETCH(QString, value);
-    QFETCH(bool, subdomain);
-    QFETCH(QStringList, starts);
-    const QStringList errors
-        = subdomain ? dns1123SubdomainErrors(value) : dns1035LabelErrors(value);
-    QCOMPARE(errors.size(), starts.size());
-    for (qsizetype i = 0; i < errors.size(); ++i)
-        QVERIFY2(errors[i].startsWith(starts[i]), qPrintable(errors[i]));
 }
 
 void tst_SchemaParts::metaSchemasResolveReferences()

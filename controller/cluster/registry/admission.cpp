@@ -2,6 +2,7 @@
 
 #include "controller/cluster/objectjson.h"
 #include "controller/cluster/schema/crd.h"
+#include "models/dnsnames.h"
 
 #include <QRegularExpression>
 
@@ -16,53 +17,18 @@ namespace {
 
 constexpr qsizetype maxStoredObjectBytes = 1536 * 1024;
 
-const QRegularExpression &dns1123Subdomain()
-{
-    static const QRegularExpression re(
-        u"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"_s);
-    return re;
-}
-
-const QRegularExpression &dns1123Label()
-{
-    static const QRegularExpression re(u"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"_s);
-    return re;
-}
-
+// apimachinery's NameIsDNSLabel (namespaces) or NameIsDNSSubdomain: one error per message.
 QList<FieldError> validateName(const QString &name, bool label)
 {
+    QList<FieldError> errors;
     if (name.isEmpty())
-        return {};
-    if (label) {
-        if (name.size() > 63)
-            return { { u"FieldValueInvalid"_s,
-                       u"metadata.name"_s,
-                       u"Invalid value: \"%1\": must be no more than 63 characters"_s.arg(name) } };
-        if (!dns1123Label().match(name).hasMatch())
-            return {
-                { u"FieldValueInvalid"_s,
-                  u"metadata.name"_s,
-                  u"Invalid value: \"%1\": a lowercase RFC 1123 label must consist of lower case "
-                  "alphanumeric characters or '-', and must start and end with an alphanumeric "
-                  "character (e.g. 'my-name',  or '123-abc', regex used for validation is "
-                  "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')"_s.arg(name) }
-            };
-        return {};
-    }
-    if (name.size() > 253)
-        return { { u"FieldValueInvalid"_s,
-                   u"metadata.name"_s,
-                   u"Invalid value: \"%1\": must be no more than 253 characters"_s.arg(name) } };
-    if (!dns1123Subdomain().match(name).hasMatch())
-        return {
-            { u"FieldValueInvalid"_s,
-              u"metadata.name"_s,
-              u"Invalid value: \"%1\": a lowercase RFC 1123 subdomain must consist of lower case "
-              "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric "
-              "character (e.g. 'example.com', regex used for validation is "
-              "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"_s.arg(name) }
-        };
-    return {};
+        return errors;
+    for (const QString &message :
+         label ? models::isDNS1123Label(name) : models::isDNS1123Subdomain(name))
+        errors.append({ u"FieldValueInvalid"_s,
+                        u"metadata.name"_s,
+                        u"Invalid value: \"%1\": %2"_s.arg(name, message) });
+    return errors;
 }
 
 QString goStringSlice(const QStringList &values)
@@ -135,7 +101,6 @@ Admission::validateMetadata(const TypeEntry &type, const json &object, bool crea
                         u"metadata.name"_s,
                         u"Required value: name or generateName is required"_s });
     errors.append(validateName(name, isNamespaceType(type.type)));
-    static const QRegularExpression labelValue(u"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$"_s);
     static const QRegularExpression qualifiedName(u"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$"_s);
     const json &labels = objectjson::member(metadata, "labels");
     if (labels.is_object()) {
@@ -145,7 +110,7 @@ Admission::validateMetadata(const TypeEntry &type, const json &object, bool crea
             const QString prefix = key.contains(u'/') ? key.section(u'/', 0, -2) : QString();
             if (keyName.isEmpty() || keyName.size() > 63 || !qualifiedName.match(keyName).hasMatch()
                 || (key.contains(u'/')
-                    && (prefix.isEmpty() || !dns1123Subdomain().match(prefix).hasMatch())))
+                    && (prefix.isEmpty() || !models::isDNS1123Subdomain(prefix).isEmpty())))
                 errors.append(
                     { u"FieldValueInvalid"_s,
                       u"metadata.labels"_s,
@@ -153,17 +118,21 @@ Admission::validateMetadata(const TypeEntry &type, const json &object, bool crea
                       "'-', '_' or '.', and must start and end with an alphanumeric character "
                       "(e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
                       "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"_s.arg(key) });
-            const QString value
-                = it->is_string() ? QString::fromStdString(it->get<std::string>()) : QString();
-            if (!it->is_string() || value.size() > 63 || !labelValue.match(value).hasMatch())
-                errors.append(
-                    { u"FieldValueInvalid"_s,
-                      u"metadata.labels"_s,
-                      u"Invalid value: \"%1\": a valid label must be an empty string or consist of "
-                      "alphanumeric characters, '-', '_' or '.', and must start and end with an "
-                      "alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex "
-                      "used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"_s.arg(
-                          value) });
+            if (it->is_string()) {
+                const QString value = QString::fromStdString(it->get<std::string>());
+                for (const QString &message : models::isValidLabelValue(value))
+                    errors.append({ u"FieldValueInvalid"_s,
+                                    u"metadata.labels"_s,
+                                    u"Invalid value: \"%1\": %2"_s.arg(value, message) });
+                continue;
+            }
+            errors.append(
+                { u"FieldValueInvalid"_s,
+                  u"metadata.labels"_s,
+                  u"Invalid value: \"\": a valid label must be an empty string or consist of "
+                  "alphanumeric characters, '-', '_' or '.', and must start and end with an "
+                  "alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex "
+                  "used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"_s });
         }
     } else if (!labels.is_null()) {
         errors.append({ u"FieldValueTypeInvalid"_s,

@@ -1,7 +1,7 @@
 #include "controller/cluster/schema/crdvalidation.h"
 
-#include "controller/cluster/schema/dnsnames.h"
 #include "controller/cluster/schema/gofmt.h"
+#include "models/dnsnames.h"
 
 using namespace Qt::StringLiterals;
 using json = nlohmann::json;
@@ -19,7 +19,7 @@ void validateIdentity(const json &crd, QList<FieldError> &errors)
     if (name.isEmpty()) {
         errors.append(required(u"metadata.name"_s, u"name or generateName is required"_s));
     } else {
-        for (const QString &message : dns1123SubdomainErrors(name))
+        for (const QString &message : models::isDNS1123Subdomain(name))
             errors.append(invalid(u"metadata.name"_s, gofmt::quote(name), message));
         if (name != plural + u'.' + group)
             errors.append(invalid(u"metadata.name"_s,
@@ -29,7 +29,7 @@ void validateIdentity(const json &crd, QList<FieldError> &errors)
 
     if (group.isEmpty()) {
         errors.append(required(u"spec.group"_s));
-    } else if (const QStringList e = dns1123SubdomainErrors(group); !e.isEmpty()) {
+    } else if (const QStringList e = models::isDNS1123Subdomain(group); !e.isEmpty()) {
         errors.append(invalid(u"spec.group"_s, gofmt::quote(group), e.join(u',')));
     } else if (!group.contains(u'.')) {
         errors.append(invalid(
@@ -55,18 +55,18 @@ void validateNames(const json &names, QList<FieldError> &errors)
     if (jsonString(names, "listKind").isEmpty())
         errors.append(required(u"spec.names.listKind"_s));
     if (!plural.isEmpty()) {
-        if (const QStringList e = dns1035LabelErrors(plural); !e.isEmpty())
+        if (const QStringList e = models::isDNS1035Label(plural); !e.isEmpty())
             errors.append(invalid(u"spec.names.plural"_s, gofmt::quote(plural), e.join(u',')));
     }
     if (const QString singular = jsonString(names, "singular"); !singular.isEmpty()) {
-        if (const QStringList e = dns1035LabelErrors(singular); !e.isEmpty())
+        if (const QStringList e = models::isDNS1035Label(singular); !e.isEmpty())
             errors.append(invalid(u"spec.names.singular"_s, gofmt::quote(singular), e.join(u',')));
     }
     for (const char *key : { "kind", "listKind" }) {
         const QString value = jsonString(names, key);
         if (value.isEmpty())
             continue;
-        if (const QStringList e = dns1035LabelErrors(value.toLower()); !e.isEmpty())
+        if (const QStringList e = models::isDNS1035Label(value.toLower()); !e.isEmpty())
             errors.append(
                 invalid(u"spec.names."_s + QString::fromLatin1(key),
                         gofmt::quote(value),
@@ -80,7 +80,7 @@ void validateNames(const json &names, QList<FieldError> &errors)
     for (const char *field : { "shortNames", "categories" }) {
         const QStringList values = strings(jsonMember(names, field));
         for (qsizetype i = 0; i < values.size(); ++i) {
-            if (const QStringList e = dns1035LabelErrors(values[i]); !e.isEmpty())
+            if (const QStringList e = models::isDNS1035Label(values[i]); !e.isEmpty())
                 errors.append(invalid(u"spec.names."_s + QString::fromLatin1(field) + u'['
                                           + QString::number(i) + u']',
                                       gofmt::quote(values[i]),

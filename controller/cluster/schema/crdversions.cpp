@@ -1,8 +1,8 @@
 #include "controller/cluster/schema/crdvalidation.h"
 
-#include "controller/cluster/schema/dnsnames.h"
 #include "controller/cluster/schema/gofmt.h"
 #include "controller/cluster/schema/structuralschema.h"
+#include "models/dnsnames.h"
 
 #include <QSet>
 
@@ -177,7 +177,7 @@ void validateVersions(const json &versions, QList<FieldError> &errors)
 void validateVersion(const json &version, const QString &path, QList<FieldError> &errors)
 {
     const QString versionName = jsonString(version, "name");
-    if (const QStringList e = dns1035LabelErrors(versionName); !e.isEmpty())
+    if (const QStringList e = models::isDNS1035Label(versionName); !e.isEmpty())
         errors.append(invalid(path + u".name"_s, gofmt::quote(versionName), e.join(u',')));
 
     const json &schema = jsonMember(jsonMember(version, "schema"), "openAPIV3Schema");

@@ -1,9 +1,9 @@
 #include "controller/cluster/schema/schemavalidator.h"
 
-#include "controller/cluster/schema/dnsnames.h"
 #include "controller/cluster/schema/fielderrors.h"
 #include "controller/cluster/schema/formats.h"
 #include "controller/cluster/schema/gofmt.h"
+#include "models/dnsnames.h"
 
 #include <algorithm>
 #include <cmath>
@@ -334,7 +334,7 @@ void Validator::validateEmbeddedTypeMeta(const json &x, const std::string &path)
                                            u"unexpected GroupVersion string: "_s + *apiVersion));
     if (const auto kind = text("kind")) {
         // Upstream reports one problem: the length if the kind is too long, else the format.
-        if (const QStringList e = dns1035LabelErrors(kind->toLower()); !e.isEmpty())
+        if (const QStringList e = models::isDNS1035Label(kind->toLower()); !e.isEmpty())
             errors.append(
                 fielderrors::invalid(fieldOf(childPath(path, "kind")),
                                      gofmt::quote(*kind),
