@@ -1,5 +1,6 @@
 #include "models/condition.h"
 
+#include "models/dnsnames.h"
 #include "models/rfc3339.h"
 
 #include <nlohmann/json.hpp>
@@ -44,8 +45,6 @@ QString readString(const nlohmann::json &object, const char *key)
 QStringList qualifiedNameProblems(const QString &value)
 {
     static const QRegularExpression nameRe(u"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$"_s);
-    static const QRegularExpression prefixRe(
-        u"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"_s);
     QStringList problems;
     const QStringList parts = value.split(u'/');
     QString name = value;
@@ -61,7 +60,7 @@ QStringList qualifiedNameProblems(const QString &value)
             problems << u"the prefix before '/' must not be empty"_s;
         else if (prefix.size() > MaxPrefixLength)
             problems << u"the prefix must be no more than %1 characters"_s.arg(MaxPrefixLength);
-        else if (!prefixRe.match(prefix).hasMatch())
+        else if (!isDNS1123Subdomain(prefix).isEmpty())
             problems << u"the prefix must be a lower-case DNS subdomain (e.g. example.com)"_s;
     }
     if (name.isEmpty())
