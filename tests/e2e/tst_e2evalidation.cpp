@@ -3,6 +3,7 @@
 // for. Each create (a dry run, so that nothing is left if one is accepted) must be answered 422
 // with the Status kube-apiserver writes: its message, its details and every cause, so that the
 // embedded cluster's answers and the real server's are the same text.
+#include "tests/dnsmessages.h"
 #include "tests/e2e/e2eserver.h"
 
 #include <nlohmann/json.hpp>
@@ -15,26 +16,11 @@ using namespace Qt::StringLiterals;
 using nlohmann::json;
 using reconscope::tests::e2e::E2eServer;
 
+using namespace reconscope::tests;
+
 namespace {
 
-const QString label1123
-    = u"a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
-      u"must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex "
-      u"used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"_s;
-const QString subdomain1123
-    = u"a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
-      u"'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex "
-      u"used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"_s;
-const QString label1035
-    = u"a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
-      u"alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or "
-      u"'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"_s;
 const QString mixedCase = u"may have mixed case, but should otherwise match: "_s;
-const QString labelValue
-    = u"a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
-      u"'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
-      u"'my_value',  or '12345', regex used for validation is "
-      u"'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"_s;
 // A label value's limit, in the words of k8s.io/apimachinery/pkg/api/validate/content.
 const QString labelTooLong = u"must be no more than 63 bytes"_s;
 
