@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <vector>
+
 namespace reconscope::models {
 
 namespace {
@@ -95,6 +97,46 @@ std::optional<JsonObjectProblem> findJsonObjectProblem(QByteArrayView text, std:
     SyntaxCheck check(true, maxDepth);
     nlohmann::json::sax_parse(text.begin(), text.end(), &check);
     return check.problem;
+}
+
+std::string compactJson(const nlohmann::json &value)
+{
+    // One frame per open container: where its next member is, and whether one was written.
+    struct Frame
+    {
+        const nlohmann::json *container;
+        nlohmann::json::const_iterator next;
+    };
+    std::string out;
+    std::vector<Frame> open;
+    const nlohmann::json *pending = &value;
+    for (;;) {
+        if (pending) {
+            if (pending->is_structured() && !pending->empty()) {
+                out += pending->is_object() ? '{' : '[';
+                open.push_back({ pending, pending->cbegin() });
+            } else {
+                out += pending->dump();
+            }
+            pending = nullptr;
+        }
+        if (open.empty())
+            return out;
+        Frame &frame = open.back();
+        if (frame.next == frame.container->cend()) {
+            out += frame.container->is_object() ? '}' : ']';
+            open.pop_back();
+            continue;
+        }
+        if (frame.next != frame.container->cbegin())
+            out += ',';
+        if (frame.container->is_object()) {
+            out += nlohmann::json(frame.next.key()).dump();
+            out += ':';
+        }
+        pending = &*frame.next;
+        ++frame.next;
+    }
 }
 
 } // namespace reconscope::models

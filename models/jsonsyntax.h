@@ -2,6 +2,8 @@
 
 #include <QByteArrayView>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -30,5 +32,10 @@ struct JsonObjectProblem
     std::string type; // Kind::NotAnObject
 };
 std::optional<JsonObjectProblem> findJsonObjectProblem(QByteArrayView text, std::size_t maxDepth);
+
+// The text value.dump() writes (compact, members in the tree's order), built without recursion:
+// the API admits containers nested 10000 deep, and dump()'s frame per level overflows a thread's
+// stack at that depth in sanitizer builds. Kept equal to dump() by tst_jsonsyntax.
+std::string compactJson(const nlohmann::json &value);
 
 } // namespace reconscope::models

@@ -1,5 +1,6 @@
 #include "models/objectsummary.h"
 
+#include "models/jsonsyntax.h"
 #include "models/rfc3339.h"
 
 #include <nlohmann/json.hpp>
@@ -115,7 +116,7 @@ QString valueText(const Json &value)
 {
     if (value.is_string())
         return qs(value.get<std::string>());
-    return qs(value.dump());
+    return qs(compactJson(value));
 }
 
 } // namespace
