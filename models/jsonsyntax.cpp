@@ -81,12 +81,29 @@ private:
     std::size_t m_open = 0;
 };
 
+// A NUL byte where nlohmann's parse of `text` ended without a problem (see findJsonSyntaxError).
+std::optional<JsonObjectProblem> nulAfterValue(QByteArrayView text)
+{
+    const qsizetype nul = text.indexOf('\0');
+    if (nul < 0)
+        return std::nullopt;
+    JsonObjectProblem problem;
+    problem.syntax.position = std::size_t(nul) + 1;
+    problem.syntax.what = "[json.exception.parse_error.101] parse error at byte "
+        + std::to_string(nul + 1)
+        + ": syntax error while parsing value - invalid character NUL after "
+          "the top-level value; expected end of input";
+    return problem;
+}
+
 } // namespace
 
 std::optional<JsonSyntaxError> findJsonSyntaxError(QByteArrayView text)
 {
     SyntaxCheck check;
     nlohmann::json::sax_parse(text.begin(), text.end(), &check);
+    if (!check.problem)
+        check.problem = nulAfterValue(text);
     if (!check.problem)
         return std::nullopt;
     return check.problem->syntax;
@@ -96,6 +113,8 @@ std::optional<JsonObjectProblem> findJsonObjectProblem(QByteArrayView text, std:
 {
     SyntaxCheck check(true, maxDepth);
     nlohmann::json::sax_parse(text.begin(), text.end(), &check);
+    if (!check.problem)
+        check.problem = nulAfterValue(text);
     return check.problem;
 }
 

@@ -17,13 +17,17 @@ struct JsonSyntaxError
     std::string what; // nlohmann's message ("[json.exception.parse_error.101] parse error at ...")
 };
 
-// The first syntax error of `text`, or nothing when it is valid JSON. Builds no tree.
+// The first syntax error of `text`, or nothing when it is valid JSON. Builds no tree. nlohmann's
+// lexer takes a NUL byte for the end of the input, so a value followed by one and anything after
+// it would pass; that NUL is reported here as what it is in JSON (and to Go's decoder), an
+// invalid character after the top-level value, in nlohmann's words for trailing text.
 std::optional<JsonSyntaxError> findJsonSyntaxError(QByteArrayView text);
 
 // What first goes wrong reading `text` as one JSON object whose containers nest at most
 // `maxDepth` deep, in the order nlohmann's parser meets it: a syntax error, a top-level value
 // that is not an object (named as nlohmann names types: "array", "string", ...), or a container
-// that opens deeper. Builds no tree.
+// that opens deeper (a NUL byte after the value as findJsonSyntaxError reports it). Builds no
+// tree.
 struct JsonObjectProblem
 {
     enum class Kind { Syntax, NotAnObject, TooDeep };

@@ -199,6 +199,14 @@ models::Result<models::ObjectSummary> referenceSummary(QByteArrayView json,
         return models::Result<models::ObjectSummary>::failure(
             sax.error.isEmpty() ? u"invalid JSON"_s : sax.error);
     }
+    // nlohmann stops at a NUL byte as at the end of the input; in JSON (and to Go) it is a
+    // character after the value, which makes the text invalid.
+    if (const qsizetype nul = json.indexOf('\0'); nul >= 0) {
+        return models::Result<models::ObjectSummary>::failure(
+            u"invalid JSON at byte %1: [json.exception.parse_error.101] parse error at byte %1: "
+            "syntax error while parsing value - invalid character NUL after the top-level value; "
+            "expected end of input"_s.arg(nul + 1));
+    }
     auto summary = models::ObjectSummary::fromJson(sax.root, mapping);
     if (summary && sax.sawStatusObject)
         summary->statusFieldCount = sax.statusKeys;
