@@ -323,7 +323,7 @@ void tst_Crud::updateRules()
     QCOMPARE(response.status, 422);
     QCOMPARE(
         str(parse(response.body)["message"]),
-        u"customapps.infrastructure.internal.net \"my-app\" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update"_s);
+        u"customapps.infrastructure.internal.net \"my-app\" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update"_s);
 
     // A different uid is a precondition conflict.
     json current = parse(call("GET", customApps + u"/my-app"_s).body);

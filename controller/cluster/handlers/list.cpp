@@ -141,10 +141,10 @@ ApiResponse streamedResponse(const ResourceRequest &r, const ListPage &page)
         if (!first)
             response.bodyPieces.append(comma);
         first = false;
-        if (record->json.startsWith(served))
+        if (!rt.builtin && record->json.startsWith(served))
             response.bodyPieces.append(record->json);
         else
-            response.bodyPieces.append(r.store.renderRecord(*r.type, record));
+            response.bodyPieces.append(r.store.renderListItem(*r.type, record));
     }
     QByteArray tail = listTail(rt, page);
     tail.append('\n');
@@ -167,7 +167,7 @@ ApiResponse joinedResponse(const ResourceRequest &r, const ListPage &page)
         if (!first)
             body.append(',');
         first = false;
-        body.append(r.store.renderRecord(*r.type, record));
+        body.append(r.store.renderListItem(*r.type, record));
     }
     body.append(tail);
     return rawResponse(r.request, 200, std::move(body));

@@ -219,7 +219,10 @@ void Admission::prepareBuiltinForCreate(const TypeEntry &type, json &object) con
                     storedVersions.push_back(version.value("name", ""));
             }
         }
+        // As the typed CRD status encodes before the controller writes it: conditions is a
+        // nil slice without omitempty.
         object["status"] = { { "acceptedNames", { { "kind", "" }, { "plural", "" } } },
+                             { "conditions", nullptr },
                              { "storedVersions", storedVersions } };
     }
 }

@@ -185,19 +185,22 @@ ApiResult<json> deleteCollection(VerbContext &context,
             = deleteRecord(context.store, context.clock, typePtr, current, policy, options.dryRun);
         if (!result)
             return result.error();
-        if (result->object.value("kind", "") == "Status")
-            items.push_back(context.store.parseRecord(type, current));
-        else
-            items.push_back(std::move(result->object));
+        json item = result->object.value("kind", "") == "Status"
+            ? context.store.parseRecord(type, current)
+            : std::move(result->object);
+        Store::dropListItemTypeMeta(type, item);
+        items.push_back(std::move(item));
     }
     if (!options.dryRun)
         context.controllers.run();
+    // Typed lists omit an empty continue token; unstructured ones write it.
+    json metadata = { { "resourceVersion", std::to_string(context.store.revision()) } };
+    if (!type.type.builtin)
+        metadata["continue"] = "";
     return json{ { "apiVersion", type.type.groupVersion().toStdString() },
                  { "items", std::move(items) },
                  { "kind", type.type.listKind.toStdString() },
-                 { "metadata",
-                   { { "continue", "" },
-                     { "resourceVersion", std::to_string(context.store.revision()) } } } };
+                 { "metadata", std::move(metadata) } };
 }
 
 void removeFinalizer(Store &store,

@@ -412,6 +412,23 @@ json Store::parseRecord(const TypeEntry &type, const RecordPtr &record) const
     return object;
 }
 
+QByteArray Store::renderListItem(const TypeEntry &type, const RecordPtr &record) const
+{
+    if (!type.type.builtin)
+        return renderRecord(type, record);
+    json object = objectjson::parseStored(record->json);
+    dropListItemTypeMeta(type, object);
+    return objectjson::dump(object);
+}
+
+void Store::dropListItemTypeMeta(const TypeEntry &type, json &item)
+{
+    if (!type.type.builtin)
+        return;
+    item.erase("apiVersion");
+    item.erase("kind");
+}
+
 void Store::setCommittedObject(WriteResult &result,
                                const TypeEntry &type,
                                const RecordPtr &record,

@@ -163,6 +163,11 @@ public:
     // The record in `type`'s version: its stored bytes when stored in it, else re-rendered.
     QByteArray renderRecord(const TypeEntry &type, const RecordPtr &record) const;
     nlohmann::json parseRecord(const TypeEntry &type, const RecordPtr &record) const;
+    // The record as an item of a list: a custom resource as renderRecord() gives it (unstructured
+    // lists keep each item's apiVersion and kind); a built-in object without them, as the typed
+    // list encoder of kube-apiserver writes its items.
+    QByteArray renderListItem(const TypeEntry &type, const RecordPtr &record) const;
+    static void dropListItemTypeMeta(const TypeEntry &type, nlohmann::json &item);
     // result.objectJson and (unless options.returnObject is false) result.object from a record.
     void setCommittedObject(WriteResult &result,
                             const TypeEntry &type,

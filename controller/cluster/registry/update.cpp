@@ -47,18 +47,23 @@ std::optional<ApiError> checkPreconditions(const TypeEntry &type,
     const json &rvValue = objectjson::member(metadata, "resourceVersion");
     const QString rvText
         = rvValue.is_string() ? QString::fromStdString(rvValue.get<std::string>()) : QString();
-    if (rvText.isEmpty() || rvText == u"0")
-        return invalidError(type.type.group,
-                            type.type.plural,
-                            name,
-                            { { u"FieldValueInvalid"_s,
-                                u"metadata.resourceVersion"_s,
-                                u"Invalid value: 0x0: must be specified for an update"_s } });
-    const auto requestRv = parseResourceVersion(rvText);
-    if (!requestRv)
-        return ApiError::badRequest(u"invalid resourceVersion: %1"_s.arg(rvText));
-    if (*requestRv != existing->resourceVersion)
-        return ApiError::modified(type.type.group, type.type.plural, name);
+    // Unconditional updates: every built-in strategy the embedded cluster serves allows them
+    // except CustomResourceDefinition's; custom resources' never do.
+    if (rvText.isEmpty() || rvText == u"0") {
+        if (!type.type.builtin || isCrdType(type.type))
+            return invalidError(type.type.group,
+                                type.type.plural,
+                                name,
+                                { { u"FieldValueInvalid"_s,
+                                    u"metadata.resourceVersion"_s,
+                                    u"Invalid value: 0: must be specified for an update"_s } });
+    } else {
+        const auto requestRv = parseResourceVersion(rvText);
+        if (!requestRv)
+            return ApiError::badRequest(u"invalid resourceVersion: %1"_s.arg(rvText));
+        if (*requestRv != existing->resourceVersion)
+            return ApiError::modified(type.type.group, type.type.plural, name);
+    }
     const QString uid = objectjson::string(metadata, "uid");
     if (!uid.isEmpty() && uid != existing->uid)
         return ApiError::conflict(
