@@ -26,4 +26,17 @@ QByteArray DeleteOptions::toJson() const
     return QByteArray::fromStdString(body.dump());
 }
 
+QByteArray patchMediaType(PatchType type)
+{
+    switch (type) {
+    case PatchType::Merge:
+        return "application/merge-patch+json";
+    case PatchType::Json:
+        return "application/json-patch+json";
+    case PatchType::Strategic:
+        return "application/strategic-merge-patch+json";
+    }
+    return {};
+}
+
 } // namespace reconscope::controller::apimachinery

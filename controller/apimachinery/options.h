@@ -45,6 +45,10 @@ struct DeleteOptions
 enum class PatchType {
     Merge, // application/merge-patch+json (RFC 7386)
     Json, // application/json-patch+json (RFC 6902)
+    Strategic, // application/strategic-merge-patch+json (built-in kinds only)
 };
+
+// The Content-Type of a patch of this type.
+QByteArray patchMediaType(PatchType type);
 
 } // namespace reconscope::controller::apimachinery

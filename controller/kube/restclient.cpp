@@ -508,11 +508,12 @@ void RestClient::patch(const ResourceRef &resource,
                        JsonCallback callback,
                        const QString &subresource)
 {
-    const QByteArray contentType
-        = type == PatchType::Merge ? "application/merge-patch+json" : "application/json-patch+json";
-    jsonRequest(
-        { "PATCH", resource.objectPath(namespace_, name, subresource), {}, patch, contentType },
-        std::move(callback));
+    jsonRequest({ "PATCH",
+                  resource.objectPath(namespace_, name, subresource),
+                  {},
+                  patch,
+                  apimachinery::patchMediaType(type) },
+                std::move(callback));
 }
 
 void RestClient::remove(const ResourceRef &resource,

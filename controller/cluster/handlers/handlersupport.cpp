@@ -298,20 +298,24 @@ models::Result<json, ApiError> parseWriteRequest(const ApiRequest &request,
     return parseBody(request, builtin);
 }
 
-models::Result<PatchType, ApiError> patchTypeOf(const ApiRequest &request)
+models::Result<PatchType, ApiError> patchTypeOf(const ApiRequest &request, bool builtin)
 {
     QByteArray contentType = request.header("content-type");
     contentType
         = contentType
               .left(contentType.indexOf(';') < 0 ? contentType.size() : contentType.indexOf(';'))
               .trimmed();
-    if (contentType == "application/json-patch+json")
-        return PatchType::Json;
-    if (contentType == "application/merge-patch+json")
-        return PatchType::Merge;
+    for (const PatchType type : { PatchType::Json, PatchType::Merge, PatchType::Strategic }) {
+        if (contentType == apimachinery::patchMediaType(type)
+            && (builtin || type != PatchType::Strategic))
+            return type;
+    }
+    // The lists of kube-apiserver's installer and of apiextensions-apiserver's CR handler.
     return ApiError::unsupportedMediaType(
         u"the body of the request was in an unknown format - accepted media types include: "
-        "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"_s);
+        "application/json-patch+json, application/merge-patch+json, "_s
+        + (builtin ? u"application/strategic-merge-patch+json, "_s : QString())
+        + u"application/apply-patch+yaml"_s);
 }
 
 } // namespace reconscope::controller::cluster

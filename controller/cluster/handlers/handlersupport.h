@@ -58,9 +58,9 @@ models::Result<nlohmann::json, apimachinery::ApiError> parseWriteRequest(const A
 // accepts, as upstream does.
 models::Result<nlohmann::json, apimachinery::ApiError> parseBody(const ApiRequest &request,
                                                                  bool protobuf);
-// The patch type of the Content-Type, or the 415 for strategic merge and apply patches, which
-// the embedded cluster does not implement (documented divergence).
+// The patch type of the Content-Type, or the 415 naming what the type accepts: strategic merge
+// for built-in kinds only, as kube-apiserver; apply patches never (documented divergence).
 models::Result<apimachinery::PatchType, apimachinery::ApiError>
-patchTypeOf(const ApiRequest &request);
+patchTypeOf(const ApiRequest &request, bool builtin);
 
 } // namespace reconscope::controller::cluster

@@ -8,7 +8,7 @@ namespace reconscope::controller::cluster {
 
 ApiResponse servePatch(const ResourceRequest &r)
 {
-    const auto patchType = patchTypeOf(r.request);
+    const auto patchType = patchTypeOf(r.request, r.type->type.builtin);
     if (!patchType)
         return errorResponse(r.request, patchType.error());
     WriteOptions options;

@@ -2,6 +2,7 @@
 
 #include "controller/cluster/handlers/handlersupport.h"
 #include "controller/cluster/objectjson.h"
+#include "controller/cluster/registry/strategicmerge.h"
 
 using namespace Qt::StringLiterals;
 using json = nlohmann::json;
@@ -73,12 +74,20 @@ ApiResult<json> requestedScale(const ResourceRequest &r, const json &object)
     if (patch.is_discarded())
         return ApiError::badRequest(u"error decoding patch: invalid JSON"_s);
     json scale = toScale(r.type->type, object);
-    const auto patchType = patchTypeOf(request);
+    const auto patchType = patchTypeOf(request, r.type->type.builtin);
     if (!patchType)
         return patchType.error();
     if (*patchType == PatchType::Merge) {
         scale.merge_patch(patch);
         return scale;
+    }
+    if (*patchType == PatchType::Strategic) {
+        auto document = strategicPatchDocument(patch);
+        if (!document)
+            return document.error();
+        return strategicMergePatch(std::move(scale),
+                                   std::move(*document),
+                                   strategicSchemaOf(u"autoscaling"_s, u"Scale"_s));
     }
     auto applied = objectjson::applyJsonPatch(scale, patch);
     if (!applied)

@@ -3,6 +3,7 @@
 #include "controller/cluster/controllers/controllermanager.h"
 #include "controller/cluster/objectjson.h"
 #include "controller/cluster/registry/statuspatch.h"
+#include "controller/cluster/registry/strategicmerge.h"
 
 using namespace Qt::StringLiterals;
 using json = nlohmann::json;
@@ -51,6 +52,8 @@ ApiResult<json> decodePatch(PatchType patchType, const QByteArray &patchBody)
             return ApiError::requestEntityTooLarge(
                 u"The allowed maximum operations in a JSON patch is 10000, got %1"_s.arg(
                     patchDocument.size()));
+    } else if (patchType == PatchType::Strategic) {
+        return strategicPatchDocument(std::move(patchDocument));
     } else if (!patchDocument.is_object()) {
         return ApiError::badRequest(
             u"error decoding patch: json: cannot unmarshal into Go value of type map[string]interface {}"_s);
@@ -70,6 +73,9 @@ ApiResult<WriteResult> patchObject(VerbContext &context,
                                    const WriteOptions &options)
 {
     const TypeEntry &type = *typePtr;
+    // strategicpatch's refusal of an object without Go struct tags (HTTP answers the 415 first).
+    if (patchType == PatchType::Strategic && !type.type.builtin)
+        return ApiError::badRequest(u"strategic merge patch format is not supported"_s);
     auto decoded = decodePatch(patchType, patchBody);
     if (!decoded)
         return decoded.error();
@@ -89,6 +95,12 @@ ApiResult<WriteResult> patchObject(VerbContext &context,
     if (patchType == PatchType::Merge) {
         patched = current;
         patched.merge_patch(patchDocument);
+    } else if (patchType == PatchType::Strategic) {
+        auto merged = strategicMergePatch(
+            current, patchDocument, strategicSchemaOf(type.type.group, type.type.kind));
+        if (!merged)
+            return merged.error();
+        patched = std::move(*merged);
     } else {
         auto applied = objectjson::applyJsonPatch(current, patchDocument);
         if (!applied)

@@ -164,7 +164,8 @@ std::optional<WriteResult> StatusPatchInPlace::apply(Store &store,
                                                      const json &patch,
                                                      const WriteOptions &options)
 {
-    if (!m_enabled || !type.statusInPlace || options.dryRun || existing->schemaStamp != type.serial)
+    if (!m_enabled || !type.statusInPlace || options.dryRun || existing->schemaStamp != type.serial
+        || patchType == PatchType::Strategic)
         return std::nullopt;
     if (!touchesStatusAlone(patchType, patch))
         return std::nullopt;

@@ -33,7 +33,8 @@ public:
 
     // Commits the patch and returns the write's result (objectJson, and object unless
     // options.returnObject is false), or nullopt with nothing changed. Runs no controller.
-    // `patch`: a merge patch object, or a JSON patch array of objects.
+    // `patch`: a merge patch object, or a JSON patch array of objects (strategic merge patches,
+    // of built-in kinds only, always go the general way).
     std::optional<WriteResult> apply(Store &store,
                                      const TypeEntry &type,
                                      const RecordPtr &existing,
