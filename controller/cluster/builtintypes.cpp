@@ -100,7 +100,8 @@ bool tracksGeneration(const ResourceType &type)
 {
     if (!type.builtin)
         return true;
-    return type.plural == u"deployments" || type.plural == u"replicasets"
+    // Pods since 1.34 (PodObservedGenerationTracking).
+    return type.plural == u"deployments" || type.plural == u"replicasets" || type.plural == u"pods"
         || type.plural == u"customresourcedefinitions";
 }
 

@@ -825,7 +825,8 @@ void tst_Crud::builtinKinds()
     const json deployment
         = parse(call("GET", u"/apis/apps/v1/namespaces/default/deployments/d"_s).body);
     QCOMPARE(deployment["metadata"]["generation"].get<int>(), 1);
-    QVERIFY(!deployment.contains("status"));
+    // The status sent is dropped; the typed encoder writes the empty one.
+    QVERIFY(deployment["status"] == json::object());
 }
 
 void tst_Crud::hostileBodiesNeverFailInternally_data()

@@ -1,6 +1,7 @@
 #include "controller/cluster/registry/admission.h"
 
 #include "controller/cluster/objectjson.h"
+#include "controller/cluster/registry/builtindefaults.h"
 #include "controller/cluster/schema/crd.h"
 #include "models/dnsnames.h"
 
@@ -148,8 +149,10 @@ std::optional<ApiError> Admission::applySchema(const TypeEntry &type,
                                                QStringList &warnings,
                                                bool patch) const
 {
-    if (type.type.schema.is_null())
+    if (type.type.schema.is_null()) {
+        applyBuiltinDefaults(type.type, object);
         return std::nullopt;
+    }
     const QStringList unknown = type.schema.prune(object);
     if (!unknown.isEmpty()) {
         if (options.fieldValidation == FieldValidation::Strict) {
@@ -171,6 +174,14 @@ std::optional<ApiError> Admission::applySchema(const TypeEntry &type,
     }
     type.schema.applyDefaults(object);
     return std::nullopt;
+}
+
+void Admission::applyDefaults(const TypeEntry &type, json &object)
+{
+    if (type.type.schema.is_null())
+        applyBuiltinDefaults(type.type, object);
+    else
+        type.schema.applyDefaults(object);
 }
 
 std::optional<ApiError>
@@ -209,6 +220,8 @@ void Admission::prepareBuiltinForCreate(const TypeEntry &type, json &object) con
             object["spec"] = json::object();
         object["spec"]["finalizers"] = json::array({ "kubernetes" });
         object["status"] = { { "phase", "Active" } };
+    } else if (type.type.builtin && type.type.group.isEmpty() && type.type.kind == u"Pod") {
+        preparePodForCreate(object);
     } else if (isCrdType(type.type)) {
         applyCrdDefaults(object);
         json &spec = object["spec"];

@@ -42,10 +42,14 @@ public:
                                                       const WriteOptions &options,
                                                       QStringList &warnings,
                                                       bool patch = false) const;
+    // Defaults the object as the type's schema (custom resources) or the built-in kind's Go
+    // type (builtindefaults.h) does.
+    static void applyDefaults(const TypeEntry &type, nlohmann::json &object);
     // NamespaceLifecycle: the namespace exists and is not terminating.
     std::optional<apimachinery::ApiError>
     admitNamespace(const TypeEntry &type, const QString &ns, const QString &name) const;
-    // The create strategy of Namespaces and CRDs: their spec and status as the cluster sets them.
+    // The create strategy of Namespaces, CRDs and Pods (with the Pod admission plugins): their
+    // spec and status as the cluster sets them.
     void prepareBuiltinForCreate(const TypeEntry &type, nlohmann::json &object) const;
     // `previous` (the stored object in the request's version, for updates) enables validation
     // ratcheting: unchanged invalid values do not block an update, as upstream since 1.30.

@@ -85,8 +85,7 @@ ApiResult<WriteResult> createObject(VerbContext &context,
     // Defaulting a second time (applySchema defaulted the body) is deliberate: kube-apiserver
     // defaults the decoded request and again the object it reads back from storage, so defaults
     // that hold for what the strategy or the first pass set appear here as they do there.
-    if (!type.type.schema.is_null())
-        type.schema.applyDefaults(object);
+    Admission::applyDefaults(type, object);
 
     if (auto error = context.admission.validateObject(type, object, true, {}))
         return *error;

@@ -243,8 +243,7 @@ ApiResult<WriteResult> updateObject(VerbContext &context,
     // Defaulting a second time (applySchema defaulted the body) is deliberate: kube-apiserver
     // defaults the decoded request and again the object it reads back from storage, and the
     // merged object holds stored members the first pass did not see.
-    if (!type.type.schema.is_null())
-        type.schema.applyDefaults(updated);
+    Admission::applyDefaults(type, updated);
     updated["metadata"]["resourceVersion"] = std::to_string(existing->resourceVersion);
 
     if (auto error = context.admission.validateObject(
