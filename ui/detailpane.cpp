@@ -299,9 +299,15 @@ void DetailPane::refreshOwned()
     const QString ns = entry->summary.namespaceName;
     const QString uid = entry->summary.uid;
     using controller::apimachinery::ResourceRef;
-    const QList<ResourceRef> kinds{ { u"apps"_s, u"v1"_s, u"deployments"_s, true },
-                                    { u"apps"_s, u"v1"_s, u"replicasets"_s, true },
-                                    { QString(), u"v1"_s, u"pods"_s, true } };
+    // Items of a built-in list carry no kind (the typed list encoder drops it): each list's own.
+    struct Listed
+    {
+        ResourceRef ref;
+        const char *kind;
+    };
+    const QList<Listed> kinds{ { { u"apps"_s, u"v1"_s, u"deployments"_s, true }, "Deployment" },
+                               { { u"apps"_s, u"v1"_s, u"replicasets"_s, true }, "ReplicaSet" },
+                               { { QString(), u"v1"_s, u"pods"_s, true }, "Pod" } };
     struct Gathered
     {
         QList<nlohmann::json> objects;
@@ -312,12 +318,12 @@ void DetailPane::refreshOwned()
     auto gathered = std::make_shared<Gathered>();
     gathered->pending = int(kinds.size());
     QPointer<DetailPane> self(this);
-    for (const ResourceRef &kind : kinds) {
+    for (const auto &[kind, kindName] : kinds) {
         client->list(
             kind,
             ns,
             controller::apimachinery::ListOptions{ .limit = controller::kube::DefaultListPageSize },
-            [self, request, gathered, kind, uid](
+            [self, request, gathered, kind, kindName, uid](
                 models::Result<controller::kube::ListPage, controller::apimachinery::ApiError>
                     result) {
                 if (!self || request != self->m_ownedRequest)
@@ -328,6 +334,8 @@ void DetailPane::refreshOwned()
                             item.constData(), item.constData() + item.size(), nullptr, false);
                         if (object.is_discarded() || !object.is_object())
                             continue;
+                        if (!object.contains("kind"))
+                            object["kind"] = kindName;
                         const auto meta = object.value("metadata", nlohmann::json::object());
                         gathered->byPath.insert(
                             kind.objectPath(

@@ -17,6 +17,18 @@ using apimachinery::ResourceRef;
 
 namespace {
 
+// A CRD as listed: a typed list's items carry no apiVersion and kind (kube-apiserver's list
+// encoder drops them); the CRD is kept with them, as a document that says what it is.
+QByteArray withCrdTypeMeta(const QByteArray &crd)
+{
+    auto object = nlohmann::json::parse(crd.constBegin(), crd.constEnd(), nullptr, false);
+    if (!object.is_object() || object.contains("kind"))
+        return crd;
+    object["apiVersion"] = "apiextensions.k8s.io/v1";
+    object["kind"] = "CustomResourceDefinition";
+    return QByteArray::fromStdString(object.dump());
+}
+
 using models::Result;
 using ResourcesResult = Result<QList<DiscoveredResource>>;
 
@@ -516,9 +528,10 @@ void DiscoveryClient::handleCrdDeltas(const QList<Delta> &deltas)
                 removed << name;
             continue;
         }
-        if (m_crds.value(name) == delta.object)
+        const QByteArray crd = withCrdTypeMeta(delta.object);
+        if (m_crds.value(name) == crd)
             continue;
-        m_crds.insert(name, delta.object);
+        m_crds.insert(name, crd);
         upserted << name;
     }
     if (upserted.isEmpty() && removed.isEmpty())
