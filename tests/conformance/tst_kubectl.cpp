@@ -70,6 +70,7 @@ private Q_SLOTS:
     void tokenContextWorks();
     void realCrdsInstallAndServeTheirObjects();
     void reconscopeWatchPrintsTransitionWithinASecond();
+    void typedCreateCommandsSendProtobuf();
 
 private:
     ServeFixture::Output run(const QStringList &args, const QByteArray &in = {})
@@ -627,6 +628,67 @@ void tst_Kubectl::reconscopeWatchPrintsTransitionWithinASecond()
     }
     watch.terminate();
     watch.waitForFinished(5000);
+}
+
+// kubectl's typed create commands send protobuf bodies (application/vnd.kubernetes.protobuf);
+// each must create the object it names, as kind's apiserver does.
+void tst_Kubectl::typedCreateCommandsSendProtobuf()
+{
+    const QList<QStringList> commands = {
+        { u"create"_s, u"namespace"_s, u"team-a"_s },
+        { u"create"_s, u"configmap"_s, u"c"_s, u"-n"_s, u"team-a"_s, u"--from-literal=a=b"_s },
+        { u"create"_s,
+          u"secret"_s,
+          u"generic"_s,
+          u"s"_s,
+          u"-n"_s,
+          u"team-a"_s,
+          u"--from-literal=p=x"_s },
+        { u"create"_s,
+          u"deployment"_s,
+          u"web"_s,
+          u"-n"_s,
+          u"team-a"_s,
+          u"--image=nginx:1.27"_s,
+          u"--replicas=2"_s,
+          u"--port=80"_s },
+    };
+    for (const QStringList &command : commands) {
+        const auto result = run(command);
+        QVERIFY2(result.exitCode == 0, qPrintable(command.join(u' ') + u": "_s + result.err));
+    }
+    const QJsonObject ns = getJson(u"namespace"_s, u"team-a"_s);
+    QCOMPARE(ns.value(u"status"_s).toObject().value(u"phase"_s).toString(), u"Active"_s);
+    const auto inTeamA = [this](const QString &resource, const QString &name) {
+        const auto result
+            = run({ u"get"_s, resource, name, u"-n"_s, u"team-a"_s, u"-o"_s, u"json"_s });
+        if (result.exitCode != 0)
+            qWarning().noquote() << result.err;
+        return parseObject(result.out);
+    };
+    QCOMPARE(inTeamA(u"configmap"_s, u"c"_s).value(u"data"_s).toObject(),
+             QJsonObject({ { u"a"_s, u"b"_s } }));
+    const QJsonObject secret = inTeamA(u"secret"_s, u"s"_s);
+    QCOMPARE(secret.value(u"type"_s).toString(), u"Opaque"_s);
+    QCOMPARE(secret.value(u"data"_s).toObject(), QJsonObject({ { u"p"_s, u"eA=="_s } }));
+
+    const QJsonObject deployment = inTeamA(u"deployment"_s, u"web"_s);
+    const QJsonObject labels({ { u"app"_s, u"web"_s } });
+    QCOMPARE(deployment.value(u"metadata"_s).toObject().value(u"labels"_s).toObject(), labels);
+    const QJsonObject spec = deployment.value(u"spec"_s).toObject();
+    QCOMPARE(spec.value(u"replicas"_s).toInt(), 2);
+    QCOMPARE(spec.value(u"selector"_s).toObject().value(u"matchLabels"_s).toObject(), labels);
+    const QJsonObject podTemplate = spec.value(u"template"_s).toObject();
+    QCOMPARE(podTemplate.value(u"metadata"_s).toObject().value(u"labels"_s).toObject(), labels);
+    const QJsonArray containers
+        = podTemplate.value(u"spec"_s).toObject().value(u"containers"_s).toArray();
+    QCOMPARE(containers.size(), 1);
+    const QJsonObject container = containers.first().toObject();
+    QCOMPARE(container.value(u"name"_s).toString(), u"nginx"_s);
+    QCOMPARE(container.value(u"image"_s).toString(), u"nginx:1.27"_s);
+    QCOMPARE(
+        container.value(u"ports"_s).toArray().first().toObject().value(u"containerPort"_s).toInt(),
+        80);
 }
 
 QTEST_GUILESS_MAIN(tst_Kubectl)

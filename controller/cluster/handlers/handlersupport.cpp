@@ -1,5 +1,6 @@
 #include "controller/cluster/handlers/handlersupport.h"
 
+#include "controller/cluster/handlers/protobufbody.h"
 #include "controller/cluster/objectjson.h"
 #include "controller/cluster/yamldocuments.h"
 #include "models/jsonsyntax.h"
@@ -240,6 +241,8 @@ QByteArray bodyMediaType(const ApiRequest &request)
 models::Result<json, ApiError> parseBody(const ApiRequest &request, bool protobuf)
 {
     const QByteArray mediaType = bodyMediaType(request);
+    if (protobuf && mediaType == "application/vnd.kubernetes.protobuf")
+        return protobufBodyToJson(request.body);
     if (mediaType != "application/json" && mediaType != "application/yaml") {
         return ApiError::unsupportedMediaType(
             u"the body of the request was in an unknown format - accepted media types include: "

@@ -1,0 +1,21 @@
+#pragma once
+
+#include "controller/apimachinery/status.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QByteArray>
+
+// A hand-written reader for the protobuf request bodies kubectl's typed commands send
+// (`kubectl create namespace|configmap|secret|deployment`): the "k8s\0" runtime.Unknown envelope
+// and the fields of Namespace, ConfigMap, Secret and apps/v1 Deployment, turned into the JSON
+// object the typed JSON encoder would write for the same value, so that the body then takes the
+// JSON path.
+namespace reconscope::controller::cluster {
+
+// The JSON object of `body` (apiVersion and kind from the envelope). A kind or field the tables do
+// not know is a 415 that names it (never silently dropped); truncated or malformed wire data is a
+// 400.
+apimachinery::ApiResult<nlohmann::json> protobufBodyToJson(const QByteArray &body);
+
+} // namespace reconscope::controller::cluster
