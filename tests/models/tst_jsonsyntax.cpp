@@ -1,3 +1,4 @@
+#include "models/gojson.h"
 #include "models/jsonsyntax.h"
 
 #include <QRandomGenerator>
@@ -23,6 +24,9 @@ private slots:
     void compactMatchesDump();
     void compactMatchesDumpOnRandomTrees();
     void compactWritesDeepValues();
+    void goSyntaxErrors_data();
+    void goSyntaxErrors();
+    void goUnmarshalErrors();
 };
 
 void tst_JsonSyntax::compactMatchesDump_data()
@@ -118,6 +122,78 @@ void tst_JsonSyntax::compactWritesDeepValues()
     const std::string text = std::string(depth, '[') + "{\"k\":1}" + std::string(depth, ']');
     const Json value = Json::parse(text);
     QCOMPARE(compactJson(value), text);
+}
+
+// goJsonSyntaxError against the messages of Go's encoding/json scanner (scanner.go).
+void tst_JsonSyntax::goSyntaxErrors_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QString>("message"); // empty: valid
+    const auto row = [](const char *name, QByteArray text, const char *message) {
+        QTest::newRow(name) << text << QString::fromUtf8(message);
+    };
+    // Go's eof() steps a space: a literal cut short fails on it, an open container does not.
+    row("empty", "", "unexpected end of JSON input");
+    row("spaces", " \t\r\n", "unexpected end of JSON input");
+    row("value", R"({"a":[1,-0.5e+3,"x\u00e9",true,false,null]})", "");
+    row("cut object", R"({"apiVersion": "v1", "kind": )", "unexpected end of JSON input");
+    row("literal null", "not-a-token", "invalid character 'o' in literal null (expecting 'u')");
+    row("literal true", "trux", "invalid character 'x' in literal true (expecting 'e')");
+    row("literal false", "fals", "invalid character ' ' in literal false (expecting 'e')");
+    row("bare word", "hello", "invalid character 'h' looking for beginning of value");
+    row("object key",
+        "{not json}",
+        "invalid character 'n' looking for beginning of object key string");
+    row("after key", R"({"a" 1})", "invalid character '1' after object key");
+    row("after pair", R"({"a":1]})", "invalid character ']' after object key:value pair");
+    row("after element", "[1}", "invalid character '}' after array element");
+    row("trailing comma", "[1,]", "invalid character ']' looking for beginning of value");
+    row("after top level", "{} x", "invalid character 'x' after top-level value");
+    row("two values", "1 2", "invalid character '2' after top-level value");
+    row("leading zero", "01", "invalid character '1' after top-level value");
+    row("minus", "-x", "invalid character 'x' in numeric literal");
+    row("decimal point", "1.x", "invalid character 'x' after decimal point in numeric literal");
+    row("exponent", "1e+", "invalid character ' ' in exponent of numeric literal");
+    row("exponent sign", "1ex", "invalid character 'x' in exponent of numeric literal");
+    row("control in string", QByteArray("\"a\nb\""), "invalid character '\\n' in string literal");
+    row("escape", R"("\x")", "invalid character 'x' in string escape code");
+    row("unicode escape",
+        R"("\u12g4")",
+        "invalid character 'g' in \\u hexadecimal character escape");
+    row("NUL after value",
+        QByteArray("{}\0", 3),
+        "invalid character '\\x00' after top-level value");
+    row("quote", "'a'", "invalid character '\\'' looking for beginning of value");
+    row("DEL", "\x7f", "invalid character '\\x7f' looking for beginning of value");
+    row("C1 control", "\x85", "invalid character '\\u0085' looking for beginning of value");
+    row("Latin-1 byte", "\xe9", "invalid character '\xc3\xa9' looking for beginning of value");
+    row("invalid UTF-8 in a string", "\"\xff\"", "");
+    row("too deep", QByteArray(10001, '['), "invalid character '[' exceeded max depth");
+    row("deep enough", QByteArray(10000, '[') + QByteArray(10000, ']'), "");
+}
+
+void tst_JsonSyntax::goSyntaxErrors()
+{
+    QFETCH(QByteArray, text);
+    QFETCH(QString, message);
+    const std::optional<std::string> error = goJsonSyntaxError(text);
+    QCOMPARE(QString::fromStdString(error.value_or(std::string())), message);
+    QCOMPARE(error.has_value(), !message.isEmpty());
+}
+
+void tst_JsonSyntax::goUnmarshalErrors()
+{
+    QCOMPARE(goUnmarshalError("[1]", "object", "T").value_or(""),
+             "json: cannot unmarshal array into Go value of type T");
+    QCOMPARE(goUnmarshalError(" \"s\"", "array", "[]T").value_or(""),
+             "json: cannot unmarshal string into Go value of type []T");
+    QCOMPARE(goUnmarshalError("-1", "object", "T").value_or(""),
+             "json: cannot unmarshal number into Go value of type T");
+    QCOMPARE(goUnmarshalError("false", "object", "T").value_or(""),
+             "json: cannot unmarshal bool into Go value of type T");
+    QVERIFY(!goUnmarshalError("null", "object", "T"));
+    QVERIFY(!goUnmarshalError("{}", "object", "T"));
+    QCOMPARE(goUnmarshalError("{", "object", "T").value_or(""), "unexpected end of JSON input");
 }
 
 QTEST_APPLESS_MAIN(tst_JsonSyntax)
