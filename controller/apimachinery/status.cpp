@@ -325,6 +325,16 @@ ApiError::methodNotSupported(const QString &group, const QString &resource, cons
                        {});
 }
 
+ApiError ApiError::genericServerResponse(int code, const QString &serverMessage)
+{
+    QString message = serverMessage;
+    if (code == 405)
+        message = u"the server does not allow this method on the requested resource"_s;
+    ApiError error = statusError(code, defaultReason(code), message);
+    error.hasDetails = true;
+    return error;
+}
+
 ApiError ApiError::expired(const QString &message)
 {
     return statusError(410, u"Expired"_s, message);

@@ -62,6 +62,53 @@ json versionInfo()
 }
 
 // The `{.a.b}` path of a scale subresource as JSON keys.
+
+// Whether a go-restful route that takes or gives `types` matches `header` (a Content-Type or an
+// Accept): one of its comma-separated media types, parameters dropped, is among them (or is
+// "*/*" when `anyMatches`).
+bool restfulMatches(const QByteArray &header, const QList<QByteArray> &types, bool anyMatches)
+{
+    for (QByteArray range : header.split(',')) {
+        if (const qsizetype semicolon = range.indexOf(';'); semicolon >= 0)
+            range.truncate(semicolon);
+        range = range.trimmed();
+        if ((anyMatches && range == "*/*") || types.contains(range))
+            return true;
+    }
+    return false;
+}
+
+// go-restful's route selection for a built-in kind, after the method (kube-apiserver's installer
+// routes): a patch's Content-Type must be a patch type, and Accept must name a type the route
+// produces (lists and watches also the watch streams), else its 415 or 406.
+std::optional<ApiError> restfulMediaError(const ApiRequest &request, const QString &verb)
+{
+    if (verb == u"patch") {
+        // No Content-Type on a PATCH is taken for application/octet-stream.
+        static const QList<QByteArray> consumed = { "application/json-patch+json",
+                                                    "application/merge-patch+json",
+                                                    "application/strategic-merge-patch+json",
+                                                    "application/apply-patch+yaml" };
+        if (!restfulMatches(request.header("content-type"), consumed, false))
+            return ApiError::genericServerResponse(415, u"415: Unsupported Media Type"_s);
+    }
+    QList<QByteArray> produced
+        = { "application/json", "application/yaml", "application/vnd.kubernetes.protobuf" };
+    if (verb == u"list" || verb == u"watch")
+        produced << "application/json;stream=watch"
+                 << "application/vnd.kubernetes.protobuf;stream=watch";
+    QByteArray accept = request.header("accept");
+    if (accept.isEmpty())
+        accept = "*/*";
+    // A route's media types are matched whole: the stream types never match an Accept range,
+    // whose parameters are dropped first.
+    if (restfulMatches(accept, produced, true))
+        return std::nullopt;
+    return ApiError::genericServerResponse(406,
+                                           u"406: Not Acceptable\n\nAvailable representations: "_s
+                                               + QString::fromLatin1(produced.join(", ")));
+}
+
 } // namespace
 
 ApiServer::ApiServer(Cluster *cluster)
@@ -313,15 +360,26 @@ ApiResponse ApiServer::handleResource(const ApiRequest &request, const RequestIn
             return errorResponse(request, ApiError::notFound(rt.group, rt.plural, info.name));
         }
         if (info.verb != u"get" && info.verb != u"update" && info.verb != u"patch")
-            return errorResponse(request,
-                                 ApiError::methodNotSupported(rt.group, rt.plural, info.verb));
-        if (info.subresource == u"scale")
-            return serveScale(resource);
+            return errorResponse(
+                request,
+                rt.builtin ? ApiError::methodNotAllowed()
+                           : ApiError::methodNotSupported(rt.group, rt.plural, info.verb));
     }
+    // go-restful routes no PUT or PATCH to a built-in collection and no POST to an object; the
+    // CR handler takes them all, an update or patch then lacking the name and a create taking the
+    // body's name.
     if (info.collection && (info.verb == u"update" || info.verb == u"patch"))
-        return errorResponse(request, ApiError::methodNotSupported(rt.group, rt.plural, info.verb));
-    if (!info.collection && info.verb == u"create")
-        return errorResponse(request, ApiError::methodNotSupported(rt.group, rt.plural, info.verb));
+        return errorResponse(request,
+                             rt.builtin ? ApiError::methodNotAllowed()
+                                        : ApiError::badRequest(u"name must be provided"_s));
+    if (!info.collection && info.verb == u"create" && rt.builtin)
+        return errorResponse(request, ApiError::methodNotAllowed());
+    if (rt.builtin) {
+        if (auto error = restfulMediaError(request, info.verb))
+            return errorResponse(request, *error);
+    }
+    if (info.subresource == u"scale")
+        return serveScale(resource);
 
     if (info.verb == u"get")
         return serveGet(resource);

@@ -30,15 +30,10 @@ ClusterWatch::open(Cluster *cluster,
     const QString &rv = options.resourceVersion;
     if (!rv.isEmpty()) {
         auto parsed = parseResourceVersion(rv);
-        if (!parsed)
-            return invalidError(
-                type->type.group,
-                type->type.plural,
-                {},
-                { { u"FieldValueInvalid"_s,
-                    u"resourceVersion"_s,
-                    u"Invalid value: \"%1\": strconv.ParseUint: parsing \"%1\": invalid syntax"_s
-                        .arg(rv) } });
+        if (!parsed) // the storage's field error, passed on as an internal error
+            return ApiError::internal(
+                u"resourceVersion: Invalid value: \"%1\": strconv.ParseUint: parsing \"%1\": "
+                "invalid syntax"_s.arg(rv));
         if (*parsed != 0)
             from = *parsed;
     }
@@ -173,8 +168,9 @@ void ClusterWatch::start(std::shared_ptr<WatchSink> sink)
     const Bucket *bucket = cluster->m_store.findBucket(m_type->storageKey);
 
     if (m_from && *m_from < cluster->m_store.compactedRevision()) {
-        ApiError error = ApiError::expired(u"too old resource version: %1 (%2)"_s.arg(*m_from).arg(
-            cluster->m_store.compactedRevision()));
+        // The store is the etcd of the cluster and is watched without a cache: etcd3's answer.
+        ApiError error
+            = ApiError::expired(u"The resourceVersion for the provided watch is too old."_s);
         send("ERROR", QByteArray::fromStdString(error.toStatus().dump()));
         end(true);
         return;

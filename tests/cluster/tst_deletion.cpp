@@ -165,13 +165,28 @@ void tst_Deletion::deleteOptions()
     QCOMPARE(
         str(parse(response.body)["message"]),
         u"DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: Unsupported value: \"Sideways\": supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\""_s);
+    // rest.BeforeDelete's conflicts name the Kind, in the message and in details.kind.
     response = call("DELETE",
                     customApps + u"/my-app"_s,
                     R"({"preconditions":{"uid":"00000000-0000-4000-8000-000000000000"}})");
     QCOMPARE(response.status, 409);
+    json status = parse(response.body);
+    QCOMPARE(str(status["message"]),
+             u"Operation cannot be fulfilled on CustomApp.infrastructure.internal.net \"my-app\": "
+             "the UID in the precondition (00000000-0000-4000-8000-000000000000) does not match "
+             "the UID in record (%1). The object might have been deleted and then recreated"_s.arg(
+                 str(app["metadata"]["uid"])));
+    QCOMPARE(QByteArray::fromStdString(status["details"].dump()),
+             QByteArray(
+                 R"({"group":"infrastructure.internal.net","kind":"CustomApp","name":"my-app"})"));
     response
         = call("DELETE", customApps + u"/my-app"_s, R"({"preconditions":{"resourceVersion":"1"}})");
     QCOMPARE(response.status, 409);
+    QCOMPARE(str(parse(response.body)["message"]),
+             u"Operation cannot be fulfilled on CustomApp.infrastructure.internal.net \"my-app\": "
+             "the ResourceVersion in the precondition (1) does not match the ResourceVersion in "
+             "record (%1). The object might have been modified"_s.arg(
+                 str(app["metadata"]["resourceVersion"])));
     response = call("DELETE", customApps + u"/my-app"_s, "{not json");
     QCOMPARE(response.status, 400);
     response = call("DELETE",

@@ -3,7 +3,7 @@
 #include "controller/cluster/handlers/protobufbody.h"
 #include "controller/cluster/objectjson.h"
 #include "controller/cluster/yamldocuments.h"
-#include "models/jsonsyntax.h"
+#include "models/gojson.h"
 
 using namespace Qt::StringLiterals;
 using json = nlohmann::json;
@@ -205,18 +205,17 @@ parseWriteOptions(const ApiRequest &request, const QString &optionsKind, WriteOp
 
 namespace {
 
-// Go's encoding/json wording for a syntax error: where nlohmann's parser stopped.
-QString jsonSyntaxError(const QByteArray &body)
+// handlers/rest.go's summarizeData: what a decode error quotes of the body, at most `maxLength`
+// bytes, as text when it looks like JSON, else in hex.
+QString summarizeBody(const QByteArray &body, qsizetype maxLength = 30)
 {
-    const std::size_t position
-        = models::findJsonSyntaxError(body).value_or(models::JsonSyntaxError{}).position;
-    qsizetype index = qsizetype(position) - 1;
-    while (index >= 0 && index < body.size() && QChar::fromLatin1(body[index]).isSpace())
-        ++index;
-    if (index < 0 || index >= body.size() || body.trimmed().isEmpty())
-        return u"unexpected end of JSON input"_s;
-    return u"invalid character '%1' looking for beginning of value"_s.arg(
-        QChar::fromLatin1(body[index]));
+    if (body.isEmpty())
+        return u"<empty>"_s;
+    const QByteArray excerpt = body.left(maxLength);
+    const QString more = body.size() > maxLength ? u" ..."_s : QString();
+    if (body.front() == '{')
+        return QString::fromUtf8(excerpt) + more;
+    return QString::fromLatin1(excerpt.toHex()) + more;
 }
 
 // Go's decoder does not reject invalid UTF-8 in strings: each invalid byte becomes U+FFFD.
@@ -238,7 +237,8 @@ QByteArray bodyMediaType(const ApiRequest &request)
 
 } // namespace
 
-models::Result<json, ApiError> parseBody(const ApiRequest &request, bool protobuf)
+models::Result<json, ApiError>
+parseBody(const ApiRequest &request, bool protobuf, const QString &decodeKind)
 {
     const QByteArray mediaType = bodyMediaType(request);
     if (protobuf && mediaType == "application/vnd.kubernetes.protobuf")
@@ -249,10 +249,14 @@ models::Result<json, ApiError> parseBody(const ApiRequest &request, bool protobu
             u"application/json, application/yaml"_s
             + (protobuf ? u", application/vnd.kubernetes.protobuf"_s : QString()));
     }
-    if (mediaType == "application/json") {
-        if (const QString error = objectjson::nestingError(request.body); !error.isEmpty())
-            return ApiError::badRequest(u"couldn't get version/kind; json parse error: "_s + error);
-    }
+    // handlers/rest.go's transformDecodeError for a body whose kind could not be read.
+    const auto decodeError = [&](const QString &error) {
+        QString message = u"couldn't get version/kind; json parse error: "_s + error;
+        if (!decodeKind.isEmpty())
+            message = u"the object provided is unrecognized (must be of type %1): %2 (%3)"_s.arg(
+                decodeKind, message, summarizeBody(request.body));
+        return ApiError::badRequest(message);
+    };
     if (mediaType == "application/yaml") {
         auto documents = yamlDocumentsToJson(request.body);
         if (!documents || documents->size() != 1)
@@ -260,45 +264,55 @@ models::Result<json, ApiError> parseBody(const ApiRequest &request, bool protobu
                 u"couldn't get version/kind; json parse error: invalid YAML in the request body"_s);
         return documents->first();
     }
+    // meta.go's findKind: json.Unmarshal into the struct of apiVersion and kind.
+    if (const auto error
+        = models::goUnmarshalError(request.body,
+                                   "object",
+                                   R"(struct { APIVersion string "json:\"apiVersion,omitempty\""; )"
+                                   R"(Kind string "json:\"kind,omitempty\"" })"))
+        return decodeError(QString::fromStdString(*error));
     json body = json::parse(request.body.constBegin(), request.body.constEnd(), nullptr, false);
     if (body.is_discarded() && !QUtf8StringView(request.body).isValidUtf8()) {
         const QByteArray replaced = replaceInvalidUtf8(request.body);
         body = json::parse(replaced.constBegin(), replaced.constEnd(), nullptr, false);
     }
-    if (body.is_discarded())
-        return ApiError::badRequest(u"couldn't get version/kind; json parse error: "_s
-                                    + jsonSyntaxError(request.body));
-    if (!body.is_object()) {
-        const char *type = body.is_array() ? "array"
-            : body.is_string()             ? "string"
-            : body.is_number()             ? "number"
-            : body.is_boolean()            ? "bool"
-                                           : nullptr;
-        if (type)
-            return ApiError::badRequest(
-                u"couldn't get version/kind; json parse error: json: cannot unmarshal %1 into Go "
-                "value of type struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; "
-                "Kind string \"json:\\\"kind,omitempty\\\"\" }"_s.arg(QLatin1String(type)));
-    }
+    if (body.is_discarded()) // valid to Go, refused by nlohmann's reader
+        return decodeError(u"the body is JSON this server cannot read"_s);
     return body;
 }
 
-std::optional<qint64> parseInteger(const QString &text)
+models::Result<qint64, ApiError> parseQueryInteger(const QString &text)
 {
+    // strconv.Quote of the text, for the printable ASCII that query values mostly are.
+    QString quoted = text;
+    quoted.replace(u'\\', u"\\\\"_s).replace(u'"', u"\\\""_s);
+    const auto refused = [&](const char *why) {
+        return ApiError::badRequest(
+            u"strconv.ParseInt: parsing \"%1\": %2"_s.arg(quoted, QLatin1String(why)));
+    };
+    qsizetype digits = text.startsWith(u'+') || text.startsWith(u'-') ? 1 : 0;
+    if (digits == text.size())
+        return refused("invalid syntax");
+    for (qsizetype i = digits; i < text.size(); ++i) {
+        if (text[i] < u'0' || text[i] > u'9')
+            return refused("invalid syntax");
+    }
     bool ok = false;
     const qint64 value = text.toLongLong(&ok);
-    return ok ? std::optional<qint64>(value) : std::nullopt;
+    if (!ok)
+        return refused("value out of range");
+    return value;
 }
 
 models::Result<json, ApiError> parseWriteRequest(const ApiRequest &request,
                                                  const QString &optionsKind,
-                                                 bool builtin,
+                                                 const ResourceType &type,
                                                  WriteOptions &options)
 {
     if (auto error = parseWriteOptions(request, optionsKind, options))
         return *error;
     options.returnObject = false;
-    return parseBody(request, builtin);
+    return parseBody(request, type.builtin, type.kind);
 }
 
 models::Result<PatchType, ApiError> patchTypeOf(const ApiRequest &request, bool builtin)

@@ -19,7 +19,9 @@ extern const QByteArray kTableContentType;
 QString queryValue(const ApiRequest &request, const QString &key);
 // apimachinery's Convert_Slice_string_To_bool: present with any value but "0"/"false" is true.
 bool queryFlag(const ApiRequest &request, const QString &key);
-std::optional<qint64> parseInteger(const QString &text);
+// An integer query parameter as metav1's conversion reads it (strconv.ParseInt, base 10, 64 bits),
+// or the 400 with strconv's message: `strconv.ParseInt: parsing "ten": invalid syntax`.
+models::Result<qint64, apimachinery::ApiError> parseQueryInteger(const QString &text);
 bool wantsPretty(const ApiRequest &request);
 // Accept asks for a meta.k8s.io/v1 Table.
 bool wantsTable(const ApiRequest &request);
@@ -51,13 +53,15 @@ parseWriteOptions(const ApiRequest &request, const QString &optionsKind, WriteOp
 // response is the committed bytes).
 models::Result<nlohmann::json, apimachinery::ApiError> parseWriteRequest(const ApiRequest &request,
                                                                          const QString &optionsKind,
-                                                                         bool builtin,
+                                                                         const ResourceType &type,
                                                                          WriteOptions &options);
 // The request body as JSON (or YAML). `protobuf`: the type is a built-in one, whose codecs also
 // read protobuf (custom resources read JSON and YAML only); the 415 lists what the endpoint
-// accepts, as upstream does.
-models::Result<nlohmann::json, apimachinery::ApiError> parseBody(const ApiRequest &request,
-                                                                 bool protobuf);
+// accepts, as upstream does. A body that is not a JSON object is refused in encoding/json's words;
+// with `decodeKind` (the kind the body must be) the message names it and quotes the body, as
+// handlers/rest.go's transformDecodeError does for creates and updates.
+models::Result<nlohmann::json, apimachinery::ApiError>
+parseBody(const ApiRequest &request, bool protobuf, const QString &decodeKind = {});
 // The patch type of the Content-Type, or the 415 naming what the type accepts: strategic merge
 // for built-in kinds only, as kube-apiserver; apply patches never (documented divergence).
 models::Result<apimachinery::PatchType, apimachinery::ApiError>

@@ -187,9 +187,9 @@ ApiResponse serveList(const ResourceRequest &r, bool stream)
     options.resourceVersionMatch = queryValue(request, u"resourceVersionMatch"_s);
     options.continueToken = queryValue(request, u"continue"_s);
     if (request.query.hasQueryItem(u"limit"_s)) {
-        const auto limit = parseInteger(queryValue(request, u"limit"_s));
+        const auto limit = parseQueryInteger(queryValue(request, u"limit"_s));
         if (!limit)
-            return errorResponse(request, ApiError::badRequest(u"invalid limit"_s));
+            return errorResponse(request, limit.error());
         options.limit = *limit;
     }
     auto page = listRecords(r.store, *r.type, r.ns, options);

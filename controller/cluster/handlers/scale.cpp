@@ -3,6 +3,7 @@
 #include "controller/cluster/handlers/handlersupport.h"
 #include "controller/cluster/objectjson.h"
 #include "controller/cluster/registry/strategicmerge.h"
+#include "models/gojson.h"
 
 using namespace Qt::StringLiterals;
 using json = nlohmann::json;
@@ -68,11 +69,14 @@ ApiResult<json> requestedScale(const ResourceRequest &r, const json &object)
 {
     const ApiRequest &request = r.request;
     if (r.verb == u"update")
-        return parseBody(request, true);
+        return parseBody(request, true, u"Scale"_s);
+    if (const auto error = models::goJsonSyntaxError(request.body))
+        return ApiError::badRequest(u"error decoding patch: "_s + QString::fromStdString(*error));
     const json patch
         = json::parse(request.body.constBegin(), request.body.constEnd(), nullptr, false);
-    if (patch.is_discarded())
-        return ApiError::badRequest(u"error decoding patch: invalid JSON"_s);
+    if (patch.is_discarded()) // valid to Go, refused by nlohmann's reader
+        return ApiError::badRequest(
+            u"error decoding patch: the patch is JSON this server cannot read"_s);
     json scale = toScale(r.type->type, object);
     const auto patchType = patchTypeOf(request, r.type->type.builtin);
     if (!patchType)

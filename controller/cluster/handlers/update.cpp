@@ -9,7 +9,7 @@ namespace reconscope::controller::cluster {
 ApiResponse serveUpdate(const ResourceRequest &r)
 {
     WriteOptions options;
-    auto body = parseWriteRequest(r.request, u"UpdateOptions"_s, r.type->type.builtin, options);
+    auto body = parseWriteRequest(r.request, u"UpdateOptions"_s, r.type->type, options);
     if (!body)
         return errorResponse(r.request, body.error());
     return writeAnswer(

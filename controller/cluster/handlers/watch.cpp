@@ -33,9 +33,9 @@ ApiResponse serveWatch(const ResourceRequest &r)
     if (wantsTable(request))
         tableIncludeObject = queryValue(request, u"includeObject"_s);
     if (request.query.hasQueryItem(u"timeoutSeconds"_s)) {
-        const auto timeout = parseInteger(queryValue(request, u"timeoutSeconds"_s));
+        const auto timeout = parseQueryInteger(queryValue(request, u"timeoutSeconds"_s));
         if (!timeout)
-            return errorResponse(request, ApiError::badRequest(u"invalid timeoutSeconds"_s));
+            return errorResponse(request, timeout.error());
         options.timeoutSeconds = int(std::clamp<qint64>(*timeout, 0, 24 * 3600));
     }
     auto stream

@@ -61,20 +61,22 @@ ApiResult<WriteResult> deleteObject(VerbContext &context,
         && (name == u"default" || name == u"kube-system" || name == u"kube-public"))
         return ApiError::forbidden(
             {}, type.type.plural, name, u"this namespace may not be deleted"_s);
+    // rest.BeforeDelete's checks: conflicts named by the Kind, not the resource.
     if (!options.preconditionUid.isEmpty() && options.preconditionUid != existing->uid)
-        return ApiError::conflict(
-            type.type.group,
-            type.type.plural,
-            name,
-            u"Precondition failed: UID in precondition: %1, UID in object meta: %2"_s.arg(
-                options.preconditionUid, existing->uid));
+        return ApiError::conflict(type.type.group,
+                                  type.type.kind,
+                                  name,
+                                  u"the UID in the precondition (%1) does not match the UID in "
+                                  "record (%2). The object might have been deleted and then "
+                                  "recreated"_s.arg(options.preconditionUid, existing->uid));
     if (!options.preconditionResourceVersion.isEmpty()
         && options.preconditionResourceVersion != QString::number(existing->resourceVersion))
         return ApiError::conflict(
             type.type.group,
-            type.type.plural,
+            type.type.kind,
             name,
-            u"Precondition failed: ResourceVersion in precondition: %1, ResourceVersion in object meta: %2"_s
+            u"the ResourceVersion in the precondition (%1) does not match the ResourceVersion in "
+            "record (%2). The object might have been modified"_s
                 .arg(options.preconditionResourceVersion)
                 .arg(existing->resourceVersion));
     const QString policy = propagationPolicyOf(options);

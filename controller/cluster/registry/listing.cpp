@@ -1,6 +1,7 @@
 #include "controller/cluster/registry/listing.h"
 
 #include "controller/cluster/objectjson.h"
+#include "models/gojson.h"
 
 #include <algorithm>
 
@@ -88,10 +89,14 @@ models::Result<ContinueToken> decodeContinue(const QString &text)
         text.toLatin1(), QByteArray::Base64UrlEncoding | QByteArray::AbortOnBase64DecodingErrors);
     if (!decoded)
         return R::failure(u"continue key is not valid: illegal base64 data"_s);
+    // storage.DecodeContinue: json.Unmarshal into its continueToken struct.
+    if (const auto error
+        = models::goUnmarshalError(decoded.decoded, "object", "storage.continueToken"))
+        return R::failure(u"continue key is not valid: "_s + QString::fromStdString(*error));
     json token
         = json::parse(decoded.decoded.constBegin(), decoded.decoded.constEnd(), nullptr, false);
-    if (token.is_discarded() || !token.is_object())
-        return R::failure(u"continue key is not valid: invalid character in token"_s);
+    if (token.is_discarded() || !token.is_object()) // null, or valid to Go only
+        token = json::object();
     if (objectjson::string(token, "v") != u"meta.k8s.io/v1")
         return R::failure(
             u"continue key is not valid: server does not recognize this encoded version"_s);

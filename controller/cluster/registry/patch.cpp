@@ -4,6 +4,7 @@
 #include "controller/cluster/objectjson.h"
 #include "controller/cluster/registry/statuspatch.h"
 #include "controller/cluster/registry/strategicmerge.h"
+#include "models/gojson.h"
 
 using namespace Qt::StringLiterals;
 using json = nlohmann::json;
@@ -16,36 +17,71 @@ using apimachinery::PatchType;
 
 namespace {
 
-// The patch body decoded as kube-apiserver's patcher decodes it, with its wording of refusals.
-ApiResult<json> decodePatch(PatchType patchType, const QByteArray &patchBody)
+// The Go type the patch body is first read into (handlers/patch.go), and the JSON type it takes.
+struct PatchTarget
 {
-    if (const QString error = objectjson::nestingError(patchBody); !error.isEmpty())
-        return ApiError::badRequest(u"error decoding patch: "_s + error);
+    const char *accepts;
+    const char *goType;
+};
+
+PatchTarget patchTarget(PatchType patchType, FieldValidation validation)
+{
+    if (patchType != PatchType::Json)
+        return { "object", "map[string]interface {}" };
+    // Warn and Strict read the operations with kjson.UnmarshalStrict, Ignore with
+    // jsonpatch.DecodePatch only.
+    return validation == FieldValidation::Ignore ? PatchTarget{ "array", "jsonpatch.Patch" }
+                                                 : PatchTarget{ "array", "[]handlers.jsonPatchOp" };
+}
+
+// What handlers/patch.go says when it cannot read the patch body: the encoding/json error,
+// prefixed "error decoding patch: " where the patcher reads it for field validation (json and
+// merge patches unless validation is Ignore); a merge patch that is not JSON under Ignore is
+// jsonpatch's ErrBadJSONPatch.
+std::optional<ApiError>
+patchReadError(PatchType patchType, FieldValidation validation, const QByteArray &patchBody)
+{
+    const PatchTarget target = patchTarget(patchType, validation);
+    const auto error = models::goUnmarshalError(patchBody, target.accepts, target.goType);
+    if (!error)
+        return std::nullopt;
+    const QString message = QString::fromStdString(*error);
+    if (patchType == PatchType::Strategic)
+        return ApiError::badRequest(message);
+    if (validation != FieldValidation::Ignore)
+        return ApiError::badRequest(u"error decoding patch: "_s + message);
+    if (patchType == PatchType::Merge && models::goJsonSyntaxError(patchBody))
+        return ApiError::badRequest(u"Invalid JSON Patch"_s);
+    return ApiError::badRequest(message);
+}
+
+// The patch body decoded as kube-apiserver's patcher decodes it, with its wording of refusals.
+ApiResult<json>
+decodePatch(PatchType patchType, const QByteArray &patchBody, FieldValidation validation)
+{
+    if (auto error = patchReadError(patchType, validation, patchBody))
+        return *error;
     // The value json::parse gives (fuzz_objectjson), quicker for compact, key-sorted text.
     json patchDocument = objectjson::parseStored(patchBody);
-    if (patchDocument.is_discarded() && !QUtf8StringView(patchBody).isValidUtf8()) {
+    if (patchDocument.is_discarded()) {
         // Go's decoder turns invalid UTF-8 in strings into U+FFFD instead of refusing it.
         const QByteArray replaced = QString::fromUtf8(patchBody).toUtf8();
         patchDocument = json::parse(replaced.constBegin(), replaced.constEnd(), nullptr, false);
     }
-    if (patchDocument.is_discarded())
-        return ApiError::badRequest(u"error decoding patch: invalid JSON"_s);
+    if (patchDocument.is_discarded()) // valid to Go, refused by nlohmann's reader
+        return ApiError::badRequest(
+            u"error decoding patch: the patch is JSON this server cannot read"_s);
     if (patchType == PatchType::Json) {
-        if (!patchDocument.is_array())
-            return ApiError::badRequest(
-                u"json: cannot unmarshal object into Go value of type jsonpatch.Patch"_s);
         for (const json &operation : patchDocument) {
-            if (!operation.is_object()) {
-                // encoding/json decoding jsonpatch.Patch ([]Operation, each a map).
-                const char *type = operation.is_array() ? "array"
-                    : operation.is_string()             ? "string"
-                    : operation.is_number()             ? "number"
-                    : operation.is_boolean()            ? "bool"
-                                                        : nullptr;
-                if (type)
-                    return ApiError::badRequest(
-                        u"json: cannot unmarshal %1 into Go value of type jsonpatch.Operation"_s
-                            .arg(QLatin1String(type)));
+            if (!operation.is_object() && !operation.is_null()) {
+                // encoding/json decoding each element (an Operation map, or a jsonPatchOp).
+                const QString message = u"json: cannot unmarshal %1 into Go value of type %2"_s.arg(
+                    QLatin1String(models::goJsonValueType(objectjson::dump(operation))),
+                    validation == FieldValidation::Ignore ? u"jsonpatch.Operation"_s
+                                                          : u"handlers.jsonPatchOp"_s);
+                return ApiError::badRequest(validation == FieldValidation::Ignore
+                                                ? message
+                                                : u"error decoding patch: "_s + message);
             }
         }
         if (patchDocument.size() > 10000)
@@ -54,9 +90,8 @@ ApiResult<json> decodePatch(PatchType patchType, const QByteArray &patchBody)
                     patchDocument.size()));
     } else if (patchType == PatchType::Strategic) {
         return strategicPatchDocument(std::move(patchDocument));
-    } else if (!patchDocument.is_object()) {
-        return ApiError::badRequest(
-            u"error decoding patch: json: cannot unmarshal into Go value of type map[string]interface {}"_s);
+    } else if (patchDocument.is_null()) {
+        return ApiError::badRequest(u"Invalid JSON Patch"_s); // jsonpatch.MergePatch of null
     }
     return patchDocument;
 }
@@ -76,7 +111,7 @@ ApiResult<WriteResult> patchObject(VerbContext &context,
     // strategicpatch's refusal of an object without Go struct tags (HTTP answers the 415 first).
     if (patchType == PatchType::Strategic && !type.type.builtin)
         return ApiError::badRequest(u"strategic merge patch format is not supported"_s);
-    auto decoded = decodePatch(patchType, patchBody);
+    auto decoded = decodePatch(patchType, patchBody, options.fieldValidation);
     if (!decoded)
         return decoded.error();
     const json patchDocument = std::move(*decoded);
