@@ -735,7 +735,13 @@ void tst_Crud::dryRunStoresNothing()
     QCOMPARE(response.status, 422);
     QCOMPARE(
         str(parse(response.body)["message"]),
-        u"CreateOptions.meta.k8s.io \"\" is invalid: dryRun: Unsupported value: []string{\"Yes\"}: supported values: \"All\""_s);
+        u"CreateOptions.meta.k8s.io \"\" is invalid: dryRun: Unsupported value: [\"Yes\"]: supported values: \"All\""_s);
+    // The values as json.Marshal writes a []string: no spaces, HTML characters escaped.
+    response
+        = call("POST", customApps + u"?dryRun=All&dryRun=%3Cb%3E%26"_s, dump(customApp("dry")));
+    QCOMPARE(
+        str(parse(response.body)["details"]["causes"][0]["message"]),
+        u"Unsupported value: [\"All\",\"\\u003cb\\u003e\\u0026\"]: supported values: \"All\""_s);
 }
 
 void tst_Crud::optionValidation()

@@ -378,7 +378,7 @@ void tst_DryRun::invalidDryRunValues()
     QCOMPARE(str(status["reason"]), u"Invalid"_s);
     QCOMPARE(
         str(status["message"]),
-        u"%1.meta.k8s.io \"\" is invalid: dryRun: Unsupported value: []string{\"All\", \"true\"}: supported values: \"All\""_s
+        u"%1.meta.k8s.io \"\" is invalid: dryRun: Unsupported value: [\"All\",\"true\"]: supported values: \"All\""_s
             .arg(optionsKind));
     QCOMPARE(str(status["details"]["kind"]), optionsKind);
     QCOMPARE(m_cluster->currentResourceVersion(), revision);

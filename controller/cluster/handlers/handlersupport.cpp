@@ -149,13 +149,19 @@ QList<FieldError> validateDryRun(const QStringList &values)
 {
     for (const QString &value : values) {
         if (value != u"All") {
-            QStringList quoted;
+            // field.Error prints a []string as json.Marshal writes it, HTML characters escaped.
+            json list = json::array();
             for (const QString &v : values)
-                quoted << u'"' + v + u'"';
+                list.push_back(v.toStdString());
+            QString marshalled = QString::fromUtf8(objectjson::dump(list));
+            marshalled.replace(u'<', u"\\u003c"_s)
+                .replace(u'>', u"\\u003e"_s)
+                .replace(u'&', u"\\u0026"_s)
+                .replace(QChar(0x2028), u"\\u2028"_s)
+                .replace(QChar(0x2029), u"\\u2029"_s);
             return { { u"FieldValueNotSupported"_s,
                        u"dryRun"_s,
-                       u"Unsupported value: []string{%1}: supported values: \"All\""_s.arg(
-                           quoted.join(u", "_s)) } };
+                       u"Unsupported value: %1: supported values: \"All\""_s.arg(marshalled) } };
         }
     }
     return {};
