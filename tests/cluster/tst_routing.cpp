@@ -1,0 +1,94 @@
+#include "apitestsupport.h"
+
+using namespace Qt::StringLiterals;
+using namespace reconscope::controller::cluster;
+using namespace reconscope::controller::cluster::testsupport;
+
+// What a path does not take: the refusals of go-restful's route selection for built-in kinds
+// (405, 415, 406, as kube-apiserver's serviceErrorHandler passes them on) and the custom
+// resource handler's answers to the same requests.
+class tst_Routing : public ApiTestCase
+{
+    Q_OBJECT
+
+private slots:
+    void init() { setUp(); }
+    void cleanup() { tearDown(); }
+
+    void methodsAPathDoesNotRoute_data();
+    void methodsAPathDoesNotRoute();
+    void customResourceCreateAtAnObjectPath();
+    void unproducibleAcceptIs406();
+};
+
+// go-restful's 405 for what a built-in path does not route (NewGenericServerResponse: a fixed
+// message, empty details), and the CR handler's 400 for an update or patch of a collection.
+void tst_Routing::methodsAPathDoesNotRoute_data()
+{
+    QTest::addColumn<QByteArray>("method");
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QByteArray>("expected");
+    const QByteArray notAllowed
+        = R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server does not allow this method on the requested resource","reason":"MethodNotAllowed","details":{},"code":405})"
+          "\n";
+    const QString configMaps = u"/api/v1/namespaces/default/configmaps"_s;
+    QTest::newRow("POST to a ConfigMap")
+        << QByteArray("POST") << configMaps + u"/x"_s << notAllowed;
+    QTest::newRow("PUT to ConfigMaps") << QByteArray("PUT") << configMaps << notAllowed;
+    QTest::newRow("PATCH to ConfigMaps") << QByteArray("PATCH") << configMaps << notAllowed;
+    QTest::newRow("DELETE of a Deployment status")
+        << QByteArray("DELETE") << u"/apis/apps/v1/namespaces/default/deployments/d/status"_s
+        << notAllowed;
+    const QByteArray nameMissing
+        = R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"name must be provided","reason":"BadRequest","code":400})"
+          "\n";
+    QTest::newRow("PATCH to CustomApps") << QByteArray("PATCH") << customApps << nameMissing;
+    QTest::newRow("PUT to CustomApps") << QByteArray("PUT") << customApps << nameMissing;
+}
+
+void tst_Routing::methodsAPathDoesNotRoute()
+{
+    QFETCH(QByteArray, method);
+    QFETCH(QString, path);
+    QFETCH(QByteArray, expected);
+    const QByteArray contentType
+        = method == "PATCH" ? "application/merge-patch+json" : "application/json";
+    const ApiResponse response = call(method, path, R"({"metadata":{"name":"x"}})", contentType);
+    QCOMPARE(response.body, expected);
+}
+
+void tst_Routing::customResourceCreateAtAnObjectPath()
+{
+    // The CR handler creates what a POST to an object path carries, named by the body.
+    const ApiResponse response = call("POST", customApps + u"/other"_s, dump(customApp("x")));
+    QCOMPARE(response.status, 201);
+    QCOMPARE(str(parse(response.body)["metadata"]["name"]), u"x"_s);
+    QCOMPARE(call("GET", customApps + u"/x"_s).status, 200);
+}
+
+void tst_Routing::unproducibleAcceptIs406()
+{
+    // go-restful matches Accept against the route's types, parameters dropped; lists and watches
+    // also give the watch streams.
+    ApiRequest list = request("GET", u"/api/v1/namespaces/default/configmaps"_s);
+    list.headers.append(qMakePair(QByteArray("accept"), QByteArray("application/x-unknown")));
+    ApiResponse response = m_server->handle(list);
+    QCOMPARE(response.status, 406);
+    QCOMPARE(
+        response.body,
+        QByteArray(
+            R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf, application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch","reason":"NotAcceptable","details":{},"code":406})"
+            "\n"));
+    ApiRequest get = request("GET", u"/api/v1/namespaces/default/configmaps/x"_s);
+    get.headers.append(qMakePair(QByteArray("accept"), QByteArray("text/html, application/*")));
+    QCOMPARE(str(parse(m_server->handle(get).body)["message"]),
+             u"406: Not Acceptable\n\nAvailable representations: application/json, "
+             "application/yaml, application/vnd.kubernetes.protobuf"_s);
+    get.headers.last().second = "text/html, application/json;as=Table;v=v1;g=meta.k8s.io";
+    QCOMPARE(m_server->handle(get).status, 404);
+    get.headers.last().second = "text/html;q=0.9, */*;q=0.1";
+    QCOMPARE(m_server->handle(get).status, 404);
+}
+
+QTEST_GUILESS_MAIN(tst_Routing)
+#include "tst_routing.moc"
