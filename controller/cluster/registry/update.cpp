@@ -125,7 +125,13 @@ json mainWrite(const TypeEntry &type, json updated, const json &stored)
     }
     if (isNamespaceType(type.type) && stored.contains("spec"))
         updated["spec"] = stored["spec"]; // spec.finalizers are changed only through /finalize
-    if (tracksGeneration(type.type) && !equalApartFromMetadata(stored, updated))
+    // A Deployment's annotations bump it too: they are copied to its ReplicaSets (upstream's
+    // deploymentStrategy.PrepareForUpdate).
+    const bool annotationsCount = type.type.builtin && type.type.group == u"apps"
+        && type.type.kind == u"Deployment"
+        && objectjson::member(m, "annotations") != objectjson::member(old, "annotations");
+    if (tracksGeneration(type.type)
+        && (annotationsCount || !equalApartFromMetadata(stored, updated)))
         m["generation"] = old.value("generation", 0) + 1;
     return updated;
 }
