@@ -13,6 +13,12 @@
 
 #include <memory>
 
+// QCOMPARE for json values (QTest has no printer for them); `json` must name nlohmann::json
+// where it is used.
+#define JSON_COMPARE(actual, expected) \
+    QVERIFY2(json(actual) == json(expected), \
+             (json(actual).dump() + " != " + json(expected).dump()).c_str())
+
 namespace reconscope::controller::cluster::testsupport {
 
 using json = nlohmann::json;

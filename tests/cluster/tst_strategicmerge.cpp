@@ -19,11 +19,6 @@ using namespace reconscope::controller::cluster;
 using namespace reconscope::controller::apimachinery;
 using namespace reconscope::controller::cluster::testsupport;
 
-// QCOMPARE for json values (QTest has no printer for them).
-#define JSON_COMPARE(actual, expected) \
-    QVERIFY2(json(actual) == json(expected), \
-             (json(actual).dump() + " != " + json(expected).dump()).c_str())
-
 namespace {
 
 const QString CasesDir = QStringLiteral(RECONSCOPE_TEST_DATA "/strategicmerge");
