@@ -21,6 +21,12 @@
 
 namespace reconscope::controller::cluster::testsupport {
 
+// The 415 a PATCH of a custom resource gets for a patch type kube-apiserver does not take for it
+// (strategic merge, or a type that is no patch type).
+inline const QByteArray customResourcePatch415 = QByteArrayLiteral(
+    R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml","reason":"UnsupportedMediaType","code":415})"
+    "\n");
+
 using json = nlohmann::json;
 
 inline UserInfo admin()

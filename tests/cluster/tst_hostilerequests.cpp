@@ -60,6 +60,7 @@ private:
     void snapshot();
     // Fails the test when anything changed since snapshot().
     void verifyUnchanged();
+    void refusedWith400();
 
     std::unique_ptr<Cluster> m_cluster;
     std::unique_ptr<ApiServer> m_server;
@@ -323,7 +324,9 @@ void tst_HostileRequests::undecodablePatchOrQueryIs400_data()
            "into Go value of type storage.continueToken"_s;
 }
 
-void tst_HostileRequests::undecodablePatchOrQueryIs400()
+// The row's request (method, path, body, contentType) is refused with 400 and the row's message,
+// the stored objects left as they were.
+void tst_HostileRequests::refusedWith400()
 {
     QFETCH(QByteArray, method);
     QFETCH(QString, path);
@@ -334,6 +337,11 @@ void tst_HostileRequests::undecodablePatchOrQueryIs400()
     QCOMPARE(response.status, 400);
     QCOMPARE(response.body, statusBody(400, "BadRequest", message));
     verifyUnchanged();
+}
+
+void tst_HostileRequests::undecodablePatchOrQueryIs400()
+{
+    refusedWith400();
 }
 
 void tst_HostileRequests::deeplyNestedJsonIs400_data()
@@ -369,15 +377,7 @@ void tst_HostileRequests::deeplyNestedJsonIs400_data()
 
 void tst_HostileRequests::deeplyNestedJsonIs400()
 {
-    QFETCH(QByteArray, method);
-    QFETCH(QString, path);
-    QFETCH(QByteArray, body);
-    QFETCH(QByteArray, contentType);
-    QFETCH(QString, message);
-    const ApiResponse response = call(method, path, body, contentType);
-    QCOMPARE(response.status, 400);
-    QCOMPARE(response.body, statusBody(400, "BadRequest", message));
-    verifyUnchanged();
+    refusedWith400();
 }
 
 void tst_HostileRequests::nestingBelowTheLimitIsAccepted()
