@@ -318,7 +318,10 @@ void DetailPane::refreshOwned()
     auto gathered = std::make_shared<Gathered>();
     gathered->pending = int(kinds.size());
     QPointer<DetailPane> self(this);
-    for (const auto &[kind, kindName] : kinds) {
+    for (const Listed &listed : kinds) {
+        // Named copies: clang before 16 cannot capture structured bindings.
+        const ResourceRef kind = listed.ref;
+        const char *const kindName = listed.kind;
         client->list(
             kind,
             ns,
