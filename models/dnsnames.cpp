@@ -1,5 +1,7 @@
 #include "models/dnsnames.h"
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 namespace reconscope::models {
@@ -10,6 +12,7 @@ constexpr qsizetype dns1123LabelMaxLength = 63;
 constexpr qsizetype dns1123SubdomainMaxLength = 253;
 constexpr qsizetype dns1035LabelMaxLength = 63;
 constexpr qsizetype labelValueMaxLength = 63;
+constexpr qsizetype qualifiedNameMaxLength = 63;
 
 bool isLowerAlpha(QChar c)
 {
@@ -130,6 +133,79 @@ QStringList isValidLabelValue(const QString &value)
                       u"characters, '-', '_' or '.', and must start and end with an alphanumeric "
                       u"character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for "
                       u"validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"_s);
+    return errors;
+}
+
+QStringList isQualifiedName(const QString &value)
+{
+    static const QString nameFormat
+        = u"must consist of alphanumeric characters, '-', '_' or '.', and must start and end with "
+          u"an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
+          u"validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"_s;
+    QStringList errors;
+    const QList<QStringView> parts = QStringView(value).split(u'/');
+    QStringView name = parts.first();
+    if (parts.size() > 2)
+        return {
+            u"a valid label key "_s + nameFormat
+            + u" with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"_s
+        };
+    if (parts.size() == 2) {
+        name = parts[1];
+        const QString prefix = parts[0].toString();
+        if (prefix.isEmpty()) {
+            errors.append(u"prefix part must be non-empty"_s);
+        } else {
+            // content.IsDNS1123Subdomain, whose length message counts bytes.
+            for (QString message : isDNS1123Subdomain(prefix))
+                errors.append(u"prefix part "_s + message.replace(u" characters"_s, u" bytes"_s));
+        }
+    }
+    if (name.isEmpty())
+        errors.append(u"name part must be non-empty"_s);
+    else if (goLength(name.toString()) > qualifiedNameMaxLength)
+        errors.append(u"name part must be no more than %1 bytes"_s.arg(qualifiedNameMaxLength));
+    if (name.isEmpty() || !matchesLabelValue(name))
+        errors.append(u"name part "_s + nameFormat);
+    return errors;
+}
+
+QStringList isConfigMapKey(const QString &value)
+{
+    QStringList errors;
+    if (goLength(value) > dns1123SubdomainMaxLength)
+        errors.append(maxLenError(dns1123SubdomainMaxLength));
+    const bool charset = !value.isEmpty() && std::all_of(value.begin(), value.end(), [](QChar c) {
+        return isAlnum(c) || c == u'-' || c == u'_' || c == u'.';
+    });
+    if (!charset)
+        errors.append(u"a valid config key must consist of alphanumeric characters, '-', '_' or "
+                      u"'.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for "
+                      u"validation is '[-._a-zA-Z0-9]+')"_s);
+    if (value == u".")
+        errors.append(u"must not be '.'"_s);
+    else if (value == u"..")
+        errors.append(u"must not be '..'"_s);
+    else if (value.startsWith(u".."))
+        errors.append(u"must not start with '..'"_s);
+    return errors;
+}
+
+QStringList isValidPortName(const QString &value)
+{
+    QStringList errors;
+    if (goLength(value) > 15)
+        errors.append(maxLenError(15));
+    if (value.isEmpty() || !std::all_of(value.begin(), value.end(), [](QChar c) {
+            return isLowerAlnum(c) || c == u'-';
+        }))
+        errors.append(u"must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)"_s);
+    if (!std::any_of(value.begin(), value.end(), isLowerAlpha))
+        errors.append(u"must contain at least one letter (a-z)"_s);
+    if (value.contains(u"--"))
+        errors.append(u"must not contain consecutive hyphens"_s);
+    if (!value.isEmpty() && (value.front() == u'-' || value.back() == u'-'))
+        errors.append(u"must not begin or end with a hyphen"_s);
     return errors;
 }
 
