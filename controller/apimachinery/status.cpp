@@ -285,8 +285,12 @@ ApiError ApiError::modified(const QString &group, const QString &resource, const
 QString aggregateMessage(const QList<StatusCause> &causes)
 {
     QStringList parts;
-    for (const StatusCause &cause : causes)
-        parts.append(cause.field.isEmpty() ? cause.message : cause.field + u": "_s + cause.message);
+    for (const StatusCause &cause : causes) {
+        QString part
+            = cause.field.isEmpty() ? cause.message : cause.field + u": "_s + cause.message;
+        if (!parts.contains(part)) // field.ErrorList.ToAggregate lists each message once
+            parts.append(std::move(part));
+    }
     if (parts.size() == 1)
         return parts.first();
     if (parts.isEmpty())

@@ -119,7 +119,7 @@ struct ApiError
 };
 
 // Upstream's aggregate of field errors: "<field>: <message>" for one ("<message>" without a
-// field), "[<f1>: <m1>, <f2>: <m2>]" for several, "" for none.
+// field), "[<f1>: <m1>, <f2>: <m2>]" for several, "" for none; a repeated one listed once.
 QString aggregateMessage(const QList<StatusCause> &causes);
 
 template<typename T>
