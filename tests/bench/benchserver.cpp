@@ -1,15 +1,23 @@
 #include "benchserver.h"
 
 #include "controller/kube/kubeconfig.h"
+#include "models/yamljson.h"
 
 #include <QDeadlineTimer>
 #include <QEventLoop>
 #include <QFile>
 #include <QNetworkReply>
+#include <QThread>
 
 #include <algorithm>
+#include <cstdio>
+#include <unistd.h>
 
 using namespace Qt::StringLiterals;
+
+BenchServer::BenchServer(Kind kind)
+    : m_kind(kind)
+{ }
 
 BenchServer::~BenchServer()
 {
@@ -18,16 +26,20 @@ BenchServer::~BenchServer()
 
 bool BenchServer::start()
 {
-    // RECONSCOPE_BENCH_SERVER: another `reconscope` to serve (e.g. an older build, to compare
-    // the two back to back under the same load).
+    return m_kind == Kind::Real ? startReal() : startEmbedded();
+}
+
+bool BenchServer::startEmbedded()
+{
     const QString server = qEnvironmentVariable("RECONSCOPE_BENCH_SERVER");
+    m_kubeconfig = m_dir.filePath(u"kubeconfig.yaml"_s);
     m_process.setProgram(server.isEmpty() ? QStringLiteral(RECONSCOPE_EXECUTABLE) : server);
     m_process.setArguments({ u"serve"_s,
                              u"--no-demo"_s,
                              u"--listen"_s,
                              u"127.0.0.1:0"_s,
                              u"--kubeconfig-out"_s,
-                             kubeconfigPath() });
+                             m_kubeconfig });
     m_process.setProcessChannelMode(QProcess::ForwardedErrorChannel);
     m_process.start();
     QByteArray out;
@@ -38,7 +50,69 @@ bool BenchServer::start()
     }
     if (!out.contains("serving at"))
         return false;
-    const auto kubeconfig = reconscope::controller::kube::Kubeconfig::load(kubeconfigPath());
+    m_pids = { m_process.processId() };
+    return readKubeconfig();
+}
+
+namespace {
+
+QString clusterTool()
+{
+    return QStringLiteral(RECONSCOPE_SOURCE_DIR) + u"/tools/kubefixture/cluster.py"_s;
+}
+
+// cluster.py VERB ARGS..., its stderr forwarded; true when it exited 0.
+bool runClusterTool(const QStringList &arguments, int timeoutMs)
+{
+    QProcess tool;
+    tool.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    tool.setStandardOutputFile(QProcess::nullDevice());
+    tool.start(u"/usr/bin/python3"_s, QStringList{ clusterTool() } + arguments);
+    if (!tool.waitForFinished(timeoutMs)) {
+        tool.kill();
+        tool.waitForFinished();
+        return false;
+    }
+    return tool.exitStatus() == QProcess::NormalExit && tool.exitCode() == 0;
+}
+
+} // namespace
+
+bool BenchServer::startReal()
+{
+    const QString bin = qEnvironmentVariable("RECONSCOPE_KUBE_BIN");
+    if (bin.isEmpty() || !QFile::exists(bin + u"/kube-apiserver"_s)) {
+        std::fprintf(
+            stderr,
+            "the real server needs the control plane ./dev builds: RECONSCOPE_KUBE_BIN='%s' "
+            "holds no kube-apiserver (run the bench through ./dev bench)\n",
+            qPrintable(bin));
+        return false;
+    }
+    m_clusterState = m_dir.filePath(u"realcluster"_s);
+    if (!runClusterTool(
+            { u"up"_s, u"--bin"_s, bin, u"--state"_s, m_clusterState, u"--control-plane-only"_s },
+            300000)) {
+        m_clusterState.clear(); // cluster.py stopped what it had started
+        return false;
+    }
+    QFile stateFile(m_clusterState + u"/state.json"_s);
+    if (!stateFile.open(QIODevice::ReadOnly))
+        return false;
+    const QByteArray stateText = stateFile.readAll();
+    const auto state
+        = nlohmann::json::parse(stateText.constBegin(), stateText.constEnd(), nullptr, false);
+    if (state.is_discarded())
+        return false;
+    for (const char *name : { "kube-apiserver", "etcd" })
+        m_pids << state["processes"][name].value("pid", qint64(0));
+    m_kubeconfig = m_clusterState + u"/kubeconfig"_s;
+    return readKubeconfig() && installCustomAppCrd();
+}
+
+bool BenchServer::readKubeconfig()
+{
+    const auto kubeconfig = reconscope::controller::kube::Kubeconfig::load(m_kubeconfig);
     if (!kubeconfig)
         return false;
     const auto config = kubeconfig->resolve();
@@ -48,8 +122,47 @@ bool BenchServer::start()
     return true;
 }
 
+// The project's CustomApp CRD, created and then waited for until its collection answers (the
+// embedded cluster serves it from the start).
+bool BenchServer::installCustomAppCrd()
+{
+    QFile file(QStringLiteral(RECONSCOPE_SOURCE_DIR)
+               + u"/resources/crds/customapps.infrastructure.internal.net.yaml"_s);
+    if (!file.open(QIODevice::ReadOnly))
+        return false;
+    const auto documents = reconscope::models::yamlDocumentsToJson(file.readAll());
+    if (!documents || documents.value().isEmpty())
+        return false;
+    QNetworkAccessManager nam;
+    const auto created = send(nam,
+                              "POST",
+                              u"/apis/apiextensions.k8s.io/v1/customresourcedefinitions"_s,
+                              QByteArray::fromStdString(documents.value().first().dump()),
+                              "application/json");
+    if (created.status != 201) {
+        std::fprintf(
+            stderr, "CustomApp CRD: %d %s\n", created.status, created.body.left(400).constData());
+        return false;
+    }
+    const QDeadlineTimer deadline(60000);
+    while (!deadline.hasExpired()) {
+        if (send(nam, "GET", u"/apis/infrastructure.internal.net/v1/customapps?limit=1"_s).status
+            == 200)
+            return true;
+        QThread::msleep(100);
+    }
+    std::fprintf(stderr, "CustomApp CRD: not served within 60 s\n");
+    return false;
+}
+
 void BenchServer::stop()
 {
+    if (!m_clusterState.isEmpty()) {
+        if (!runClusterTool({ u"down"_s, u"--state"_s, m_clusterState }, 60000))
+            std::fprintf(stderr, "cluster.py down failed for %s\n", qPrintable(m_clusterState));
+        m_clusterState.clear();
+        m_pids.clear();
+    }
     if (m_process.state() == QProcess::NotRunning)
         return;
     m_process.terminate();
@@ -105,12 +218,40 @@ qint64 procStatusKb(qint64 pid, const char *field)
 
 qint64 BenchServer::peakRss() const
 {
-    return procStatusKb(pid(), "VmHWM") * 1024;
+    qint64 total = 0;
+    for (const qint64 pid : m_pids)
+        total += procStatusKb(pid, "VmHWM") * 1024;
+    return total;
 }
 
 qint64 BenchServer::currentRss() const
 {
-    return procStatusKb(pid(), "VmRSS") * 1024;
+    qint64 total = 0;
+    for (const qint64 pid : m_pids)
+        total += procStatusKb(pid, "VmRSS") * 1024;
+    return total;
+}
+
+double BenchServer::cpuSeconds() const
+{
+    double total = 0;
+    for (const qint64 pid : m_pids)
+        total += procCpuSeconds(pid);
+    return total;
+}
+
+double procCpuSeconds(qint64 pid)
+{
+    QFile file(u"/proc/%1/stat"_s.arg(pid));
+    if (!file.open(QIODevice::ReadOnly))
+        return 0;
+    // The command name (field 2) may hold spaces: the fields counted from after its ")".
+    const QByteArray stat = file.readAll();
+    const auto fields = stat.mid(stat.lastIndexOf(')') + 2).split(' ');
+    if (fields.size() < 13)
+        return 0;
+    // utime and stime, fields 14 and 15 of the whole line, in clock ticks.
+    return double(fields[11].toLongLong() + fields[12].toLongLong()) / double(sysconf(_SC_CLK_TCK));
 }
 
 double percentile(std::vector<double> values, double p)

@@ -35,10 +35,10 @@ double driveServerChurn(
 
 // `reconscope_bench --console-child KUBECONFIG N`: the real console (ConsoleSession, its table
 // model, ResourceTablePanel's sorted proxy and view, offscreen) connects and fills the table.
-// Prints one JSON line once the N rows are shown sorted and painted (seconds from connect, peak and
-// steady memory, the longest UI-thread stall while loading), then answers each "mark" line on stdin
-// with the figures since the previous mark (longest stall, event-to-visible latencies, rows
-// changed); "quit" ends it. Needs a QApplication.
+// Prints one JSON line once the N rows are shown sorted and painted (seconds and the process's CPU
+// seconds from connect, peak and steady memory, the longest UI-thread stall while loading), then
+// answers each "mark" line on stdin with the figures since the previous mark (longest stall,
+// event-to-visible latencies, rows changed); "quit" ends it. Needs a QApplication.
 int runConsoleChild(const QString &kubeconfigPath, int expectedObjects);
 
 // `reconscope_bench --reconcile-child KUBECONFIG`: an informer cache of the CustomApps and a

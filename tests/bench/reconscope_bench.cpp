@@ -1,9 +1,12 @@
 // Benchmarks of the embedded cluster (issue 3) — and, as the client side lands, of the console's
 // client (issues 4 and 8). Run with `./dev bench [--quick] [--objects N] [--json FILE]`.
 // The cluster runs as a separate `reconscope serve` process; every figure is measured in this run.
-#include "../kube/testserver.h"
+// `./dev bench --server real|both` runs the speed race against the peers instead (peerrace.h).
+#include "benchload.h"
 #include "benchserver.h"
 #include "consolebench.h"
+#include "informerbench.h"
+#include "peerrace.h"
 
 #include "controller/kube/eventdispatcher.h"
 #include "controller/kube/informerstore.h"
@@ -33,108 +36,6 @@ namespace {
 
 // Rounds of the painted table against Python's list (medians compared).
 constexpr int ListRounds = 3;
-
-const QString collection = u"/apis/infrastructure.internal.net/v1/namespaces/%1/customapps"_s;
-
-// A realistic CustomApp of about 3.4 KB: labels, annotations (a last-applied configuration as
-// kubectl apply leaves it), spec, and conditions in the status the reconciler would write.
-json makeObject(int index)
-{
-    const auto name = "app-" + std::to_string(index);
-    json spec{
-        { "image",
-          "registry.example.com/team/service-" + std::to_string(index % 97) + ":1.4."
-              + std::to_string(index % 13) },
-        { "replicas", 1 + index % 5 },
-        { "port", 8080 },
-        { "configJSON",
-          R"({"logLevel":"info","features":{"cache":true,"tracing":false},"upstreams":["a.internal:443","b.internal:443"]})" },
-        { "secretRef", { { "name", "service-credentials" } } }
-    };
-    json lastApplied{ { "apiVersion", "infrastructure.internal.net/v1" },
-                      { "kind", "CustomApp" },
-                      { "metadata", { { "name", name }, { "namespace", "bench" } } },
-                      { "spec", spec } };
-    json annotations{
-        { "kubectl.kubernetes.io/last-applied-configuration", lastApplied.dump() + "\n" },
-        { "deploy.example.com/owner", "team-payments@example.com" },
-        { "deploy.example.com/runbook",
-          "https://runbooks.example.com/services/payments/service-" + std::to_string(index % 97) },
-        { "deploy.example.com/change-ticket", "CHG-" + std::to_string(100000 + index) },
-        { "deploy.example.com/description", std::string(2100, 'x') }
-    };
-    return { { "apiVersion", "infrastructure.internal.net/v1" },
-             { "kind", "CustomApp" },
-             { "metadata",
-               { { "name", name },
-                 { "namespace", "bench" },
-                 { "labels",
-                   { { "app.kubernetes.io/name", name },
-                     { "app.kubernetes.io/part-of", "payments" },
-                     { "app.kubernetes.io/managed-by", "gitops" },
-                     { "team", "team-" + std::to_string(index % 20) },
-                     { "tier", index % 3 == 0 ? "frontend" : "backend" } } },
-                 { "annotations", annotations } } },
-             { "spec", spec } };
-}
-
-json makeStatus(int generation, int counter)
-{
-    json conditions = json::array();
-    for (const char *type : { "Ready", "Degraded", "Available" }) {
-        conditions.push_back(
-            { { "type", type },
-              { "status", std::string(type) == "Degraded" ? "False" : "True" },
-              { "reason", "Synchronized" },
-              { "message", "all replicas ready, observed at pass " + std::to_string(counter) },
-              { "lastTransitionTime", "2026-11-29T10:00:00Z" },
-              { "observedGeneration", generation } });
-    }
-    return { { "status",
-               { { "observedGeneration", generation },
-                 { "replicas", 1 },
-                 { "readyReplicas", 1 },
-                 { "conditions", conditions } } } };
-}
-
-// Keeps `inFlight` requests going until `count` have completed; returns seconds.
-double runConcurrent(QNetworkAccessManager &nam,
-                     int count,
-                     int inFlight,
-                     const std::function<QNetworkReply *(QNetworkAccessManager &, int)> &issue,
-                     int *failures)
-{
-    QElapsedTimer timer;
-    timer.start();
-    int next = 0;
-    int done = 0;
-    QEventLoop loop;
-    std::function<void()> launch = [&] {
-        if (next >= count)
-            return;
-        QNetworkReply *reply = issue(nam, next++);
-        QObject::connect(reply, &QNetworkReply::finished, &loop, [&, reply] {
-            const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-            if (status < 200 || status >= 300) {
-                if (failures && ++*failures <= 3)
-                    std::fprintf(stderr,
-                                 "request failed: %d %s\n",
-                                 status,
-                                 reply->readAll().left(300).constData());
-            }
-            reply->deleteLater();
-            if (++done == count)
-                loop.quit();
-            else
-                launch();
-        });
-    };
-    for (int i = 0; i < inFlight && i < count; ++i)
-        launch();
-    if (count > 0)
-        loop.exec();
-    return double(timer.nsecsElapsed()) / 1e9;
-}
 
 struct Figures
 {
@@ -175,161 +76,6 @@ double timeProcess(const QString &program,
 }
 
 // --- The console's client (issue 4) ---
-
-const reconscope::controller::apimachinery::ResourceRef customApps{
-    u"infrastructure.internal.net"_s, u"v1"_s, u"customapps"_s
-};
-
-// `reconscope_bench --informer-child KUBECONFIG`: a fresh process that fills an InformerStore with
-// every CustomApp of the cluster and prints one JSON line (time connect -> synced, objects, its own
-// resident memory before the start and at its peak). A process of its own, so that its peak
-// memory is the informer's and not the harness's.
-int runInformerChild(const QString &kubeconfigPath)
-{
-    namespace kube = reconscope::controller::kube;
-    const qint64 pid = QCoreApplication::applicationPid();
-    const qint64 baseline = procStatusKb(pid, "VmRSS") * 1024;
-    auto kubeconfig = kube::Kubeconfig::load(kubeconfigPath);
-    if (!kubeconfig) {
-        std::fprintf(stderr, "%s\n", qPrintable(kubeconfig.error().message));
-        return 1;
-    }
-    auto config = kubeconfig->resolve();
-    if (!config) {
-        std::fprintf(stderr, "%s\n", qPrintable(config.error().message));
-        return 1;
-    }
-    kube::InformerStore store(config.value(), customApps);
-    QEventLoop loop;
-    QObject::connect(&store, &kube::InformerStore::synced, &loop, &QEventLoop::quit);
-    QTimer::singleShot(600000, &loop, &QEventLoop::quit);
-    // The UI thread's CPU time from start to synced: an upper bound on what applying the
-    // informer's batches cost it (the rest is event-loop wake-ups).
-    const auto threadCpuNs = [] {
-        timespec now{};
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-        return qint64(now.tv_sec) * 1000000000 + now.tv_nsec;
-    };
-    // The whole process's CPU time (every thread) from start to synced: on a loaded machine the
-    // wall time follows the share of the cores it gets, this does not.
-    const auto processCpuNs = [] {
-        timespec now{};
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
-        return qint64(now.tv_sec) * 1000000000 + now.tv_nsec;
-    };
-    const qint64 cpuBefore = threadCpuNs();
-    const qint64 processCpuBefore = processCpuNs();
-    QElapsedTimer timer;
-    timer.start();
-    store.start();
-    loop.exec();
-    const double seconds = double(timer.nsecsElapsed()) / 1e9;
-    const double uiThreadCpuMs = double(threadCpuNs() - cpuBefore) / 1e6;
-    const double cpuSeconds = double(processCpuNs() - processCpuBefore) / 1e9;
-    const json out{ { "seconds", seconds },
-                    { "synced", store.hasSynced() },
-                    { "objects", store.size() },
-                    { "ui_thread_cpu_ms", uiThreadCpuMs },
-                    { "cpu_seconds", cpuSeconds },
-                    { "baseline_rss_bytes", baseline },
-                    { "peak_rss_bytes", procStatusKb(pid, "VmHWM") * 1024 } };
-    std::printf("%s\n", out.dump().c_str());
-    std::fflush(stdout);
-    store.stop();
-    return store.hasSynced() ? 0 : 1;
-}
-
-// `reconscope_bench --informer-absorb EVENTS`: how many watch events per second an InformerStore
-// absorbs, in a fresh process. A local plain-HTTP server lists 5,000 CustomApps (as the bench
-// loads them, with metadata as the embedded cluster stores it), then streams EVENTS MODIFIED
-// events of ~3.6 KB (a changed status condition each, resourceVersions increasing, keys
-// round-robin) as fast as the socket takes them; the time runs from the watch request to the store
-// holding the last event's resourceVersion: reading, decoding, summarising, compressing,
-// coalescing per tick and applying the batches on this (the UI) thread.
-int runInformerAbsorbChild(int events)
-{
-    namespace kube = reconscope::controller::kube;
-    constexpr int Keys = 5000;
-    const auto objectAt = [](int index, int resourceVersion, int pass) {
-        json object = makeObject(index);
-        object["metadata"]["uid"]
-            = "6c1f7d2e-0000-4000-8000-" + std::to_string(100000000000 + index);
-        object["metadata"]["resourceVersion"] = std::to_string(resourceVersion);
-        object["metadata"]["generation"] = 1;
-        object["metadata"]["creationTimestamp"] = "2026-11-30T07:00:00Z";
-        object.update(makeStatus(1, pass));
-        return QByteArray::fromStdString(object.dump());
-    };
-    QByteArray list = "{\"apiVersion\":\"infrastructure.internal.net/v1\",\"items\":[";
-    for (int i = 0; i < Keys; ++i) {
-        if (i > 0)
-            list += ',';
-        list += objectAt(i, 1000 + i, 0);
-    }
-    list += "],\"kind\":\"CustomAppList\",\"metadata\":{\"resourceVersion\":\"10000\"}}";
-    QByteArray stream;
-    QString lastResourceVersion;
-    for (int e = 0; e < events; ++e) {
-        const int resourceVersion = 10001 + e;
-        stream += "{\"type\":\"MODIFIED\",\"object\":" + objectAt(e % Keys, resourceVersion, e + 1)
-            + "}\n";
-        lastResourceVersion = QString::number(resourceVersion);
-    }
-
-    TestServer server;
-    QElapsedTimer sinceWatch;
-    // The process's CPU time over the same span (every thread): on a loaded machine the wall
-    // time follows the share of the cores it gets, this does not.
-    const auto processCpuNs = [] {
-        timespec now{};
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
-        return qint64(now.tv_sec) * 1000000000 + now.tv_nsec;
-    };
-    qint64 cpuAtWatch = 0;
-    qint64 cpuAtEnd = 0;
-    server.handler = [&](const TestRequest &request, QTcpSocket *socket) {
-        if (request.queryValue(u"watch"_s) != u"true"_s) {
-            TestServer::respond(socket, 200, "application/json", list);
-            return;
-        }
-        if (sinceWatch.isValid()) { // one stream only; a resumed watch waits
-            std::fprintf(stderr, "informer absorb: the watch was started again\n");
-            return;
-        }
-        sinceWatch.start();
-        cpuAtWatch = processCpuNs();
-        TestServer::startStream(socket);
-        for (qsizetype at = 0; at < stream.size(); at += 64 * 1024)
-            TestServer::writeChunk(socket, stream.mid(at, 64 * 1024));
-    };
-    kube::ClientConfig config;
-    config.server = QUrl(server.url(u"http"_s));
-    kube::InformerStore store(config, customApps);
-    QEventLoop loop;
-    double seconds = 0;
-    QObject::connect(&store, &kube::InformerStore::objectsChanged, &loop, [&] {
-        if (store.resourceVersion() == lastResourceVersion) {
-            seconds = double(sinceWatch.nsecsElapsed()) / 1e9;
-            cpuAtEnd = processCpuNs();
-            loop.quit();
-        }
-    });
-    QTimer::singleShot(60000, &loop, &QEventLoop::quit); // ~3 s on a quiet machine
-    store.start();
-    loop.exec();
-    const bool complete = seconds > 0 && store.size() == Keys;
-    const json out{ { "events", events },
-                    { "seconds", seconds },
-                    { "complete", complete },
-                    { "events_per_s", seconds > 0 ? events / seconds : 0.0 },
-                    { "mb_per_s", seconds > 0 ? double(stream.size()) / 1e6 / seconds : 0.0 },
-                    { "event_bytes", double(stream.size()) / events },
-                    { "cpu_us_per_event", double(cpuAtEnd - cpuAtWatch) / 1e3 / events } };
-    std::printf("%s\n", out.dump().c_str());
-    std::fflush(stdout);
-    store.stop();
-    return complete ? 0 : 1;
-}
 
 // Records `events` watch events from the server (status patches to existing objects) as the raw
 // response body, exactly as a client receives it.
@@ -795,6 +541,11 @@ int main(int argc, char *argv[])
     // and keep the server up until stdin closes (for profiling a child mode by hand).
     QStringList only;
     bool hold = false;
+    // --server real|embedded|both: the speed race against the peers (peerrace.h) on kube-apiserver
+    // + etcd, on the embedded cluster, or on both in turn; embedded (the default) alone runs the
+    // stages above, as does no --server. --only names the race's peers; --rounds its rounds.
+    QString serverChoice;
+    int rounds = 3;
     for (int i = 1; i < argc; ++i) {
         const auto arg = QString::fromLocal8Bit(argv[i]);
         if (arg == u"--quick"_s) {
@@ -808,12 +559,41 @@ int main(int argc, char *argv[])
             only = QString::fromLocal8Bit(argv[++i]).split(u',', Qt::SkipEmptyParts);
         } else if (arg == u"--hold"_s) {
             hold = true;
+        } else if (arg == u"--server"_s && i + 1 < argc) {
+            serverChoice = QString::fromLocal8Bit(argv[++i]);
+        } else if (arg == u"--rounds"_s && i + 1 < argc) {
+            rounds = QString::fromLocal8Bit(argv[++i]).toInt();
         } else {
-            std::fprintf(stderr,
-                         "usage: reconscope_bench [--quick] [--objects N] [--json FILE] "
-                         "[--only fanout,kubectl,python,informer,console,reconcile] [--hold]\n");
-            return 2;
+            serverChoice = u"?"_s;
+            break;
         }
+    }
+    if (serverChoice == u"real"_s || serverChoice == u"both"_s) {
+        RaceOptions race;
+        if (serverChoice == u"both"_s)
+            race.servers << BenchServer::Kind::Embedded;
+        race.servers << BenchServer::Kind::Real;
+        race.objects = objects;
+        race.rounds = rounds;
+        race.peers = only;
+        race.jsonPath = jsonPath;
+        const QStringList known = racePeers();
+        const bool valid = rounds > 0 && objects > 0
+            && std::all_of(only.cbegin(), only.cend(), [&](const QString &peer) {
+                               return known.contains(peer);
+                           });
+        if (valid)
+            return runRace(race);
+        serverChoice = u"?"_s;
+    }
+    if (!serverChoice.isEmpty() && serverChoice != u"embedded"_s) {
+        std::fprintf(stderr,
+                     "usage: reconscope_bench [--quick] [--objects N] [--json FILE] "
+                     "[--only fanout,kubectl,python,informer,console,reconcile] [--hold]\n"
+                     "       reconscope_bench --server real|both [--objects N] [--rounds R] "
+                     "[--json FILE] [--only %s]\n",
+                     qPrintable(racePeers().join(u',')));
+        return 2;
     }
 
     const auto runs = [&only](const QString &stage) {

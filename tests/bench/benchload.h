@@ -1,0 +1,32 @@
+#pragma once
+
+#include <QString>
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+
+class QNetworkAccessManager;
+class QNetworkReply;
+
+// What the benchmark loads into a server and how: the CustomApps of namespace "bench".
+
+// The CustomApps of namespace %1.
+inline const QString collection
+    = QStringLiteral("/apis/infrastructure.internal.net/v1/namespaces/%1/customapps");
+
+// A realistic CustomApp of about 3.4 KB: labels, annotations (a last-applied configuration as
+// kubectl apply leaves it), spec. Named app-INDEX, in namespace "bench".
+nlohmann::json makeObject(int index);
+
+// The status the reconciler would write: three conditions, `counter` in their messages.
+nlohmann::json makeStatus(int generation, int counter);
+
+// Keeps `inFlight` requests going until `count` have completed; returns seconds. `issue` starts
+// request i on the manager (or on one of its own); failures (non-2xx) are counted, the first
+// three printed.
+double runConcurrent(QNetworkAccessManager &nam,
+                     int count,
+                     int inFlight,
+                     const std::function<QNetworkReply *(QNetworkAccessManager &, int)> &issue,
+                     int *failures);
