@@ -182,6 +182,8 @@ QNetworkRequest BenchServer::request(const QString &path, const QByteArray &cont
     request.setPeerVerifyName(m_config.peerVerifyName());
     request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
     request.setRawHeader("Accept", "application/json");
+    // Not Qt's default ("Mozilla/5.0"), for which kube-apiserver pretty-prints its answers.
+    request.setHeader(QNetworkRequest::UserAgentHeader, QByteArrayLiteral("reconscope-bench"));
     if (!contentType.isEmpty())
         request.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
     return request;

@@ -148,6 +148,7 @@ PeerRun runConsole(const BenchServer &server, int objects)
     child.setProcessEnvironment(env);
     child.start(QCoreApplication::applicationFilePath(),
                 { u"--console-child"_s, server.kubeconfigPath(), QString::number(objects) });
+    child.waitForStarted(30000);
     QElapsedTimer timer;
     timer.start();
     while (!child.canReadLine() && timer.elapsed() < TimeoutMs
@@ -274,7 +275,18 @@ PeerRun runK9s(const BenchServer &server, int objects)
     PeerRun run;
     QByteArray screen;
     int rows = -1;
+    QFile log(home.filePath(u"k9s.log"_s));
+    QByteArray logged;
     while (timer.elapsed() < TimeoutMs) {
+        // k9s logs why it could not open the view and shows its contexts instead: no point
+        // waiting then (the embedded cluster, for one, serves no SelfSubjectAccessReview).
+        if (log.isOpen() || log.open(QIODevice::ReadOnly)) {
+            logged += log.readAll();
+            if (const auto at = logged.indexOf("Command exec failed"); at >= 0) {
+                tmux(socket, { u"kill-server"_s });
+                return failed("k9s", logged.mid(at).split('\n').value(0));
+            }
+        }
         screen = tmux(socket, { u"capture-pane"_s, u"-p"_s, u"-t"_s, u"k9s"_s });
         const auto match = title.match(QString::fromUtf8(screen));
         rows = match.hasMatch() ? match.captured(1).toInt() : -1;
@@ -378,7 +390,7 @@ PeerRun probeServer(const BenchServer &server, const QString &query, bool watchL
             return failed("server", "GET " + path.toUtf8() + ": " + QByteArray::number(status));
         ++pages;
         // The list's metadata ends the body (kube-apiserver) or starts it (the embedded cluster).
-        static const QRegularExpression token(u"\"continue\":\"([^\"]+)\""_s);
+        static const QRegularExpression token(u"\"continue\":\\s*\"([^\"]+)\""_s);
         auto match = token.match(QString::fromUtf8(tail.right(4096)));
         if (!match.hasMatch())
             match = token.match(QString::fromUtf8(head));
