@@ -270,7 +270,8 @@ PeerRun runK9s(const BenchServer &server, int objects)
         = tmux(socket, { u"display-message"_s, u"-p"_s, u"-t"_s, u"k9s"_s, u"#{pane_pid}"_s })
               .trimmed()
               .toLongLong();
-    static const QRegularExpression title(u"customapps\\(all\\)\\[(\\d+)\\]"_s,
+    // "customapps(all)[50,000]": the count with thousands separators.
+    static const QRegularExpression title(u"customapps\\(all\\)\\[([\\d,]+)\\]"_s,
                                           QRegularExpression::CaseInsensitiveOption);
     PeerRun run;
     QByteArray screen;
@@ -289,7 +290,7 @@ PeerRun runK9s(const BenchServer &server, int objects)
         }
         screen = tmux(socket, { u"capture-pane"_s, u"-p"_s, u"-t"_s, u"k9s"_s });
         const auto match = title.match(QString::fromUtf8(screen));
-        rows = match.hasMatch() ? match.captured(1).toInt() : -1;
+        rows = match.hasMatch() ? match.captured(1).remove(u',').toInt() : -1;
         if (rows == objects) {
             run.wall = double(timer.nsecsElapsed()) / 1e9;
             run.cpu = procCpuSeconds(pid);
