@@ -157,8 +157,11 @@ QStringList isQualifiedName(const QString &value)
             errors.append(u"prefix part must be non-empty"_s);
         } else {
             // content.IsDNS1123Subdomain, whose length message counts bytes.
-            for (QString message : isDNS1123Subdomain(prefix))
-                errors.append(u"prefix part "_s + message.replace(u" characters"_s, u" bytes"_s));
+            for (QString message : isDNS1123Subdomain(prefix)) {
+                if (message.startsWith(u"must be no more than"_s))
+                    message.replace(u" characters"_s, u" bytes"_s);
+                errors.append(u"prefix part "_s + message);
+            }
         }
     }
     if (name.isEmpty())

@@ -622,7 +622,7 @@ void tst_Crud::int64ValuesSurviveExactly()
     QVERIFY(response.body.contains("\"observedGeneration\":9007199254740993"));
     // Schemaless built-ins keep any int64.
     const QByteArray pod
-        = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"big":9223372036854775807,"neg":-9223372036854775808}})";
+        = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"x"}],"big":9223372036854775807,"neg":-9223372036854775808}})";
     response = call("POST", u"/api/v1/namespaces/default/pods"_s, pod);
     QCOMPARE(response.status, 201);
     response = call("GET", u"/api/v1/namespaces/default/pods/p"_s);
@@ -824,7 +824,7 @@ void tst_Crud::builtinKinds()
         call(
             "POST",
             u"/apis/apps/v1/namespaces/default/deployments"_s,
-            R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},"spec":{"replicas":1},"status":{"replicas":9}})")
+            R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},"spec":{"replicas":1,"selector":{"matchLabels":{"app":"d"}},"template":{"metadata":{"labels":{"app":"d"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}}},"status":{"replicas":9}})")
             .status,
         201);
     const json deployment
@@ -897,7 +897,7 @@ void tst_Crud::hostileBodiesNeverFailInternally()
         call(
             "POST",
             u"/apis/apps/v1/namespaces/default/deployments"_s,
-            R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},"spec":{"replicas":1}})")
+            R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},"spec":{"replicas":1,"selector":{"matchLabels":{"app":"d"}},"template":{"metadata":{"labels":{"app":"d"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}}}})")
             .status,
         201);
     const ApiResponse response = call(method, path, body, contentType);

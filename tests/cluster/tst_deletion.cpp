@@ -37,12 +37,13 @@ private:
                              { "name", "owner" },
                              { "uid", uid.toStdString() },
                              { "blockOwnerDeletion", true },
-                             { "controller", true } });
-        const json deployment
-            = { { "apiVersion", "apps/v1" },
-                { "kind", "Deployment" },
-                { "metadata", { { "name", name.toStdString() }, { "ownerReferences", refs } } },
-                { "spec", { { "replicas", 1 } } } };
+                             { "controller", refs.empty() } }); // one controller at most
+        json deployment = json::parse(R"({"apiVersion":"apps/v1","kind":"Deployment",
+            "spec":{"replicas":1,"selector":{"matchLabels":{}},
+            "template":{"metadata":{"labels":{}},"spec":{"containers":[{"name":"c","image":"x"}]}}}})");
+        deployment["metadata"] = { { "name", name.toStdString() }, { "ownerReferences", refs } };
+        deployment["spec"]["selector"]["matchLabels"]["app"] = name.toStdString();
+        deployment["spec"]["template"]["metadata"]["labels"]["app"] = name.toStdString();
         const ApiResponse response = call("POST", deployments, dump(deployment));
         if (response.status != 201)
             qWarning("%s", response.body.constData());

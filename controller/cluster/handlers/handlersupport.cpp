@@ -2,6 +2,7 @@
 
 #include "controller/cluster/handlers/protobufbody.h"
 #include "controller/cluster/objectjson.h"
+#include "controller/cluster/schema/gofmt.h"
 #include "controller/cluster/yamldocuments.h"
 #include "models/gojson.h"
 
@@ -149,19 +150,14 @@ QList<FieldError> validateDryRun(const QStringList &values)
 {
     for (const QString &value : values) {
         if (value != u"All") {
-            // field.Error prints a []string as json.Marshal writes it, HTML characters escaped.
+            // field.Error prints a []string as json.Marshal writes it.
             json list = json::array();
             for (const QString &v : values)
                 list.push_back(v.toStdString());
-            QString marshalled = QString::fromUtf8(objectjson::dump(list));
-            marshalled.replace(u'<', u"\\u003c"_s)
-                .replace(u'>', u"\\u003e"_s)
-                .replace(u'&', u"\\u0026"_s)
-                .replace(QChar(0x2028), u"\\u2028"_s)
-                .replace(QChar(0x2029), u"\\u2029"_s);
             return { { u"FieldValueNotSupported"_s,
                        u"dryRun"_s,
-                       u"Unsupported value: %1: supported values: \"All\""_s.arg(marshalled) } };
+                       u"Unsupported value: %1: supported values: \"All\""_s.arg(
+                           gofmt::marshal(list)) } };
         }
     }
     return {};

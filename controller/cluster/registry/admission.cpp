@@ -2,10 +2,10 @@
 
 #include "controller/cluster/objectjson.h"
 #include "controller/cluster/registry/builtindefaults.h"
+#include "controller/cluster/registry/builtinvalidation.h"
+#include "controller/cluster/registry/metavalidation.h"
 #include "controller/cluster/schema/crd.h"
 #include "models/dnsnames.h"
-
-#include <QRegularExpression>
 
 using namespace Qt::StringLiterals;
 using json = nlohmann::json;
@@ -30,14 +30,6 @@ QList<FieldError> validateName(const QString &name, bool label)
                         u"metadata.name"_s,
                         u"Invalid value: \"%1\": %2"_s.arg(name, message) });
     return errors;
-}
-
-QString goStringSlice(const QStringList &values)
-{
-    QStringList quoted;
-    for (const QString &value : values)
-        quoted << u'"' + value + u'"';
-    return u"[]string{"_s + quoted.join(u", "_s) + u'}';
 }
 
 } // namespace
@@ -102,44 +94,8 @@ Admission::validateMetadata(const TypeEntry &type, const json &object, bool crea
                         u"metadata.name"_s,
                         u"Required value: name or generateName is required"_s });
     errors.append(validateName(name, isNamespaceType(type.type)));
-    static const QRegularExpression qualifiedName(u"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$"_s);
-    const json &labels = objectjson::member(metadata, "labels");
-    if (labels.is_object()) {
-        for (auto it = labels.begin(); it != labels.end(); ++it) {
-            const QString key = QString::fromStdString(it.key());
-            const QString keyName = key.section(u'/', -1);
-            const QString prefix = key.contains(u'/') ? key.section(u'/', 0, -2) : QString();
-            if (keyName.isEmpty() || keyName.size() > 63 || !qualifiedName.match(keyName).hasMatch()
-                || (key.contains(u'/')
-                    && (prefix.isEmpty() || !models::isDNS1123Subdomain(prefix).isEmpty())))
-                errors.append(
-                    { u"FieldValueInvalid"_s,
-                      u"metadata.labels"_s,
-                      u"Invalid value: \"%1\": name part must consist of alphanumeric characters, "
-                      "'-', '_' or '.', and must start and end with an alphanumeric character "
-                      "(e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
-                      "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"_s.arg(key) });
-            if (it->is_string()) {
-                const QString value = QString::fromStdString(it->get<std::string>());
-                for (const QString &message : models::isValidLabelValue(value))
-                    errors.append({ u"FieldValueInvalid"_s,
-                                    u"metadata.labels"_s,
-                                    u"Invalid value: \"%1\": %2"_s.arg(value, message) });
-                continue;
-            }
-            errors.append(
-                { u"FieldValueInvalid"_s,
-                  u"metadata.labels"_s,
-                  u"Invalid value: \"\": a valid label must be an empty string or consist of "
-                  "alphanumeric characters, '-', '_' or '.', and must start and end with an "
-                  "alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex "
-                  "used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"_s });
-        }
-    } else if (!labels.is_null()) {
-        errors.append({ u"FieldValueTypeInvalid"_s,
-                        u"metadata.labels"_s,
-                        u"Invalid value: must be an object"_s });
-    }
+    errors.append(metavalidation::validateLabels(objectjson::member(metadata, "labels"),
+                                                 u"metadata.labels"_s));
     return errors;
 }
 
@@ -246,63 +202,69 @@ std::optional<ApiError> Admission::validateObject(const TypeEntry &type,
                                                   const RecordPtr &old,
                                                   const json *previous) const
 {
-    // What validateMetadata checks (name, labels) passed it when the stored object was written:
-    // unchanged, it passes again.
-    const auto sameNameAndLabels = [&] {
-        const json &now = objectjson::member(object, "metadata");
-        const json &before = objectjson::member(*previous, "metadata");
-        return objectjson::identical(objectjson::member(now, "name"),
-                                     objectjson::member(before, "name"))
-            && objectjson::identical(objectjson::member(now, "labels"),
-                                     objectjson::member(before, "labels"));
-    };
+    using metavalidation::NameRule;
+    const json &metadata = objectjson::member(object, "metadata");
+    static const json none;
+    const json &oldMetadata = previous ? objectjson::member(*previous, "metadata") : none;
+    // A status write (no `old` record) changes nothing that the metadata checks look at.
+    const bool mainUpdate = !create && old && previous;
     QList<FieldError> errors;
-    if (create || !previous || !sameNameAndLabels())
-        errors = validateMetadata(type, object, create);
-    if (old && old->deleting) {
-        QStringList added;
-        const QStringList finalizers = objectjson::strings(
-            objectjson::member(objectjson::member(object, "metadata"), "finalizers"));
-        for (const QString &finalizer : finalizers) {
-            if (!old->finalizers.contains(finalizer))
-                added << finalizer;
-        }
-        if (!added.isEmpty())
-            errors.append(
-                { u"FieldValueForbidden"_s,
-                  u"metadata.finalizers"_s,
-                  u"Forbidden: no new finalizers can be added if the object is being deleted, "
-                  "found new finalizers "_s
-                      + goStringSlice(added) });
-    }
     if (isCrdType(type.type)) {
+        errors = validateMetadata(type, object, create);
+        if (mainUpdate)
+            errors.append(metavalidation::validateObjectMetaUpdate(metadata, oldMetadata));
         errors.append(validateCrd(object));
         if (old) {
-            const json previous = objectjson::parseStored(old->json);
+            const json stored = objectjson::parseStored(old->json);
             const auto member = [](const json &crd, const char *key) {
                 return objectjson::string(objectjson::member(crd, "spec"), key);
             };
-            if (member(previous, "group") != member(object, "group"))
+            if (member(stored, "group") != member(object, "group"))
                 errors.append({ u"FieldValueInvalid"_s,
                                 u"spec.group"_s,
                                 u"Invalid value: \"%1\": field is immutable"_s.arg(
                                     member(object, "group")) });
-            if (member(previous, "scope") != member(object, "scope"))
+            if (member(stored, "scope") != member(object, "scope"))
                 errors.append({ u"FieldValueInvalid"_s,
                                 u"spec.scope"_s,
                                 u"Invalid value: \"%1\": field is immutable"_s.arg(
                                     member(object, "scope")) });
         }
-    } else if (!type.type.schema.is_null()) {
+    } else if (type.type.builtin) {
+        // rest.BeforeCreate: the strategy's Validate, then (when it passed) the common metadata
+        // check; rest.BeforeUpdate: the common checks, then the strategy's ValidateUpdate.
+        if (create) {
+            errors = validateBuiltinCreate(type.type, object);
+            if (errors.isEmpty())
+                errors = metavalidation::validateObjectMeta(
+                    metadata, type.type.namespaced, NameRule::PathSegment);
+        } else if (mainUpdate) {
+            errors = metavalidation::validateObjectMeta(
+                metadata, type.type.namespaced, NameRule::PathSegment);
+            errors.append(metavalidation::validateObjectMetaUpdate(metadata, oldMetadata));
+            errors.append(validateBuiltinUpdate(type.type, object, *previous));
+        }
+    } else {
+        // The custom resource strategy: on create its validator's metadata check; on update the
+        // common checks and the validator's update check, which repeats the metadata update one.
+        if (create) {
+            errors = metavalidation::validateObjectMeta(
+                metadata, type.type.namespaced, NameRule::DnsSubdomain);
+        } else if (mainUpdate) {
+            errors = metavalidation::validateObjectMeta(
+                metadata, type.type.namespaced, NameRule::PathSegment);
+            const QList<FieldError> update
+                = metavalidation::validateObjectMetaUpdate(metadata, oldMetadata);
+            errors.append(update);
+            errors.append(update);
+        }
         errors.append(previous ? type.schema.validateUpdate(object, *previous)
                                : type.schema.validate(object));
     }
     if (errors.isEmpty())
         return std::nullopt;
-    return invalidError(type.type.group,
-                        type.type.kind,
-                        objectjson::string(objectjson::member(object, "metadata"), "name"),
-                        errors);
+    return invalidError(
+        type.type.group, type.type.kind, objectjson::string(metadata, "name"), errors);
 }
 
 std::optional<ApiError>

@@ -51,8 +51,13 @@ public:
     // The create strategy of Namespaces, CRDs and Pods (with the Pod admission plugins): their
     // spec and status as the cluster sets them.
     void prepareBuiltinForCreate(const TypeEntry &type, nlohmann::json &object) const;
-    // `previous` (the stored object in the request's version, for updates) enables validation
-    // ratcheting: unchanged invalid values do not block an update, as upstream since 1.30.
+    // What rest.BeforeCreate and BeforeUpdate validate: the built-in kind's strategy
+    // (builtinvalidation.h) or the custom resource's schema, and the common metadata checks, each
+    // error repeated as often as upstream's layers report it. `old` and `previous` (the stored
+    // object in the request's version) are given for updates, `old` null for a status write,
+    // whose metadata checks are skipped (it changes no metadata). `previous` also enables schema
+    // validation ratcheting: unchanged invalid values do not block an update, as upstream since
+    // 1.30.
     std::optional<apimachinery::ApiError> validateObject(const TypeEntry &type,
                                                          const nlohmann::json &object,
                                                          bool create,

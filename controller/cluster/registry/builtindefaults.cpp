@@ -1,5 +1,8 @@
 #include "controller/cluster/registry/builtindefaults.h"
 
+#include "controller/apimachinery/quantity.h"
+#include "controller/cluster/registry/builtindecode.h"
+
 #include <QByteArray>
 
 #include <string>
@@ -312,6 +315,11 @@ void applyBuiltinDefaults(const ResourceType &type, json &object)
     if (!type.builtin || !object.is_object())
         return;
     dropEmptyMetadata(object);
+    // Quantities as resource.Quantity re-encodes them: "1000m" is "1", 1.5 is "1500m".
+    forEachQuantity(type, object, [](json &value) {
+        if (const auto quantity = apimachinery::Quantity::fromJson(value))
+            value = quantity->toString().toStdString();
+    });
     if (isCore(type, u"Pod")) {
         defaultPod(object);
     } else if (type.group == u"apps"

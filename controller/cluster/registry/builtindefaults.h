@@ -14,8 +14,9 @@ namespace reconscope::controller::cluster {
 
 // Defaults `object` of built-in `type` in place; objects of other kinds are left as they are.
 // A Secret's stringData is merged into its data (base64) and dropped, as the conversion of a v1
-// Secret does. Idempotent: kube-apiserver defaults a request's object when it decodes it and the
-// stored one when it reads it back, and so may the callers.
+// Secret does; quantities are written as resource.Quantity encodes them ("1000m" as "1").
+// Idempotent: kube-apiserver defaults a request's object when it decodes it and the stored one when
+// it reads it back, and so may the callers.
 void applyBuiltinDefaults(const ResourceType &type, nlohmann::json &object);
 
 // The create strategy and admission plugins of a Pod that the embedded cluster runs: the status

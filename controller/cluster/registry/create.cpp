@@ -4,6 +4,7 @@
 #include "controller/cluster/controllers/controllermanager.h"
 #include "controller/cluster/objectjson.h"
 #include "controller/cluster/registry/admission.h"
+#include "controller/cluster/registry/builtindecode.h"
 
 #include <QRandomGenerator>
 #include <QUuid>
@@ -64,6 +65,8 @@ ApiResult<WriteResult> createObject(VerbContext &context,
     const TypeEntry &type = *typePtr;
     if (!object.is_object())
         return ApiError::badRequest(u"the body of the request must be a JSON object"_s);
+    if (auto error = builtinDecodeError(type.type, object))
+        return *error;
     QString name = objectjson::string(objectjson::member(object, "metadata"), "name");
     if (auto error = context.admission.checkTypeMeta(type, object, name))
         return *error;

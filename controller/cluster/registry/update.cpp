@@ -4,6 +4,7 @@
 #include "controller/cluster/controllers/controllermanager.h"
 #include "controller/cluster/objectjson.h"
 #include "controller/cluster/registry/admission.h"
+#include "controller/cluster/registry/builtindecode.h"
 #include "controller/cluster/registry/listing.h"
 
 using namespace Qt::StringLiterals;
@@ -38,11 +39,25 @@ bool equalApartFromMetadata(const json &a, const json &b)
     }
 }
 
-// The request's resourceVersion and uid against the stored object's.
+// The key kube-apiserver keeps the object under in etcd (its default --etcd-prefix and
+// resource prefixes), which its storage errors name.
+QString etcdKey(const ResourceType &type, const QString &ns, const QString &name)
+{
+    QString prefix = u"/registry/"_s;
+    if (!type.builtin || type.group == u"apiextensions.k8s.io")
+        prefix += type.group + u'/';
+    prefix += type.plural == u"services" ? u"services/specs"_s : type.plural;
+    return prefix + (type.namespaced ? u'/' + ns : QString()) + u'/' + name;
+}
+
+// The request's resourceVersion and uid against the stored object's. A patch's result has no
+// uid precondition (upstream's patcher passes no object to take one from): a uid it changes is
+// refused by validation as an immutable field.
 std::optional<ApiError> checkPreconditions(const TypeEntry &type,
                                            const json &metadata,
                                            const RecordPtr &existing,
-                                           const QString &name)
+                                           const QString &name,
+                                           bool patch)
 {
     const json &rvValue = objectjson::member(metadata, "resourceVersion");
     const QString rvText
@@ -65,13 +80,16 @@ std::optional<ApiError> checkPreconditions(const TypeEntry &type,
             return ApiError::modified(type.type.group, type.type.plural, name);
     }
     const QString uid = objectjson::string(metadata, "uid");
-    if (!uid.isEmpty() && uid != existing->uid)
+    if (!patch && !uid.isEmpty() && uid != existing->uid)
         return ApiError::conflict(
             type.type.group,
             type.type.plural,
             name,
-            u"Precondition failed: UID in precondition: %1, UID in object meta: %2"_s.arg(
-                uid, existing->uid));
+            u"StorageError: invalid object, Code: 4, Key: %1, ResourceVersion: 0, "
+            "AdditionalErrorMsg: Precondition failed: UID in precondition: %2, UID in object "
+            "meta: %3"_s.arg(etcdKey(type.type, objectjson::string(metadata, "namespace"), name),
+                             uid,
+                             existing->uid));
     return std::nullopt;
 }
 
@@ -105,11 +123,11 @@ json mainWrite(const TypeEntry &type, json updated, const json &stored)
 {
     json &m = updated["metadata"];
     const json &old = stored["metadata"];
-    for (const char *key : { "uid",
-                             "creationTimestamp",
-                             "deletionTimestamp",
-                             "deletionGracePeriodSeconds",
-                             "generation" }) {
+    // rest.BeforeUpdate keeps a uid the request sets, for validation to refuse a changed one.
+    if (objectjson::string(m, "uid").isEmpty() && old.contains("uid"))
+        m["uid"] = old["uid"];
+    for (const char *key :
+         { "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation" }) {
         if (old.contains(key))
             m[key] = old[key];
         else
@@ -219,6 +237,9 @@ ApiResult<WriteResult> updateObject(VerbContext &context,
     const TypeEntry &type = *typePtr;
     if (!object.is_object())
         return ApiError::badRequest(u"the body of the request must be a JSON object"_s);
+    // A patch's result is not decoded from a request body.
+    if (auto error = patchedFrom ? std::nullopt : builtinDecodeError(type.type, object))
+        return *error;
     if (auto error = context.admission.checkTypeMeta(type, object, name))
         return *error;
     json &metadata = object["metadata"];
@@ -238,7 +259,7 @@ ApiResult<WriteResult> updateObject(VerbContext &context,
     RecordPtr existing = patchedFrom ? patchedFrom : context.store.find(type, ns, name);
     if (!existing)
         return ApiError::notFound(type.type.group, type.type.plural, name);
-    if (auto error = checkPreconditions(type, metadata, existing, name))
+    if (auto error = checkPreconditions(type, metadata, existing, name, bool(patchedFrom)))
         return *error;
 
     // The stored object in the request's version (patchObject has parsed it already).

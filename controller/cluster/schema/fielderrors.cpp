@@ -52,4 +52,17 @@ FieldError duplicate(const QString &field, const QString &value)
     return { u"FieldValueDuplicate"_s, field, u"Duplicate value: "_s + value };
 }
 
+FieldError notFound(const QString &field, const QString &value)
+{
+    return { u"FieldValueNotFound"_s, field, u"Not found: "_s + value };
+}
+
+FieldError tooLong(const QString &field, qint64 limit)
+{
+    return { u"FieldValueTooLong"_s,
+             field,
+             u"Too long: may not be more than %1 %2"_s.arg(limit).arg(limit == 1 ? u"byte"_s
+                                                                                 : u"bytes"_s) };
+}
+
 } // namespace reconscope::controller::cluster::fielderrors

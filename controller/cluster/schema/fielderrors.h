@@ -5,7 +5,7 @@
 #include <QStringList>
 
 // Builders of apimachinery's field.Error kinds (field.Required, field.Invalid, ...) with the
-// message bodies upstream prints after the field. Internal to reconscope_schema.
+// message bodies upstream prints after the field: the schema validator's and the built-in kinds'.
 namespace reconscope::controller::cluster::fielderrors {
 
 // "Required value" or "Required value: <detail>".
@@ -22,5 +22,9 @@ FieldError notSupported(const QString &field, const QString &value, const QStrin
 FieldError tooMany(const QString &field, qint64 count, qint64 limit);
 // "Duplicate value: <value>"; `value` is already rendered.
 FieldError duplicate(const QString &field, const QString &value);
+// "Not found: <value>"; `value` is already rendered.
+FieldError notFound(const QString &field, const QString &value);
+// "Too long: may not be more than <limit> bytes" (field.TooLong omits the value).
+FieldError tooLong(const QString &field, qint64 limit);
 
 } // namespace reconscope::controller::cluster::fielderrors

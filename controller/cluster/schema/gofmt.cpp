@@ -129,6 +129,18 @@ QString sharp(const nlohmann::json &value)
     }
 }
 
+QString marshal(const nlohmann::json &value)
+{
+    QString text = QString::fromStdString(
+        value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    text.replace(u'<', u"\\u003c"_s)
+        .replace(u'>', u"\\u003e"_s)
+        .replace(u'&', u"\\u0026"_s)
+        .replace(QChar(0x2028), u"\\u2028"_s)
+        .replace(QChar(0x2029), u"\\u2029"_s);
+    return text;
+}
+
 QString badValue(const nlohmann::json &value)
 {
     switch (value.type()) {
