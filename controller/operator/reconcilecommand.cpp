@@ -3,47 +3,22 @@
 #include "controller/kube/kubeconfig.h"
 #include "controller/operator/customappoperator.h"
 #include "controller/operator/metricsendpoint.h"
+#include "controller/platform/terminationsignals.h"
 
 #include <spdlog/spdlog.h>
 
 #include <QCoreApplication>
 #include <QHostInfo>
 #include <QRandomGenerator>
-#include <QSocketNotifier>
 #include <QTimer>
 
-#include <csignal>
 #include <cstdio>
-#include <sys/socket.h>
-#include <unistd.h>
 
 using namespace Qt::StringLiterals;
 
 namespace reconscope::controller::operators {
 
-namespace {
-
-int signalPipe[2] = { -1, -1 };
-
-void handleSignal(int)
-{
-    const char byte = 1;
-    [[maybe_unused]] const auto written = ::write(signalPipe[1], &byte, 1);
-}
-
-bool installSignalHandlers()
-{
-    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, signalPipe) != 0)
-        return false;
-    struct sigaction action = {};
-    action.sa_handler = handleSignal;
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;
-    return ::sigaction(SIGINT, &action, nullptr) == 0
-        && ::sigaction(SIGTERM, &action, nullptr) == 0;
-}
-
-} // namespace
+namespace { } // namespace
 
 int ReconcileCommand::run(const ReconcileCommandOptions &options)
 {
@@ -79,7 +54,8 @@ int ReconcileCommand::run(const ReconcileCommandOptions &options)
                                                                  : QHostInfo::localHostName() + u'_'
             + QString::number(QRandomGenerator::global()->generate(), 16);
 
-    if (!installSignalHandlers()) {
+    platform::TerminationSignals termination;
+    if (!termination.install()) {
         spdlog::error("cannot install signal handlers");
         return 1;
     }
@@ -100,10 +76,7 @@ int ReconcileCommand::run(const ReconcileCommandOptions &options)
         spdlog::info(active ? "reconciling (this instance holds the lease)"
                             : "standing by (another instance holds the lease)");
     });
-    QSocketNotifier notifier(signalPipe[0], QSocketNotifier::Read);
-    QObject::connect(&notifier, &QSocketNotifier::activated, QCoreApplication::instance(), [] {
-        char byte = 0;
-        [[maybe_unused]] const auto got = ::read(signalPipe[0], &byte, 1);
+    QObject::connect(&termination, &platform::TerminationSignals::received, [] {
         spdlog::info("signal received: shutting down");
         QCoreApplication::quit();
     });

@@ -1,38 +1,16 @@
 #include "servecommand.h"
 
-#include <QCoreApplication>
-#include <QSocketNotifier>
+#include "controller/platform/terminationsignals.h"
 
-#include <csignal>
+#include <QCoreApplication>
+
 #include <cstdio>
-#include <sys/socket.h>
-#include <unistd.h>
 
 using namespace Qt::StringLiterals;
 
 namespace reconscope::controller::cluster {
 
 namespace {
-
-int signalPipe[2] = { -1, -1 };
-
-void handleTerminationSignal(int)
-{
-    const char byte = 1;
-    [[maybe_unused]] const auto written = ::write(signalPipe[1], &byte, 1);
-}
-
-bool installTerminationHandlers()
-{
-    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, signalPipe) != 0)
-        return false;
-    struct sigaction action = {};
-    action.sa_handler = handleTerminationSignal;
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;
-    return ::sigaction(SIGINT, &action, nullptr) == 0
-        && ::sigaction(SIGTERM, &action, nullptr) == 0;
-}
 
 void print(const QString &text)
 {
@@ -63,16 +41,13 @@ int ServeCommand::run(const ServeOptions &options, ApiHandlerFactory factory)
           "Contexts: reconscope-admin (current), reconscope-token, reconscope-viewer\n"_s.arg(
               server.url().toString(), options.kubeconfigPath));
 
-    if (!installTerminationHandlers()) {
+    platform::TerminationSignals termination;
+    if (!termination.install()) {
         std::fputs("reconscope serve: cannot install signal handlers\n", stderr);
         return 1;
     }
-    QSocketNotifier notifier(signalPipe[0], QSocketNotifier::Read);
-    QObject::connect(&notifier, &QSocketNotifier::activated, QCoreApplication::instance(), [] {
-        char byte = 0;
-        [[maybe_unused]] const auto read = ::read(signalPipe[0], &byte, 1);
-        QCoreApplication::quit();
-    });
+    QObject::connect(
+        &termination, &platform::TerminationSignals::received, &QCoreApplication::quit);
     const int code = QCoreApplication::exec();
     server.stop();
     print(u"Embedded cluster stopped\n"_s);
