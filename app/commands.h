@@ -8,6 +8,8 @@ namespace reconscope::app {
 
 int runServe(int argc, char *argv[]);
 int runWatch(int argc, char *argv[]);
+int runRecord(int argc, char *argv[]);
+int runReplay(int argc, char *argv[]);
 int runConflictLab(int argc, char *argv[]);
 int runLintCrd(int argc, char *argv[]);
 // `reconscope reconcile --kubeconfig F [--context C] [-n NS] [--dry-run]

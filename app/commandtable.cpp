@@ -12,6 +12,8 @@ std::span<const Command> commandTable()
     static constexpr Command commands[] = {
         { "serve", "the embedded cluster alone, headless, with a kubeconfig for kubectl", runServe },
         { "watch", "print lifecycle transitions of a resource's objects as they happen", runWatch },
+        { "record", "record resources' objects and watch events into a file, for replay", runRecord },
+        { "replay", "play a recording (or kubectl captures) back as watch printed it", runReplay },
         { "reconcile", "run the CustomApp reconciler against a cluster (dry run, pause, step)", runReconcile },
         { "conflict-lab", "GitOps vs reconciler under three API designs, as figures", runConflictLab },
         { "lint-crd", "check a CRD's API boundary (spec/status, validation) offline or live", runLintCrd },

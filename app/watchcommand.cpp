@@ -3,14 +3,12 @@
 // the current state of each object; reconnects and relists are absorbed by the reflector and the
 // tracker, so nothing is printed twice and nothing is missed.
 #include "app/commands.h"
+#include "app/transitionprinter.h"
 #include "controller/kube/discovery.h"
 #include "controller/kube/kubeconfig.h"
-#include "controller/kube/objectsummarizer.h"
 #include "controller/kube/reflector.h"
 #include "controller/kube/restclient.h"
 #include "models/lifecyclemapping.h"
-#include "models/lifecycletracker.h"
-#include "models/objectsummary.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -29,10 +27,10 @@ namespace reconscope::app {
 namespace {
 
 // Prints transitions of one resource's objects as they happen.
-class TransitionPrinter final : public QObject
+class WatchSession final : public QObject
 {
 public:
-    TransitionPrinter(kube::RestClient *client, QString argument, QString ns, bool json)
+    WatchSession(kube::RestClient *client, QString argument, QString ns, bool json)
         : m_client(client)
         , m_discovery(client)
         , m_argument(std::move(argument))
@@ -70,8 +68,8 @@ private:
         m_resource = resource.value();
         if (!m_resource.namespaced)
             m_namespace.clear();
-        if (m_resource.group.isEmpty() || m_resource.group.contains(u'.') == false) {
-            startWatching(models::LifecycleMapping::defaults());
+        if (!lifecycleNeedsCrd(m_resource.group)) {
+            startWatching(lifecycleMapping(nullptr));
             return;
         }
         // The CRD tells how to read the lifecycle (condition names, whether there is a status).
@@ -79,15 +77,13 @@ private:
                       QString(),
                       m_resource.plural + u'.' + m_resource.group,
                       [this](kube::RestClient::JsonResult crd) {
-                          startWatching(crd ? models::LifecycleMapping::forCrd(crd.value())
-                                            : models::LifecycleMapping::defaults());
+                          startWatching(lifecycleMapping(crd ? &crd.value() : nullptr));
                       });
     }
 
     void startWatching(models::LifecycleMapping mapping)
     {
-        m_mapping = std::move(mapping);
-        m_summarizer = std::make_unique<kube::ObjectSummarizer>(m_mapping);
+        m_printer = std::make_unique<TransitionPrinter>("watch", std::move(mapping), m_json);
         m_reflector = std::make_unique<kube::Reflector>(m_client, m_resource.ref(), m_namespace);
         connect(m_reflector.get(),
                 &kube::Reflector::deltasReceived,
@@ -110,45 +106,12 @@ private:
     {
         const auto now = QDateTime::currentDateTimeUtc();
         for (const auto &delta : deltas) {
-            std::optional<models::Transition> transition;
-            if (delta.type == kube::Delta::Type::Delete) {
-                transition = m_tracker.remove(delta.meta.key(), now);
-            } else {
-                const auto summary = m_summarizer->summarize(delta.object);
-                if (!summary) {
-                    std::fprintf(stderr,
-                                 "reconscope watch: %s: %s\n",
-                                 delta.meta.key().toLocal8Bit().constData(),
-                                 summary.error().message.toLocal8Bit().constData());
-                    continue;
-                }
-                transition = m_tracker.upsert(summary.value(), m_mapping, now);
-            }
-            if (transition)
-                print(*transition);
+            if (delta.type == kube::Delta::Type::Delete)
+                m_printer->remove(delta.meta.key(), now);
+            else
+                m_printer->upsert(delta.object, delta.meta.key(), now);
         }
         std::fflush(stdout);
-    }
-
-    void print(const models::Transition &t) const
-    {
-        if (m_json) {
-            std::puts(t.toJson().dump().c_str());
-            return;
-        }
-        auto number = [](const std::optional<qint64> &n) {
-            return n ? QString::number(*n) : u"-"_s;
-        };
-        const auto line = u"%1  %2  %3 → %4  %5  gen %6/%7%8"_s.arg(
-            t.time.toString(Qt::ISODate),
-            t.key,
-            models::stateNodeName(t.from),
-            models::stateNodeName(t.to),
-            t.reason.isEmpty() ? u"-"_s : t.reason,
-            number(t.generation),
-            number(t.observedGeneration),
-            t.onDesign ? QString() : u"  [off-design]"_s);
-        std::puts(line.toUtf8().constData());
     }
 
     kube::RestClient *m_client;
@@ -157,9 +120,7 @@ private:
     QString m_namespace;
     bool m_json;
     kube::DiscoveredResource m_resource;
-    models::LifecycleMapping m_mapping;
-    std::unique_ptr<kube::ObjectSummarizer> m_summarizer; // for m_mapping
-    models::LifecycleTracker m_tracker;
+    std::unique_ptr<TransitionPrinter> m_printer;
     std::unique_ptr<kube::Reflector> m_reflector;
 };
 
@@ -219,8 +180,7 @@ int runWatch(int argc, char *argv[])
         : parser.isSet(nsOption)            ? parser.value(nsOption)
                                             : config->namespace_;
     kube::RestClient client(config.value());
-    TransitionPrinter printer(
-        &client, parser.positionalArguments().constFirst(), ns, !output.isEmpty());
+    WatchSession session(&client, parser.positionalArguments().constFirst(), ns, !output.isEmpty());
     return app.exec();
 }
 

@@ -504,6 +504,10 @@ void Reflector::prepareEvents(const QList<WatchEvent> &events,
 
 void Reflector::handleEvents(const QList<WatchEvent> &events)
 {
+    const quint64 generation = m_generation;
+    emit watchEventsReceived(events);
+    if (!m_running || m_generation != generation)
+        return; // stopped by a receiver
     // Many events at once (a burst of changes): prepared on the pool as well as here.
     QList<std::shared_ptr<PreparedObject>> prepared;
     QList<ObjectMeta> metas;

@@ -111,6 +111,9 @@ signals:
     void deltasReceived(const QList<reconscope::controller::kube::Delta> &deltas);
     // A list completed (the first one means the cache is complete).
     void listSynced(const QString &resourceVersion);
+    // The watch's events as they came, before the reflector takes them: their types, bookmarks
+    // and ERROR events included (what a recorder keeps).
+    void watchEventsReceived(const QList<reconscope::controller::kube::WatchEvent> &events);
     void stateChanged(const reconscope::controller::kube::ReflectorState &state);
 
 private:

@@ -1,0 +1,53 @@
+#pragma once
+
+// The lifecycle rules over one resource's object changes, each transition printed as `reconscope
+// watch` prints it: the one piece `watch` (live) and `replay` (recorded) share, so that a replay
+// prints what watch printed.
+#include "controller/kube/objectsummarizer.h"
+#include "models/lifecyclemapping.h"
+#include "models/lifecycletracker.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <QByteArrayView>
+#include <QDateTime>
+#include <QString>
+
+#include <memory>
+
+namespace reconscope::app {
+
+// How `watch` reads a resource's lifecycle: a custom resource's from its CRD, the defaults for a
+// built-in one (no dot in its group) or when the CRD is unknown (null).
+bool lifecycleNeedsCrd(const QString &group);
+models::LifecycleMapping lifecycleMapping(const nlohmann::json *crd);
+
+class TransitionPrinter
+{
+public:
+    // `command` names the command in the messages on stderr; `json`: one JSON object a line.
+    TransitionPrinter(const char *command, models::LifecycleMapping mapping, bool json);
+
+    // An object added or changed, and when; prints the transition it makes, if any. A time
+    // `estimated` (an untimed kubectl capture's) is marked so.
+    void upsert(QByteArrayView object,
+                const QString &key,
+                const QDateTime &time,
+                bool estimated = false);
+    void remove(const QString &key, const QDateTime &time, bool estimated = false);
+
+    // One transition as `watch` prints it (no newline); an estimated time adds "  [time
+    // estimated]" to a line, "timeEstimated": true to a JSON object.
+    static QString format(const models::Transition &transition, bool json, bool estimated = false);
+
+private:
+    void print(const models::Transition &transition, bool estimated) const;
+
+    const char *m_command;
+    models::LifecycleMapping m_mapping;
+    std::unique_ptr<controller::kube::ObjectSummarizer> m_summarizer; // for m_mapping
+    models::LifecycleTracker m_tracker;
+    bool m_json;
+};
+
+} // namespace reconscope::app
