@@ -327,17 +327,7 @@ PeerRun runKubectl(const BenchServer &server, const QString &cacheDir)
 
 PeerRun runPython(const BenchServer &server, int objects)
 {
-    const auto script = QStringLiteral(
-        "import sys\nfrom kubernetes import client, config\n"
-        "api = client.CustomObjectsApi(config.new_client_from_config(config_file=sys.argv[1]))\n"
-        "n, token = 0, None\n"
-        "while True:\n"
-        "    page = api.list_cluster_custom_object('infrastructure.internal.net', 'v1', "
-        "'customapps', limit=500, _continue=token)\n"
-        "    n += len(page['items'])\n"
-        "    token = page['metadata'].get('continue')\n"
-        "    if not token: break\n"
-        "print(n)\n");
+    const QString script = pythonListScript;
     QByteArray out;
     PeerRun run = timedProcess("python",
                                u"/usr/bin/python3"_s,

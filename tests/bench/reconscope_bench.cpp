@@ -775,17 +775,7 @@ int main(int argc, char *argv[])
     std::printf("kubectl get -A -o json   %6.2f s, peak %5.0f MB\n",
                 kubectlSeconds,
                 double(kubectlRss) / 1e6);
-    const auto script = QStringLiteral(
-        "import sys\nfrom kubernetes import client, config\n"
-        "api = client.CustomObjectsApi(config.new_client_from_config(config_file=sys.argv[1]))\n"
-        "n, token = 0, None\n"
-        "while True:\n"
-        "    page = api.list_cluster_custom_object('infrastructure.internal.net', 'v1', "
-        "'customapps', limit=500, _continue=token)\n"
-        "    n += len(page['items'])\n"
-        "    token = page['metadata'].get('continue')\n"
-        "    if not token: break\n"
-        "print(n)\n");
+    const QString script = pythonListScript;
     qint64 pythonRss = 0;
     const auto timePython = [&] {
         return timeProcess(
