@@ -1,9 +1,10 @@
 """The two servers the corpus is replayed against, and plain HTTPS to them.
 
 - `EmbeddedServer`: `reconscope serve --no-demo` on a free loopback port, kubeconfig in a work
-  directory; stopped with SIGTERM.
+  directory (`kubeconfig` once started); stopped with SIGTERM.
 - `RealServer`: tools/kubefixture/cluster.py `up --control-plane-only` (etcd + kube-apiserver, as
-  envtest runs them) in a state directory of its own; stopped with `down`.
+  envtest runs them) in a state directory of its own (`kubeconfig` once started); stopped with
+  `down`.
 - `Client`: one identity of a kubeconfig (client certificate or bearer token), or none at all;
   `request` answers (status, body bytes) and never raises for an HTTP error status.
 """
@@ -110,7 +111,7 @@ class EmbeddedServer:
 
     def start(self):
         os.makedirs(self.workdir, exist_ok=True)
-        kubeconfig = os.path.join(self.workdir, "kubeconfig")
+        kubeconfig = self.kubeconfig = os.path.join(self.workdir, "kubeconfig")
         self.proc = subprocess.Popen(
             [self.binary, "serve", "--listen", "127.0.0.1:0", "--kubeconfig-out", kubeconfig,
              "--no-demo"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -168,7 +169,8 @@ class RealServer:
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         if result.returncode != 0:
             sys.exit("fidelity: the control plane did not come up:\n" + result.stderr)
-        return clients_from_kubeconfig(result.stdout.strip(), os.path.join(self.workdir, "pki"))
+        self.kubeconfig = result.stdout.strip()
+        return clients_from_kubeconfig(self.kubeconfig, os.path.join(self.workdir, "pki"))
 
     def compact(self, client):
         """etcd compacted at its current revision."""
