@@ -1,6 +1,7 @@
 #include "models/condition.h"
 
 #include "models/dnsnames.h"
+#include "models/jsonfields.h"
 #include "models/rfc3339.h"
 
 #include <nlohmann/json.hpp>
@@ -31,14 +32,6 @@ QString shorten(const QString &value)
 QString invalid(const QString &field, const QString &value, const QString &why)
 {
     return u"%1: Invalid value: \"%2\": %3"_s.arg(field, shorten(value), why);
-}
-
-QString readString(const nlohmann::json &object, const char *key)
-{
-    const auto it = object.find(key);
-    if (it == object.end() || !it->is_string())
-        return {};
-    return QString::fromStdString(it->get<std::string>());
 }
 
 // Problems with a qualified name (IsQualifiedName: optional DNS-subdomain prefix and '/').
@@ -93,11 +86,11 @@ Condition Condition::fromJsonLenient(const nlohmann::json &json)
     Condition condition;
     if (!json.is_object())
         return condition;
-    condition.type = readString(json, "type");
-    condition.status = readString(json, "status");
-    condition.reason = readString(json, "reason");
-    condition.message = readString(json, "message");
-    if (const auto time = parseRfc3339(readString(json, "lastTransitionTime")))
+    condition.type = jsonString(json, "type");
+    condition.status = jsonString(json, "status");
+    condition.reason = jsonString(json, "reason");
+    condition.message = jsonString(json, "message");
+    if (const auto time = parseRfc3339(jsonString(json, "lastTransitionTime")))
         condition.lastTransitionTime = *time;
     const auto og = json.find("observedGeneration");
     if (og != json.end()) {
@@ -132,7 +125,7 @@ Result<Condition> Condition::fromJson(const nlohmann::json &json)
                 u"condition.observedGeneration: expected a 64-bit integer, got %1"_s.arg(
                     QString::fromStdString(og->dump())));
     }
-    const QString ltt = readString(json, "lastTransitionTime");
+    const QString ltt = jsonString(json, "lastTransitionTime");
     if (!ltt.isEmpty() && !parseRfc3339(ltt))
         return Result<Condition>::failure(
             u"condition.lastTransitionTime: Invalid value: \"%1\": not an RFC 3339 date-time"_s.arg(

@@ -11,32 +11,24 @@ namespace reconscope::models {
 
 namespace {
 
-const nlohmann::json *child(const nlohmann::json &json, const char *key)
-{
-    if (!json.is_object())
-        return nullptr;
-    const auto it = json.find(key);
-    return it == json.end() ? nullptr : &*it;
-}
-
 bool schemaDeclaresStatus(const nlohmann::json *validation)
 {
     if (!validation)
         return false;
-    const nlohmann::json *schema = child(*validation, "openAPIV3Schema");
+    const nlohmann::json *schema = jsonFind(*validation, "openAPIV3Schema");
     if (!schema)
         return false;
-    const nlohmann::json *properties = child(*schema, "properties");
-    if (properties && child(*properties, "status"))
+    const nlohmann::json *properties = jsonFind(*schema, "properties");
+    if (properties && jsonFind(*properties, "status"))
         return true;
     // A root that keeps unknown fields may carry a status the schema does not spell out.
-    const nlohmann::json *preserve = child(*schema, "x-kubernetes-preserve-unknown-fields");
+    const nlohmann::json *preserve = jsonFind(*schema, "x-kubernetes-preserve-unknown-fields");
     return preserve && preserve->is_boolean() && preserve->get<bool>();
 }
 
 bool hasSchema(const nlohmann::json *validation)
 {
-    return validation && child(*validation, "openAPIV3Schema");
+    return validation && jsonFind(*validation, "openAPIV3Schema");
 }
 
 void prependUnique(QStringList &list, const QString &value)
@@ -96,7 +88,7 @@ LifecycleMapping LifecycleMapping::forCustomApp()
 LifecycleMapping LifecycleMapping::forCrd(const nlohmann::json &crd)
 {
     LifecycleMapping mapping;
-    const nlohmann::json *spec = child(crd, "spec");
+    const nlohmann::json *spec = jsonFind(crd, "spec");
     if (!spec || !spec->is_object())
         return mapping;
     const QString group = jsonString(*spec, "group");
@@ -104,10 +96,10 @@ LifecycleMapping LifecycleMapping::forCrd(const nlohmann::json &crd)
 
     // Status declared? v1 keeps schema and subresources per version; v1beta1 may keep them at
     // spec level. A CRD without any schema says nothing, so its objects keep a lifecycle.
-    bool anySchema = hasSchema(child(*spec, "validation"));
-    bool declaresStatus = schemaDeclaresStatus(child(*spec, "validation"));
-    if (const nlohmann::json *subresources = child(*spec, "subresources"))
-        declaresStatus = declaresStatus || child(*subresources, "status");
+    bool anySchema = hasSchema(jsonFind(*spec, "validation"));
+    bool declaresStatus = schemaDeclaresStatus(jsonFind(*spec, "validation"));
+    if (const nlohmann::json *subresources = jsonFind(*spec, "subresources"))
+        declaresStatus = declaresStatus || jsonFind(*subresources, "status");
     QStringList columnConditions;
     static const QRegularExpression conditionColumn(
         u"^\\.?status\\.conditions\\[\\?\\(@\\.type\\s*==\\s*[\"']([^\"']+)[\"']\\)\\]\\.status$"_s);
@@ -123,16 +115,16 @@ LifecycleMapping LifecycleMapping::forCrd(const nlohmann::json &crd)
                 columnConditions << match.captured(1);
         }
     };
-    collectColumns(child(*spec, "additionalPrinterColumns"));
-    if (const nlohmann::json *versions = child(*spec, "versions");
+    collectColumns(jsonFind(*spec, "additionalPrinterColumns"));
+    if (const nlohmann::json *versions = jsonFind(*spec, "versions");
         versions && versions->is_array()) {
         for (const nlohmann::json &version : *versions) {
-            const nlohmann::json *schema = child(version, "schema");
+            const nlohmann::json *schema = jsonFind(version, "schema");
             anySchema = anySchema || hasSchema(schema);
             declaresStatus = declaresStatus || schemaDeclaresStatus(schema);
-            if (const nlohmann::json *subresources = child(version, "subresources"))
-                declaresStatus = declaresStatus || child(*subresources, "status");
-            collectColumns(child(version, "additionalPrinterColumns"));
+            if (const nlohmann::json *subresources = jsonFind(version, "subresources"))
+                declaresStatus = declaresStatus || jsonFind(*subresources, "status");
+            collectColumns(jsonFind(version, "additionalPrinterColumns"));
         }
     }
     mapping.hasStatus = declaresStatus || !anySchema;

@@ -1,5 +1,6 @@
 #include "models/objectsummary.h"
 
+#include "models/jsonfields.h"
 #include "models/jsonsyntax.h"
 #include "models/rfc3339.h"
 
@@ -36,14 +37,6 @@ QString brief(const Json &value)
     return u"%1 %2"_s.arg(typeName(value), qs(value.dump()).left(40));
 }
 
-const Json *member(const Json &object, const char *key)
-{
-    if (!object.is_object())
-        return nullptr;
-    const auto it = object.find(key);
-    return it == object.end() ? nullptr : &*it;
-}
-
 // An integer that fits int64 exactly; never goes through double.
 std::optional<qint64> exactInt64(const Json &value)
 {
@@ -62,7 +55,7 @@ std::optional<qint64> exactInt64(const Json &value)
 std::optional<qint64>
 readInt64(const Json &object, const char *key, const QString &field, ObjectSummary &summary)
 {
-    const Json *value = member(object, key);
+    const Json *value = jsonFind(object, key);
     if (!value || value->is_null())
         return std::nullopt;
     const auto result = exactInt64(*value);
@@ -77,7 +70,7 @@ readInt64(const Json &object, const char *key, const QString &field, ObjectSumma
 QString
 readString(const Json &object, const char *key, const QString &field, ObjectSummary &summary)
 {
-    const Json *value = member(object, key);
+    const Json *value = jsonFind(object, key);
     if (!value || value->is_null())
         return {};
     if (!value->is_string()) {
@@ -159,7 +152,7 @@ Result<ObjectSummary> ObjectSummary::fromJson(const nlohmann::json &object,
     summary.kind = readString(object, "kind", u"kind"_s, summary);
 
     static const Json emptyObject = Json::object();
-    const Json *metadataValue = member(object, "metadata");
+    const Json *metadataValue = jsonFind(object, "metadata");
     if (metadataValue && !metadataValue->is_object() && !metadataValue->is_null())
         summary.readProblems << u"metadata: expected an object, got %1"_s.arg(
             typeName(*metadataValue));
@@ -177,7 +170,7 @@ Result<ObjectSummary> ObjectSummary::fromJson(const nlohmann::json &object,
     summary.generation = readInt64(metadata, "generation", u"metadata.generation"_s, summary);
     summary.creationTimestamp
         = readTime(metadata, "creationTimestamp", u"metadata.creationTimestamp"_s, summary);
-    if (const Json *deletion = member(metadata, "deletionTimestamp")) {
+    if (const Json *deletion = jsonFind(metadata, "deletionTimestamp")) {
         if (deletion->is_string()) {
             summary.markedForDeletion = !deletion->get<std::string>().empty();
             summary.deletionTimestamp
@@ -188,14 +181,14 @@ Result<ObjectSummary> ObjectSummary::fromJson(const nlohmann::json &object,
             summary.kstatusUnreadable = true;
         }
     }
-    if (const Json *finalizers = member(metadata, "finalizers");
+    if (const Json *finalizers = jsonFind(metadata, "finalizers");
         finalizers && finalizers->is_array()) {
         for (const Json &finalizer : *finalizers) {
             if (finalizer.is_string())
                 summary.finalizers << qs(finalizer.get<std::string>());
         }
     }
-    if (const Json *labels = member(metadata, "labels"); labels && labels->is_object()) {
+    if (const Json *labels = jsonFind(metadata, "labels"); labels && labels->is_object()) {
         for (const auto &[labelKey, value] : labels->items()) {
             if (value.is_string())
                 summary.labels.insert(qs(labelKey), qs(value.get<std::string>()));
@@ -205,18 +198,18 @@ Result<ObjectSummary> ObjectSummary::fromJson(const nlohmann::json &object,
         }
     }
 
-    const Json *status = member(object, "status");
+    const Json *status = jsonFind(object, "status");
     if (status && status->is_object()) {
         summary.hasStatus = true;
         summary.statusFieldCount = int(status->size());
         summary.observedGeneration
             = readInt64(*status, "observedGeneration", u"status.observedGeneration"_s, summary);
-        if (const Json *conditions = member(*status, "conditions")) {
+        if (const Json *conditions = jsonFind(*status, "conditions")) {
             if (conditions->is_array()) {
                 summary.conditions = conditionsFromJsonLenient(*conditions);
                 for (const Json &entry : *conditions) {
-                    const Json *type = member(entry, "type");
-                    const Json *conditionStatus = member(entry, "status");
+                    const Json *type = jsonFind(entry, "type");
+                    const Json *conditionStatus = jsonFind(entry, "status");
                     if (!entry.is_object() || (type && !type->is_string() && !type->is_null())
                         || (conditionStatus && !conditionStatus->is_string()
                             && !conditionStatus->is_null())) {
@@ -240,7 +233,7 @@ Result<ObjectSummary> ObjectSummary::fromJson(const nlohmann::json &object,
     for (const QString &dotted : mapping.projectedPaths()) {
         const Json *value = &object;
         for (const std::string &part : splitPath(dotted)) {
-            value = member(*value, part.c_str());
+            value = jsonFind(*value, part.c_str());
             if (!value)
                 break;
         }

@@ -3,6 +3,7 @@
 #include "controller/console/consolesession.h"
 #include "controller/console/dryrunplanner.h"
 #include "models/conditionsmodel.h"
+#include "models/jsonfields.h"
 #include "models/ownedobjectsmodel.h"
 #include "models/plannedchangesmodel.h"
 #include "models/rfc3339.h"
@@ -487,9 +488,6 @@ void DetailPane::refresh()
     m_header->setText(header);
 
     const nlohmann::json object = entry->json();
-    const auto field = [&](const char *name) {
-        return object.is_object() && object.contains(name) ? object[name] : nlohmann::json();
-    };
     const auto keep = [](QPlainTextEdit *view, const QString &text) {
         if (view->toPlainText() != text) {
             const int scroll = view->verticalScrollBar() ? view->verticalScrollBar()->value() : 0;
@@ -498,8 +496,8 @@ void DetailPane::refresh()
                 view->verticalScrollBar()->setValue(scroll);
         }
     };
-    keep(m_spec, pretty(field("spec")));
-    keep(m_status, pretty(field("status")));
+    keep(m_spec, pretty(models::jsonMember(object, "spec")));
+    keep(m_status, pretty(models::jsonMember(object, "status")));
     keep(m_raw, pretty(object));
     m_conditions->setConditions(summary.conditions, summary.generation);
 }
@@ -544,26 +542,20 @@ void DetailPane::refreshEvents()
                                                          false);
                 if (event.is_discarded() || !event.is_object())
                     continue;
-                const auto text = [&](const char *name) {
-                    const auto it = event.find(name);
-                    return it != event.end() && it->is_string()
-                        ? QString::fromStdString(it->get<std::string>())
-                        : QString();
-                };
-                QString seen = text("lastTimestamp");
+                QString seen = models::jsonString(event, "lastTimestamp");
                 if (seen.isEmpty())
-                    seen = text("eventTime");
+                    seen = models::jsonString(event, "eventTime");
                 const auto count = event.find("count");
                 table->setItem(row, 0, new QTableWidgetItem(seen));
-                table->setItem(row, 1, new QTableWidgetItem(text("type")));
-                table->setItem(row, 2, new QTableWidgetItem(text("reason")));
+                table->setItem(row, 1, new QTableWidgetItem(models::jsonString(event, "type")));
+                table->setItem(row, 2, new QTableWidgetItem(models::jsonString(event, "reason")));
                 table->setItem(
                     row,
                     3,
                     new QTableWidgetItem(count != event.end() && count->is_number_integer()
                                              ? QString::number(count->get<qint64>())
                                              : QString()));
-                table->setItem(row, 4, new QTableWidgetItem(text("message")));
+                table->setItem(row, 4, new QTableWidgetItem(models::jsonString(event, "message")));
             }
             emit self->eventsLoaded(int(items.size()));
         });

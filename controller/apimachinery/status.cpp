@@ -1,4 +1,5 @@
 #include "controller/apimachinery/status.h"
+#include "models/jsonfields.h"
 
 #include <algorithm>
 
@@ -11,16 +12,6 @@ using namespace Qt::StringLiterals;
 namespace reconscope::controller::apimachinery {
 
 namespace {
-
-QString stringField(const nlohmann::json &object, const char *key)
-{
-    if (!object.is_object())
-        return {};
-    const auto it = object.find(key);
-    if (it == object.end() || !it->is_string())
-        return {};
-    return QString::fromStdString(it->get<std::string>());
-}
 
 QString defaultReason(int code)
 {
@@ -177,30 +168,30 @@ nlohmann::ordered_json ApiError::toStatus() const
 
 bool ApiError::fromStatusJson(const nlohmann::json &status, ApiError *out)
 {
-    if (!status.is_object() || stringField(status, "kind") != u"Status")
+    if (!status.is_object() || models::jsonString(status, "kind") != u"Status")
         return false;
     ApiError error;
     error.category = Category::Status;
     if (const auto it = status.find("code"); it != status.end() && it->is_number_integer())
         error.code = it->get<int>();
-    error.reason = stringField(status, "reason");
-    error.message = stringField(status, "message");
+    error.reason = models::jsonString(status, "reason");
+    error.message = models::jsonString(status, "message");
     if (const auto it = status.find("metadata"); it != status.end())
-        error.continueToken = stringField(*it, "continue");
+        error.continueToken = models::jsonString(*it, "continue");
     if (const auto it = status.find("details"); it != status.end() && it->is_object()) {
         error.hasDetails = true;
-        error.name = stringField(*it, "name");
-        error.group = stringField(*it, "group");
-        error.kind = stringField(*it, "kind");
-        error.uid = stringField(*it, "uid");
+        error.name = models::jsonString(*it, "name");
+        error.group = models::jsonString(*it, "group");
+        error.kind = models::jsonString(*it, "kind");
+        error.uid = models::jsonString(*it, "uid");
         if (const auto retry = it->find("retryAfterSeconds");
             retry != it->end() && retry->is_number_integer())
             error.retryAfterSeconds = std::max(0, retry->get<int>());
         if (const auto causes = it->find("causes"); causes != it->end() && causes->is_array()) {
             for (const auto &cause : *causes) {
-                error.causes.append(StatusCause{ stringField(cause, "reason"),
-                                                 stringField(cause, "message"),
-                                                 stringField(cause, "field") });
+                error.causes.append(StatusCause{ models::jsonString(cause, "reason"),
+                                                 models::jsonString(cause, "message"),
+                                                 models::jsonString(cause, "field") });
             }
         }
     }

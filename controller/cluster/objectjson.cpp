@@ -427,34 +427,6 @@ private:
 
 } // namespace
 
-const nlohmann::json &member(const nlohmann::json &object, const char *key)
-{
-    static const nlohmann::json null;
-    if (!object.is_object())
-        return null;
-    auto it = object.find(key);
-    return it == object.end() ? null : *it;
-}
-
-QString string(const nlohmann::json &object, const char *key)
-{
-    const nlohmann::json &value = member(object, key);
-    return value.is_string() ? QString::fromStdString(value.get_ref<const std::string &>())
-                             : QString();
-}
-
-QStringList strings(const nlohmann::json &array)
-{
-    QStringList list;
-    if (!array.is_array())
-        return list;
-    for (const nlohmann::json &item : array) {
-        if (item.is_string())
-            list.append(QString::fromStdString(item.get_ref<const std::string &>()));
-    }
-    return list;
-}
-
 nlohmann::json array(const QStringList &strings)
 {
     nlohmann::json result = nlohmann::json::array();

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "models/jsonfields.h"
+
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -15,12 +17,19 @@
 // mistyped members (untrusted input).
 namespace reconscope::controller::cluster::objectjson {
 
-// object[key], or a null value when `object` is not an object or lacks the key.
-const nlohmann::json &member(const nlohmann::json &object, const char *key);
-// object[key] as a string; "" when absent or not a string.
-QString string(const nlohmann::json &object, const char *key);
-// A JSON array of strings as a list (non-strings skipped).
-QStringList strings(const nlohmann::json &array);
+// models::jsonMember, models::jsonString and models::jsonStrings under this namespace's names.
+inline const nlohmann::json &member(const nlohmann::json &object, const char *key)
+{
+    return models::jsonMember(object, key);
+}
+inline QString string(const nlohmann::json &object, const char *key)
+{
+    return models::jsonString(object, key);
+}
+inline QStringList strings(const nlohmann::json &array)
+{
+    return models::jsonStrings(array);
+}
 // A list of strings as a JSON array.
 nlohmann::json array(const QStringList &strings);
 // Whether compact, key-sorted object JSON starts with {"apiVersion":"<apiVersion>".

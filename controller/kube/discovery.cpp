@@ -29,32 +29,10 @@ QByteArray withCrdTypeMeta(const QByteArray &crd)
     return QByteArray::fromStdString(object.dump());
 }
 
+using models::jsonMember;
+using models::jsonStrings;
 using models::Result;
 using ResourcesResult = Result<QList<DiscoveredResource>>;
-
-QStringList strings(const nlohmann::json &object, const char *key)
-{
-    QStringList out;
-    if (!object.is_object())
-        return out;
-    const auto it = object.find(key);
-    if (it == object.end() || !it->is_array())
-        return out;
-    for (const auto &value : *it) {
-        if (value.is_string())
-            out << QString::fromStdString(value.get<std::string>());
-    }
-    return out;
-}
-
-const nlohmann::json &member(const nlohmann::json &object, const char *key)
-{
-    static const nlohmann::json null;
-    if (!object.is_object())
-        return null;
-    const auto it = object.find(key);
-    return it == object.end() ? null : *it;
-}
 
 nlohmann::json parse(const QByteArray &body)
 {
@@ -103,22 +81,22 @@ ResourcesResult parseAggregated(const QByteArray &body)
         return ResourcesResult::failure(
             u"aggregated discovery: kind is not APIGroupDiscoveryList"_s);
     QList<DiscoveredResource> out;
-    const auto &items = member(json, "items");
+    const auto &items = jsonMember(json, "items");
     if (!items.is_array())
         return out;
     for (const auto &item : items) {
-        const QString group = models::jsonString(member(item, "metadata"), "name");
-        const auto &versions = member(item, "versions");
+        const QString group = models::jsonString(jsonMember(item, "metadata"), "name");
+        const auto &versions = jsonMember(item, "versions");
         if (!versions.is_array())
             continue;
         bool first = true;
         for (const auto &version : versions) {
             const QString versionName = models::jsonString(version, "version");
-            const auto &resources = member(version, "resources");
+            const auto &resources = jsonMember(version, "resources");
             if (versionName.isEmpty() || !resources.is_array())
                 continue;
             for (const auto &resource : resources) {
-                const auto &responseKind = member(resource, "responseKind");
+                const auto &responseKind = jsonMember(resource, "responseKind");
                 if (!responseKind.is_object())
                     continue; // client-go drops these
                 DiscoveredResource entry;
@@ -128,11 +106,11 @@ ResourcesResult parseAggregated(const QByteArray &body)
                 entry.singular = models::jsonString(resource, "singularResource");
                 entry.kind = models::jsonString(responseKind, "kind");
                 entry.namespaced = models::jsonString(resource, "scope") == u"Namespaced";
-                entry.verbs = strings(resource, "verbs");
-                entry.shortNames = strings(resource, "shortNames");
-                entry.categories = strings(resource, "categories");
+                entry.verbs = jsonStrings(jsonMember(resource, "verbs"));
+                entry.shortNames = jsonStrings(jsonMember(resource, "shortNames"));
+                entry.categories = jsonStrings(jsonMember(resource, "categories"));
                 entry.preferredVersion = first;
-                const auto &subresources = member(resource, "subresources");
+                const auto &subresources = jsonMember(resource, "subresources");
                 if (subresources.is_array()) {
                     for (const auto &subresource : subresources) {
                         const QString name = models::jsonString(subresource, "subresource");
@@ -160,7 +138,7 @@ ResourcesResult parseResourceList(const QByteArray &body,
     QList<DiscoveredResource> out;
     QHash<QString, qsizetype> index;
     QList<std::pair<QString, QString>> subresources;
-    const auto &resources = member(json, "resources");
+    const auto &resources = jsonMember(json, "resources");
     if (!resources.is_array())
         return out;
     for (const auto &resource : resources) {
@@ -176,11 +154,11 @@ ResourcesResult parseResourceList(const QByteArray &body,
         entry.plural = name;
         entry.singular = models::jsonString(resource, "singularName");
         entry.kind = models::jsonString(resource, "kind");
-        const auto &namespaced = member(resource, "namespaced");
+        const auto &namespaced = jsonMember(resource, "namespaced");
         entry.namespaced = namespaced.is_boolean() && namespaced.get<bool>();
-        entry.verbs = strings(resource, "verbs");
-        entry.shortNames = strings(resource, "shortNames");
-        entry.categories = strings(resource, "categories");
+        entry.verbs = jsonStrings(jsonMember(resource, "verbs"));
+        entry.shortNames = jsonStrings(jsonMember(resource, "shortNames"));
+        entry.categories = jsonStrings(jsonMember(resource, "categories"));
         entry.preferredVersion = preferred;
         if (entry.singular.isEmpty())
             entry.singular = entry.kind.toLower();
@@ -203,7 +181,7 @@ QList<DiscoveredResource> fromCrd(const QByteArray &crdJson)
     const auto json = parse(crdJson);
     if (json.is_discarded())
         return out;
-    const auto &conditions = member(member(json, "status"), "conditions");
+    const auto &conditions = jsonMember(jsonMember(json, "status"), "conditions");
     if (conditions.is_array() && !conditions.empty()) {
         bool established = false;
         for (const auto &condition : conditions) {
@@ -214,8 +192,8 @@ QList<DiscoveredResource> fromCrd(const QByteArray &crdJson)
         if (!established)
             return out;
     }
-    const auto &spec = member(json, "spec");
-    const auto &names = member(spec, "names");
+    const auto &spec = jsonMember(json, "spec");
+    const auto &names = jsonMember(spec, "names");
     DiscoveredResource base;
     base.group = models::jsonString(spec, "group");
     base.plural = models::jsonString(names, "plural");
@@ -223,26 +201,26 @@ QList<DiscoveredResource> fromCrd(const QByteArray &crdJson)
     base.singular = models::jsonString(names, "singular");
     if (base.singular.isEmpty())
         base.singular = base.kind.toLower();
-    base.shortNames = strings(names, "shortNames");
-    base.categories = strings(names, "categories");
+    base.shortNames = jsonStrings(jsonMember(names, "shortNames"));
+    base.categories = jsonStrings(jsonMember(names, "categories"));
     base.namespaced = models::jsonString(spec, "scope") != u"Cluster";
     base.verbs = { u"delete"_s, u"deletecollection"_s, u"get"_s,    u"list"_s,
                    u"patch"_s,  u"create"_s,           u"update"_s, u"watch"_s };
     base.fromCrd = true;
     if (base.group.isEmpty() || base.plural.isEmpty() || base.kind.isEmpty())
         return out;
-    const auto &versions = member(spec, "versions");
+    const auto &versions = jsonMember(spec, "versions");
     if (!versions.is_array())
         return out;
     for (const auto &version : versions) {
-        const auto &served = member(version, "served");
+        const auto &served = jsonMember(version, "served");
         if (!served.is_boolean() || !served.get<bool>())
             continue;
         DiscoveredResource entry = base;
         entry.version = models::jsonString(version, "name");
-        const auto &subresources = member(version, "subresources");
-        entry.statusSubresource = member(subresources, "status").is_object();
-        entry.scaleSubresource = member(subresources, "scale").is_object();
+        const auto &subresources = jsonMember(version, "subresources");
+        entry.statusSubresource = jsonMember(subresources, "status").is_object();
+        entry.scaleSubresource = jsonMember(subresources, "scale").is_object();
         if (!entry.version.isEmpty())
             out << entry;
     }
@@ -395,17 +373,17 @@ void DiscoveryClient::handleRoot(bool core, Result<RawResponse, ApiError> respon
         = nlohmann::json::parse(response->body.begin(), response->body.end(), nullptr, false);
     if (core) {
         // APIVersions: {"versions":["v1"]}
-        for (const QString &version : strings(json, "versions"))
+        for (const QString &version : jsonStrings(jsonMember(json, "versions")))
             requestGroupVersion(QString(), version, version == u"v1");
     } else {
         // APIGroupList
-        const auto &groups = member(json, "groups");
+        const auto &groups = jsonMember(json, "groups");
         if (groups.is_array()) {
             for (const auto &group : groups) {
                 const QString name = models::jsonString(group, "name");
                 const QString preferred
-                    = models::jsonString(member(group, "preferredVersion"), "version");
-                const auto &versions = member(group, "versions");
+                    = models::jsonString(jsonMember(group, "preferredVersion"), "version");
+                const auto &versions = jsonMember(group, "versions");
                 if (!versions.is_array())
                     continue;
                 for (const auto &version : versions) {

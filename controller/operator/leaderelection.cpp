@@ -16,14 +16,6 @@ const apimachinery::ResourceRef leaseResource{
     u"coordination.k8s.io"_s, u"v1"_s, u"leases"_s, true
 };
 
-qint64 qint(const json &object, const char *key)
-{
-    if (!object.is_object())
-        return 0;
-    const auto it = object.find(key);
-    return it != object.end() && it->is_number_integer() ? it->get<qint64>() : 0;
-}
-
 qint64 ceilSeconds(reconcile::Duration d)
 {
     using namespace std::chrono;
@@ -43,10 +35,10 @@ LeaseRecord LeaseRecord::fromLease(const json &lease)
     LeaseRecord r;
     const json spec = lease.is_object() ? lease.value("spec", json::object()) : json::object();
     r.holderIdentity = models::jsonString(spec, "holderIdentity");
-    r.leaseDurationSeconds = qint(spec, "leaseDurationSeconds");
+    r.leaseDurationSeconds = models::jsonInteger(spec, "leaseDurationSeconds");
     r.acquireTime = models::jsonString(spec, "acquireTime");
     r.renewTime = models::jsonString(spec, "renewTime");
-    r.leaseTransitions = qint(spec, "leaseTransitions");
+    r.leaseTransitions = models::jsonInteger(spec, "leaseTransitions");
     return r;
 }
 

@@ -1,4 +1,5 @@
 #include "controller/record/discoveryjson.h"
+#include "models/jsonfields.h"
 
 #include <nlohmann/json.hpp>
 
@@ -16,31 +17,10 @@ json stringsJson(const QStringList &strings)
     return array;
 }
 
-QString stringOf(const json &object, const char *key)
-{
-    const auto it = object.find(key);
-    return it != object.end() && it->is_string() ? QString::fromStdString(it->get<std::string>())
-                                                 : QString();
-}
-
-QStringList stringsOf(const json &object, const char *key)
-{
-    QStringList strings;
-    const auto it = object.find(key);
-    if (it == object.end() || !it->is_array())
-        return strings;
-    for (const json &item : *it) {
-        if (item.is_string())
-            strings.append(QString::fromStdString(item.get<std::string>()));
-    }
-    return strings;
-}
-
-bool boolOf(const json &object, const char *key, bool otherwise)
-{
-    const auto it = object.find(key);
-    return it != object.end() && it->is_boolean() ? it->get<bool>() : otherwise;
-}
+using models::jsonBool;
+using models::jsonMember;
+using models::jsonString;
+using models::jsonStrings;
 
 } // namespace
 
@@ -71,21 +51,21 @@ QList<kube::DiscoveredResource> discoveryFromJson(QByteArrayView bytes)
     if (!array.is_array())
         return resources;
     for (const json &item : array) {
-        if (!item.is_object() || stringOf(item, "plural").isEmpty())
+        if (!item.is_object() || jsonString(item, "plural").isEmpty())
             continue;
         kube::DiscoveredResource r;
-        r.group = stringOf(item, "group");
-        r.version = stringOf(item, "version");
-        r.plural = stringOf(item, "plural");
-        r.singular = stringOf(item, "singular");
-        r.kind = stringOf(item, "kind");
-        r.namespaced = boolOf(item, "namespaced", true);
-        r.shortNames = stringsOf(item, "shortNames");
-        r.categories = stringsOf(item, "categories");
-        r.verbs = stringsOf(item, "verbs");
-        r.preferredVersion = boolOf(item, "preferredVersion", false);
-        r.statusSubresource = boolOf(item, "status", false);
-        r.scaleSubresource = boolOf(item, "scale", false);
+        r.group = jsonString(item, "group");
+        r.version = jsonString(item, "version");
+        r.plural = jsonString(item, "plural");
+        r.singular = jsonString(item, "singular");
+        r.kind = jsonString(item, "kind");
+        r.namespaced = jsonBool(item, "namespaced", true);
+        r.shortNames = jsonStrings(jsonMember(item, "shortNames"));
+        r.categories = jsonStrings(jsonMember(item, "categories"));
+        r.verbs = jsonStrings(jsonMember(item, "verbs"));
+        r.preferredVersion = jsonBool(item, "preferredVersion", false);
+        r.statusSubresource = jsonBool(item, "status", false);
+        r.scaleSubresource = jsonBool(item, "scale", false);
         resources.append(r);
     }
     return resources;

@@ -1,6 +1,7 @@
 #include "controller/record/kubectlimport.h"
 
 #include "controller/record/timestampprefix.h"
+#include "models/jsonfields.h"
 #include "models/rfc3339.h"
 
 #include <QFile>
@@ -255,12 +256,7 @@ QByteArray bytesOf(const json &value)
     return QByteArray::fromStdString(value.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
-QString stringOf(const json &object, const char *key)
-{
-    const auto it = object.find(key);
-    return it != object.end() && it->is_string() ? QString::fromStdString(it->get<std::string>())
-                                                 : QString();
-}
+using models::jsonString;
 
 // The records a capture makes, with what each one's time is to be found from.
 class CaptureImport
@@ -296,7 +292,7 @@ std::optional<RecordingError> CaptureImport::take(const Value &value)
                                u"line %1, byte %2: not JSON"_s.arg(value.line).arg(value.offset) };
     if (parsed.is_object() && parsed.value("type", json()).is_string()
         && parsed.value("object", json()).is_object()) {
-        const QString typeName = stringOf(parsed, "type");
+        const QString typeName = jsonString(parsed, "type");
         const auto type = eventTypeFromName(typeName);
         if (!type) {
             ++errors; // ERROR: the watch ended with a Status; kubectl stops there
@@ -324,8 +320,8 @@ std::optional<RecordingError> CaptureImport::take(const Value &value)
 
 int CaptureImport::resourceFor(const json &object, const Value &value)
 {
-    const QString apiVersion = stringOf(object, "apiVersion");
-    const QString kind = stringOf(object, "kind");
+    const QString apiVersion = jsonString(object, "apiVersion");
+    const QString kind = jsonString(object, "kind");
     const QString id = apiVersion + u'/' + kind;
     if (const auto it = m_resources.constFind(id); it != m_resources.cend())
         return *it;
@@ -336,7 +332,7 @@ int CaptureImport::resourceFor(const json &object, const Value &value)
     resource.kind = kind;
     resource.plural = guessPlural(kind);
     resource.pluralGuessed = true;
-    resource.namespaced = !stringOf(object["metadata"], "namespace").isEmpty();
+    resource.namespaced = !jsonString(object["metadata"], "namespace").isEmpty();
     const int number = int(m_resources.size());
     m_resources.insert(id, number);
     Record record;
@@ -359,8 +355,8 @@ void CaptureImport::addObject(const json &object, std::optional<EventType> type,
             return; // a CRD listed or printed alone: the recording's CRD, no event
     }
     const json &meta = object["metadata"];
-    const QString key = stringOf(object, "apiVersion") + u'/' + stringOf(object, "kind") + u'/'
-        + stringOf(meta, "namespace") + u'/' + stringOf(meta, "name");
+    const QString key = jsonString(object, "apiVersion") + u'/' + jsonString(object, "kind") + u'/'
+        + jsonString(meta, "namespace") + u'/' + jsonString(meta, "name");
     if (!type) {
         ++untyped;
         type = m_keys.contains(key) ? EventType::Modified : EventType::Added;

@@ -1,4 +1,5 @@
 #include "controller/record/recordingformat.h"
+#include "models/jsonfields.h"
 
 #include <zlib.h>
 
@@ -48,12 +49,7 @@ bool hasResourceId(RecordType type)
     }
 }
 
-QString stringOf(const nlohmann::json &object, const char *key)
-{
-    const auto it = object.find(key);
-    return it != object.end() && it->is_string() ? QString::fromStdString(it->get<std::string>())
-                                                 : QString();
-}
+using models::jsonString;
 
 } // namespace
 
@@ -107,12 +103,12 @@ models::Result<RecordedResource> RecordedResource::fromJson(QByteArrayView bytes
     if (!json.is_object())
         return models::Result<RecordedResource>::failure(u"a resource that is not a JSON object"_s);
     RecordedResource resource;
-    resource.group = stringOf(json, "group");
-    resource.version = stringOf(json, "version");
-    resource.plural = stringOf(json, "plural");
-    resource.kind = stringOf(json, "kind");
-    resource.namespace_ = stringOf(json, "namespace");
-    resource.fieldSelector = stringOf(json, "fieldSelector");
+    resource.group = jsonString(json, "group");
+    resource.version = jsonString(json, "version");
+    resource.plural = jsonString(json, "plural");
+    resource.kind = jsonString(json, "kind");
+    resource.namespace_ = jsonString(json, "namespace");
+    resource.fieldSelector = jsonString(json, "fieldSelector");
     const auto namespaced = json.find("namespaced");
     resource.namespaced
         = namespaced == json.end() || !namespaced->is_boolean() || namespaced->get<bool>();

@@ -8,6 +8,7 @@
 #include "controller/cluster/schema/gofmt.h"
 #include "models/dnsnames.h"
 #include "models/gojson.h"
+#include "models/jsonfields.h"
 
 #include <QByteArray>
 #include <QRegularExpression>
@@ -28,15 +29,9 @@ namespace fe = fielderrors;
 constexpr qint64 kMaxSecretSize = 1024 * 1024;
 constexpr const char *kImmutableWhenSet = "field is immutable when `immutable` is set";
 
-const json &at(const json &object, const char *key)
-{
-    return objectjson::member(object, key);
-}
-
-QString str(const json &object, const char *key)
-{
-    return objectjson::string(object, key);
-}
+using models::jsonBool;
+using models::jsonMember;
+using models::jsonString;
 
 QString quote(const QString &value)
 {
@@ -51,7 +46,7 @@ QString keyed(const char *path, const std::string &key)
 // ValidateObjectMeta of pkg/apis/core/validation: apimachinery's and the finalizer rule.
 Errors coreMeta(const json &object, bool namespaced, NameRule rule)
 {
-    const json &metadata = at(object, "metadata");
+    const json &metadata = jsonMember(object, "metadata");
     Errors errors = metavalidation::validateObjectMeta(metadata, namespaced, rule);
     errors.append(metavalidation::validateKubeFinalizers(metadata));
     return errors;
@@ -59,15 +54,10 @@ Errors coreMeta(const json &object, bool namespaced, NameRule rule)
 
 Errors coreMetaUpdate(const json &object, const json &old)
 {
-    const json &metadata = at(object, "metadata");
-    Errors errors = metavalidation::validateObjectMetaUpdate(metadata, at(old, "metadata"));
+    const json &metadata = jsonMember(object, "metadata");
+    Errors errors = metavalidation::validateObjectMetaUpdate(metadata, jsonMember(old, "metadata"));
     errors.append(metavalidation::validateKubeFinalizers(metadata));
     return errors;
-}
-
-bool truthy(const json &value)
-{
-    return value.is_boolean() && value.get<bool>();
 }
 
 qint64 decodedSize(const json &value)
@@ -94,14 +84,14 @@ void configKeys(Errors &errors, const json &map, const char *path, const json *o
 // The immutability of a ConfigMap or Secret whose old version set `immutable`.
 void immutableData(Errors &errors, const json &object, const json &old, bool binaryData)
 {
-    if (!truthy(at(old, "immutable")))
+    if (!jsonBool(old, "immutable"))
         return;
-    if (!truthy(at(object, "immutable")))
+    if (!jsonBool(object, "immutable"))
         errors.append(fe::forbidden(u"immutable"_s, QString::fromLatin1(kImmutableWhenSet)));
     for (const char *key : { "data", "binaryData" }) {
         if (!binaryData && std::string_view(key) == "binaryData")
             continue;
-        if (!objectjson::identical(at(object, key), at(old, key)))
+        if (!objectjson::identical(jsonMember(object, key), jsonMember(old, key)))
             errors.append(
                 fe::forbidden(QString::fromLatin1(key), QString::fromLatin1(kImmutableWhenSet)));
     }
@@ -110,8 +100,8 @@ void immutableData(Errors &errors, const json &object, const json &old, bool bin
 Errors validateConfigMap(const json &object)
 {
     Errors errors = coreMeta(object, true, NameRule::DnsSubdomain);
-    const json &data = at(object, "data");
-    const json &binary = at(object, "binaryData");
+    const json &data = jsonMember(object, "data");
+    const json &binary = jsonMember(object, "binaryData");
     configKeys(errors, data, "data", &binary);
     configKeys(errors, binary, "binaryData", nullptr);
     qint64 size = 0;
@@ -140,7 +130,7 @@ Errors validateConfigMapUpdate(const json &object, const json &old)
 void dockerConfig(Errors &errors, const json &data, const char *key)
 {
     const QString path = keyed("data", key);
-    const json &value = at(data, key);
+    const json &value = jsonMember(data, key);
     if (value.is_null()) {
         errors.append(fe::required(path));
         return;
@@ -155,7 +145,7 @@ void dockerConfig(Errors &errors, const json &data, const char *key)
 Errors validateSecret(const json &object)
 {
     Errors errors = coreMeta(object, true, NameRule::DnsSubdomain);
-    const json &data = at(object, "data");
+    const json &data = jsonMember(object, "data");
     configKeys(errors, data, "data", nullptr);
     qint64 size = 0;
     if (data.is_object()) {
@@ -164,13 +154,13 @@ Errors validateSecret(const json &object)
     }
     if (size > kMaxSecretSize)
         errors.append(fe::tooLong(u"data"_s, kMaxSecretSize));
-    const QString type = str(object, "type");
+    const QString type = jsonString(object, "type");
     const auto has = [&data](const char *key) {
         return data.is_object() && data.contains(key);
     };
     if (type == u"kubernetes.io/service-account-token") {
-        const json &annotations = at(at(object, "metadata"), "annotations");
-        if (str(annotations, "kubernetes.io/service-account.name").isEmpty())
+        const json &annotations = jsonMember(jsonMember(object, "metadata"), "annotations");
+        if (jsonString(annotations, "kubernetes.io/service-account.name").isEmpty())
             errors.append(
                 fe::required(u"metadata.annotations[kubernetes.io/service-account.name]"_s));
     } else if (type == u"kubernetes.io/dockercfg") {
@@ -183,7 +173,7 @@ Errors validateSecret(const json &object)
             errors.append(fe::required(u"data[password]"_s));
         }
     } else if (type == u"kubernetes.io/ssh-auth") {
-        if (decodedSize(at(data, "ssh-privatekey")) == 0)
+        if (decodedSize(jsonMember(data, "ssh-privatekey")) == 0)
             errors.append(fe::required(u"data[ssh-privatekey]"_s));
     } else if (type == u"kubernetes.io/tls") {
         for (const char *key : { "tls.crt", "tls.key" }) {
@@ -197,8 +187,8 @@ Errors validateSecret(const json &object)
 Errors validateSecretUpdate(const json &object, const json &old)
 {
     Errors errors = coreMetaUpdate(object, old);
-    const QString type = str(object, "type");
-    if (type != str(old, "type"))
+    const QString type = jsonString(object, "type");
+    if (type != jsonString(old, "type"))
         errors.append(fe::invalid(u"type"_s, quote(type), u"field is immutable"_s));
     immutableData(errors, object, old, false);
     errors.append(validateSecret(object));
@@ -210,20 +200,20 @@ Errors validateSecretUpdate(const json &object, const json &old)
 Errors validateEvent(const json &event)
 {
     Errors errors;
-    const QString ns = str(at(event, "metadata"), "namespace");
-    const QString involved = str(at(event, "involvedObject"), "namespace");
+    const QString ns = jsonString(jsonMember(event, "metadata"), "namespace");
+    const QString involved = jsonString(jsonMember(event, "involvedObject"), "namespace");
     const auto mismatch = [&] {
         errors.append(fe::invalid(
             u"involvedObject.namespace"_s, quote(involved), u"does not match event.namespace"_s));
     };
-    const json &eventTime = at(event, "eventTime");
+    const json &eventTime = jsonMember(event, "eventTime");
     if (eventTime.is_null() || eventTime == "") {
         if (involved.isEmpty() ? !ns.isEmpty() && ns != u"default" : ns != involved)
             mismatch();
     } else {
         if (involved.isEmpty() && ns != u"default" && ns != u"kube-system")
             mismatch();
-        const QString controller = str(event, "reportingComponent");
+        const QString controller = jsonString(event, "reportingComponent");
         if (controller.isEmpty())
             errors.append(fe::required(u"reportingComponent"_s));
         for (const QString &message : models::isQualifiedName(controller))
@@ -232,7 +222,7 @@ Errors validateEvent(const json &event)
                                           std::pair{ "action", 128 },
                                           std::pair{ "reason", 128 },
                                           std::pair{ "message", 1024 } }) {
-            const QString value = str(event, key);
+            const QString value = jsonString(event, key);
             if (value.isEmpty() && std::string_view(key) != "message")
                 errors.append(fe::required(QString::fromLatin1(key)));
             if (value.toUtf8().size() > limit)
@@ -249,12 +239,12 @@ Errors validateEvent(const json &event)
 Errors validateLeaseSpec(const json &object)
 {
     Errors errors;
-    const json &spec = at(object, "spec");
-    const json &duration = at(spec, "leaseDurationSeconds");
+    const json &spec = jsonMember(object, "spec");
+    const json &duration = jsonMember(spec, "leaseDurationSeconds");
     if (duration.is_number() && duration.get<double>() <= 0)
         errors.append(fe::invalid(
             u"spec.leaseDurationSeconds"_s, gofmt::marshal(duration), u"must be greater than 0"_s));
-    const json &transitions = at(spec, "leaseTransitions");
+    const json &transitions = jsonMember(spec, "leaseTransitions");
     if (transitions.is_number() && transitions.get<double>() < 0)
         errors.append(fe::invalid(u"spec.leaseTransitions"_s,
                                   gofmt::marshal(transitions),
@@ -264,16 +254,16 @@ Errors validateLeaseSpec(const json &object)
 
 Errors validateLease(const json &object)
 {
-    Errors errors
-        = metavalidation::validateObjectMeta(at(object, "metadata"), true, NameRule::DnsSubdomain);
+    Errors errors = metavalidation::validateObjectMeta(
+        jsonMember(object, "metadata"), true, NameRule::DnsSubdomain);
     errors.append(validateLeaseSpec(object));
     return errors;
 }
 
 Errors validateLeaseUpdate(const json &object, const json &old)
 {
-    Errors errors
-        = metavalidation::validateObjectMetaUpdate(at(object, "metadata"), at(old, "metadata"));
+    Errors errors = metavalidation::validateObjectMetaUpdate(jsonMember(object, "metadata"),
+                                                             jsonMember(old, "metadata"));
     errors.append(validateLeaseSpec(object));
     return errors;
 }
@@ -281,7 +271,7 @@ Errors validateLeaseUpdate(const json &object, const json &old)
 Errors validateQuotaSpec(const json &object)
 {
     Errors errors;
-    const json &hard = at(at(object, "spec"), "hard");
+    const json &hard = jsonMember(jsonMember(object, "spec"), "hard");
     if (!hard.is_object())
         return errors;
     for (auto it = hard.begin(); it != hard.end(); ++it) {
@@ -308,15 +298,15 @@ Errors validateQuotaUpdate(const json &object, const json &old)
 {
     Errors errors = coreMetaUpdate(object, old);
     errors.append(validateQuotaSpec(object));
-    QStringList scopes = objectjson::strings(at(at(object, "spec"), "scopes"));
-    QStringList oldScopes = objectjson::strings(at(at(old, "spec"), "scopes"));
+    QStringList scopes = objectjson::strings(jsonMember(jsonMember(object, "spec"), "scopes"));
+    QStringList oldScopes = objectjson::strings(jsonMember(jsonMember(old, "spec"), "scopes"));
     scopes.removeDuplicates();
     oldScopes.removeDuplicates();
     std::sort(scopes.begin(), scopes.end());
     std::sort(oldScopes.begin(), oldScopes.end());
     if (scopes != oldScopes)
         errors.append(fe::invalid(u"spec.scopes"_s,
-                                  gofmt::marshal(at(at(object, "spec"), "scopes")),
+                                  gofmt::marshal(jsonMember(jsonMember(object, "spec"), "scopes")),
                                   u"field is immutable"_s));
     return errors;
 }
@@ -328,17 +318,18 @@ QString marshalSelector(const json &selector)
     if (!selector.is_object())
         return u"null"_s;
     QStringList parts;
-    const json &labels = at(selector, "matchLabels");
+    const json &labels = jsonMember(selector, "matchLabels");
     if (labels.is_object() && !labels.empty())
         parts << u"\"matchLabels\":"_s + gofmt::marshal(labels);
-    const json &expressions = at(selector, "matchExpressions");
+    const json &expressions = jsonMember(selector, "matchExpressions");
     if (expressions.is_array() && !expressions.empty()) {
         QStringList items;
         for (const json &e : expressions) {
-            QString item = u"{\"key\":"_s + gofmt::marshal(json(str(e, "key").toStdString()))
-                + u",\"operator\":"_s + gofmt::marshal(json(str(e, "operator").toStdString()));
-            if (at(e, "values").is_array() && !at(e, "values").empty())
-                item += u",\"values\":"_s + gofmt::marshal(at(e, "values"));
+            QString item = u"{\"key\":"_s + gofmt::marshal(json(jsonString(e, "key").toStdString()))
+                + u",\"operator\":"_s
+                + gofmt::marshal(json(jsonString(e, "operator").toStdString()));
+            if (jsonMember(e, "values").is_array() && !jsonMember(e, "values").empty())
+                item += u",\"values\":"_s + gofmt::marshal(jsonMember(e, "values"));
             items << item + u'}';
         }
         parts << u"\"matchExpressions\":["_s + items.join(u',') + u']';
@@ -349,16 +340,16 @@ QString marshalSelector(const json &selector)
 // ValidateLabelSelector (label values checked strictly).
 Errors validateSelector(const json &selector, const QString &path)
 {
-    Errors errors
-        = metavalidation::validateLabels(at(selector, "matchLabels"), path + u".matchLabels"_s);
-    const json &expressions = at(selector, "matchExpressions");
+    Errors errors = metavalidation::validateLabels(jsonMember(selector, "matchLabels"),
+                                                   path + u".matchLabels"_s);
+    const json &expressions = jsonMember(selector, "matchExpressions");
     if (!expressions.is_array())
         return errors;
     for (qsizetype i = 0; i < qsizetype(expressions.size()); ++i) {
         const json &e = expressions[std::size_t(i)];
         const QString p = path + u".matchExpressions["_s + QString::number(i) + u']';
-        const QString op = str(e, "operator");
-        const QStringList values = objectjson::strings(at(e, "values"));
+        const QString op = jsonString(e, "operator");
+        const QStringList values = objectjson::strings(jsonMember(e, "values"));
         if (op == u"In" || op == u"NotIn") {
             if (values.isEmpty())
                 errors.append(fe::required(
@@ -372,7 +363,7 @@ Errors validateSelector(const json &selector, const QString &path)
             errors.append(
                 fe::invalid(p + u".operator"_s, quote(op), u"not a valid selector operator"_s));
         }
-        const QString key = str(e, "key");
+        const QString key = jsonString(e, "key");
         for (const QString &message : models::isQualifiedName(key))
             errors.append(fe::invalid(p + u".key"_s, quote(key), message));
         for (qsizetype v = 0; v < values.size(); ++v) {
@@ -400,8 +391,8 @@ SelectorView viewSelector(const json &selector)
         view.nothing = true;
         return view;
     }
-    const json &labels = at(selector, "matchLabels");
-    const json &expressions = at(selector, "matchExpressions");
+    const json &labels = jsonMember(selector, "matchLabels");
+    const json &expressions = jsonMember(selector, "matchExpressions");
     view.everything = (!labels.is_object() || labels.empty())
         && (!expressions.is_array() || expressions.empty());
     if (labels.is_object()) {
@@ -414,13 +405,13 @@ SelectorView viewSelector(const json &selector)
     }
     if (expressions.is_array()) {
         for (const json &e : expressions) {
-            const QString op = str(e, "operator");
-            const QStringList values = objectjson::strings(at(e, "values"));
+            const QString op = jsonString(e, "operator");
+            const QStringList values = objectjson::strings(jsonMember(e, "values"));
             const bool set = op == u"In" || op == u"NotIn";
             const bool exists = op == u"Exists" || op == u"DoesNotExist";
             view.valid = view.valid && (set || exists)
                 && (set ? !values.isEmpty() : values.isEmpty())
-                && models::isQualifiedName(str(e, "key")).isEmpty()
+                && models::isQualifiedName(jsonString(e, "key")).isEmpty()
                 && std::all_of(values.begin(), values.end(), [](const QString &v) {
                              return models::isValidLabelValue(v).isEmpty();
                          });
@@ -434,19 +425,19 @@ bool selects(const json &selector, const json &labels)
     const auto has = [&labels](const std::string &key) {
         return labels.is_object() && labels.contains(key);
     };
-    const json &matchLabels = at(selector, "matchLabels");
+    const json &matchLabels = jsonMember(selector, "matchLabels");
     if (matchLabels.is_object()) {
         for (auto it = matchLabels.begin(); it != matchLabels.end(); ++it) {
             if (!has(it.key()) || labels[it.key()] != *it)
                 return false;
         }
     }
-    const json &expressions = at(selector, "matchExpressions");
+    const json &expressions = jsonMember(selector, "matchExpressions");
     for (const json &e : expressions.is_array() ? expressions : json::array()) {
-        const std::string key = str(e, "key").toStdString();
-        const QString op = str(e, "operator");
-        const QString value = has(key) ? str(labels, key.c_str()) : QString();
-        const bool listed = objectjson::strings(at(e, "values")).contains(value);
+        const std::string key = jsonString(e, "key").toStdString();
+        const QString op = jsonString(e, "operator");
+        const QString value = has(key) ? jsonString(labels, key.c_str()) : QString();
+        const bool listed = objectjson::strings(jsonMember(e, "values")).contains(value);
         if ((op == u"In" && !(has(key) && listed)) || (op == u"NotIn" && has(key) && listed)
             || (op == u"Exists" && !has(key)) || (op == u"DoesNotExist" && has(key)))
             return false;
@@ -487,8 +478,8 @@ void positiveIntOrPercent(Errors &errors, const json &value, const QString &path
 Errors validateStrategy(const json &strategy)
 {
     Errors errors;
-    const QString type = str(strategy, "type");
-    const json &rolling = at(strategy, "rollingUpdate");
+    const QString type = jsonString(strategy, "type");
+    const json &rolling = jsonMember(strategy, "rollingUpdate");
     if (type == u"Recreate") {
         if (!rolling.is_null())
             errors.append(
@@ -500,8 +491,8 @@ Errors validateStrategy(const json &strategy)
             errors.append(fe::required(path, u"this should be defaulted and never be nil"_s));
             return errors;
         }
-        const json &unavailable = at(rolling, "maxUnavailable");
-        const json &surge = at(rolling, "maxSurge");
+        const json &unavailable = jsonMember(rolling, "maxUnavailable");
+        const json &surge = jsonMember(rolling, "maxSurge");
         positiveIntOrPercent(errors, unavailable, path + u".maxUnavailable"_s);
         positiveIntOrPercent(errors, surge, path + u".maxSurge"_s);
         if (intOrPercent(unavailable) == 0 && intOrPercent(surge) == 0)
@@ -516,7 +507,7 @@ Errors validateStrategy(const json &strategy)
         // NotSupported of the internal DeploymentStrategy, which json.Marshal writes by its Go
         // field names.
         const auto intOrString = [&rolling](const char *key) {
-            const json &value = at(rolling, key);
+            const json &value = jsonMember(rolling, key);
             return gofmt::marshal(value.is_null() ? json(0) : value);
         };
         const QString rollingUpdate = rolling.is_object()
@@ -544,9 +535,9 @@ void nonNegative(Errors &errors, const json &value, const QString &path)
 Errors validateWorkloadSpec(const json &object, bool deployment)
 {
     Errors errors;
-    const json &spec = at(object, "spec");
-    nonNegative(errors, at(spec, "replicas"), u"spec.replicas"_s);
-    const json &selector = at(spec, "selector");
+    const json &spec = jsonMember(object, "spec");
+    nonNegative(errors, jsonMember(spec, "replicas"), u"spec.replicas"_s);
+    const json &selector = jsonMember(spec, "selector");
     if (selector.is_null()) {
         errors.append(fe::required(u"spec.selector"_s));
     } else {
@@ -562,30 +553,30 @@ Errors validateWorkloadSpec(const json &object, bool deployment)
             u"spec.selector"_s, marshalSelector(selector), u"invalid label selector"_s));
     } else {
         // ValidatePodTemplateSpecForReplicaSet.
-        const json &templ = at(spec, "template");
-        const json &labels = at(at(templ, "metadata"), "labels");
+        const json &templ = jsonMember(spec, "template");
+        const json &labels = jsonMember(jsonMember(templ, "metadata"), "labels");
         if (!view.everything && (view.nothing || !selects(selector, labels)))
             errors.append(fe::invalid(u"spec.template.metadata.labels"_s,
                                       gofmt::marshal(labels),
                                       u"`selector` does not match template `labels`"_s));
         errors.append(podvalidation::validatePodTemplate(templ, u"spec.template"_s));
-        const QString restart = str(at(templ, "spec"), "restartPolicy");
+        const QString restart = jsonString(jsonMember(templ, "spec"), "restartPolicy");
         if (restart != u"Always")
             errors.append(
                 fe::notSupported(u"spec.template.spec.restartPolicy"_s, restart, { u"Always"_s }));
-        if (!at(at(templ, "spec"), "activeDeadlineSeconds").is_null())
+        if (!jsonMember(jsonMember(templ, "spec"), "activeDeadlineSeconds").is_null())
             errors.append(fe::forbidden(u"spec.template.spec.activeDeadlineSeconds"_s,
                                         u"activeDeadlineSeconds in ReplicaSet is not Supported"_s));
     }
-    nonNegative(errors, at(spec, "minReadySeconds"), u"spec.minReadySeconds"_s);
+    nonNegative(errors, jsonMember(spec, "minReadySeconds"), u"spec.minReadySeconds"_s);
     if (!deployment)
         return errors;
-    errors.append(validateStrategy(at(spec, "strategy")));
-    nonNegative(errors, at(spec, "revisionHistoryLimit"), u"spec.revisionHistoryLimit"_s);
-    const json &deadline = at(spec, "progressDeadlineSeconds");
+    errors.append(validateStrategy(jsonMember(spec, "strategy")));
+    nonNegative(errors, jsonMember(spec, "revisionHistoryLimit"), u"spec.revisionHistoryLimit"_s);
+    const json &deadline = jsonMember(spec, "progressDeadlineSeconds");
     if (deadline.is_number()) {
         nonNegative(errors, deadline, u"spec.progressDeadlineSeconds"_s);
-        const json &minReady = at(spec, "minReadySeconds");
+        const json &minReady = jsonMember(spec, "minReadySeconds");
         if (deadline.get<double>() <= (minReady.is_number() ? minReady.get<double>() : 0))
             errors.append(fe::invalid(u"spec.progressDeadlineSeconds"_s,
                                       gofmt::marshal(deadline),
@@ -605,8 +596,8 @@ Errors validateWorkloadUpdate(const json &object, const json &old, bool deployme
 {
     Errors errors = coreMetaUpdate(object, old);
     errors.append(validateWorkloadSpec(object, deployment));
-    const json &selector = at(at(object, "spec"), "selector");
-    if (!objectjson::identical(selector, at(at(old, "spec"), "selector")))
+    const json &selector = jsonMember(jsonMember(object, "spec"), "selector");
+    if (!objectjson::identical(selector, jsonMember(jsonMember(old, "spec"), "selector")))
         errors.append(
             fe::invalid(u"spec.selector"_s, marshalSelector(selector), u"field is immutable"_s));
     return errors;

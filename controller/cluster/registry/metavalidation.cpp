@@ -4,6 +4,7 @@
 #include "controller/cluster/schema/fielderrors.h"
 #include "controller/cluster/schema/gofmt.h"
 #include "models/dnsnames.h"
+#include "models/jsonfields.h"
 
 #include <QSet>
 
@@ -54,10 +55,7 @@ QStringList nameErrors(const QString &name, NameRule rule, bool prefix)
     }
 }
 
-QString string(const json &metadata, const char *key)
-{
-    return objectjson::string(metadata, key);
-}
+using models::jsonString;
 
 // The version of an apiVersion as schema.ParseGroupVersion reads it ("" when it does not parse).
 QString versionOf(const QString &apiVersion)
@@ -93,8 +91,8 @@ QList<FieldError> validateOwnerReferences(const json &references)
     const QString path = u"metadata.ownerReferences"_s;
     QString firstController;
     for (const json &reference : references) {
-        const QString apiVersion = string(reference, "apiVersion");
-        const QString kind = string(reference, "kind");
+        const QString apiVersion = jsonString(reference, "apiVersion");
+        const QString kind = jsonString(reference, "kind");
         if (versionOf(apiVersion).isEmpty())
             errors.append(fielderrors::invalid(
                 path + u".apiVersion"_s, gofmt::quote(apiVersion), u"version must not be empty"_s));
@@ -102,7 +100,7 @@ QList<FieldError> validateOwnerReferences(const json &references)
             errors.append(fielderrors::invalid(
                 path + u".kind"_s, gofmt::quote(kind), u"must not be empty"_s));
         for (const char *key : { "name", "uid" }) {
-            const QString value = string(reference, key);
+            const QString value = jsonString(reference, key);
             if (value.isEmpty())
                 errors.append(fielderrors::invalid(path + u'.' + QString::fromLatin1(key),
                                                    gofmt::quote(value),
@@ -115,7 +113,7 @@ QList<FieldError> validateOwnerReferences(const json &references)
                                      u"/v1, Kind=Event is disallowed from being an owner"_s));
         const json &controller = objectjson::member(reference, "controller");
         if (controller.is_boolean() && controller.get<bool>()) {
-            const QString current = kind + u'/' + string(reference, "name");
+            const QString current = kind + u'/' + jsonString(reference, "name");
             if (firstController.isEmpty()) {
                 firstController = current;
                 continue;
@@ -212,13 +210,13 @@ QList<FieldError> validateAnnotations(const json &annotations, const QString &fi
 QList<FieldError> validateObjectMeta(const json &metadata, bool namespaced, NameRule rule)
 {
     QList<FieldError> errors;
-    const QString generateName = string(metadata, "generateName");
+    const QString generateName = jsonString(metadata, "generateName");
     if (!generateName.isEmpty()) {
         for (const QString &message : nameErrors(generateName, rule, true))
             errors.append(fielderrors::invalid(
                 u"metadata.generateName"_s, gofmt::quote(generateName), message));
     }
-    const QString name = string(metadata, "name");
+    const QString name = jsonString(metadata, "name");
     if (name.isEmpty()) {
         errors.append(
             fielderrors::required(u"metadata.name"_s, u"name or generateName is required"_s));
@@ -226,7 +224,7 @@ QList<FieldError> validateObjectMeta(const json &metadata, bool namespaced, Name
         for (const QString &message : nameErrors(name, rule, false))
             errors.append(fielderrors::invalid(u"metadata.name"_s, gofmt::quote(name), message));
     }
-    const QString ns = string(metadata, "namespace");
+    const QString ns = jsonString(metadata, "namespace");
     if (namespaced && ns.isEmpty()) {
         errors.append(fielderrors::required(u"metadata.namespace"_s));
     } else if (namespaced) {
@@ -273,7 +271,7 @@ QList<FieldError> validateObjectMetaUpdate(const json &metadata, const json &old
                     + quoted.join(u", "_s) + u'}'));
         }
     }
-    if (string(metadata, "resourceVersion").isEmpty())
+    if (jsonString(metadata, "resourceVersion").isEmpty())
         errors.append(fielderrors::invalid(
             u"metadata.resourceVersion"_s, u"\"\""_s, u"must be specified for an update"_s));
     const json &generation = objectjson::member(metadata, "generation");

@@ -3,6 +3,7 @@
 #include "controller/apimachinery/quantity.h"
 #include "controller/cluster/registry/internaltypes.h"
 #include "controller/cluster/schema/gofmt.h"
+#include "models/jsonfields.h"
 #include "models/unifieddiff.h"
 
 #include <array>
@@ -23,13 +24,7 @@ constexpr std::array<std::pair<std::string_view, const char *>, 5> kHostFields
           { "ShareProcessNamespace", "shareProcessNamespace" },
           { "HostUsers", "hostUsers" } } };
 
-const json *find(const json &object, const char *key)
-{
-    if (!object.is_object())
-        return nullptr;
-    auto it = object.find(key);
-    return it == object.end() ? nullptr : &*it;
-}
+using models::jsonFind;
 
 // json.MarshalIndent with prefix "" and indent " " of internal values converted from v1 JSON.
 // `semantic`: nil and empty lists and maps alike and quantities canonical, so that two texts
@@ -144,18 +139,18 @@ private:
                 type.remove_prefix(7);
                 if (const InternalStruct *embedded = internalStruct(type)) {
                     renderFields(object, *embedded, depth, first);
-                } else if (const json *meta = find(object, field.jsonName)) {
+                } else if (const json *meta = jsonFind(object, field.jsonName)) {
                     renderMembers(*meta, depth, first); // metav1.ObjectMeta, tags as v1 names
                 }
                 continue;
             }
             const json *member = nullptr;
             if (field.jsonName) {
-                member = find(object, field.jsonName);
+                member = jsonFind(object, field.jsonName);
             } else {
                 for (const auto &[goName, v1Name] : kHostFields) {
                     if (goName == field.goName)
-                        member = find(m_spec, v1Name);
+                        member = jsonFind(m_spec, v1Name);
                 }
             }
             if (!first)
@@ -216,11 +211,11 @@ private:
             m_out += name;
             m_out += "\": ";
         };
-        if (const json *labels = find(selector, "matchLabels"); labels && !labels->empty()) {
+        if (const json *labels = jsonFind(selector, "matchLabels"); labels && !labels->empty()) {
             key("matchLabels", depth + 1);
             renderMap(labels, "string", depth + 1);
         }
-        const json *expressions = find(selector, "matchExpressions");
+        const json *expressions = jsonFind(selector, "matchExpressions");
         if (expressions && expressions->is_array() && !expressions->empty()) {
             key("matchExpressions", depth + 1);
             m_out += '[';
@@ -233,9 +228,9 @@ private:
                 std::swap(first, inner);
                 for (const char *name : { "key", "operator" }) {
                     key(name, depth + 3);
-                    render(find(e, name), "string", depth + 3);
+                    render(jsonFind(e, name), "string", depth + 3);
                 }
-                if (const json *values = find(e, "values"); values && !values->empty()) {
+                if (const json *values = jsonFind(e, "values"); values && !values->empty()) {
                     key("values", depth + 3);
                     renderList(values, "string", depth + 3);
                 }
@@ -295,13 +290,14 @@ std::string render(const json &spec, bool semantic)
     json converted = spec.is_object() ? spec : json::object();
     bool host = false;
     for (const auto &[goName, v1Name] : kHostFields) {
-        const json *value = find(converted, v1Name);
+        const json *value = jsonFind(converted, v1Name);
         host = host || (value && !value->is_null() && *value != false);
     }
     if (host && (!converted.contains("securityContext") || converted["securityContext"].is_null()))
         converted["securityContext"] = json::object();
-    if (find(converted, "serviceAccountName") == nullptr || converted["serviceAccountName"] == "") {
-        if (const json *deprecated = find(converted, "serviceAccount"))
+    if (jsonFind(converted, "serviceAccountName") == nullptr
+        || converted["serviceAccountName"] == "") {
+        if (const json *deprecated = jsonFind(converted, "serviceAccount"))
             converted["serviceAccountName"] = *deprecated;
     }
     Renderer renderer(converted, semantic);

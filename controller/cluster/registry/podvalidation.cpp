@@ -6,6 +6,7 @@
 #include "controller/cluster/schema/fielderrors.h"
 #include "controller/cluster/schema/gofmt.h"
 #include "models/dnsnames.h"
+#include "models/jsonfields.h"
 
 #include <QSet>
 
@@ -24,15 +25,8 @@ namespace {
 
 using Errors = QList<FieldError>;
 
-const json &at(const json &object, const char *key)
-{
-    return objectjson::member(object, key);
-}
-
-QString str(const json &object, const char *key)
-{
-    return objectjson::string(object, key);
-}
+using models::jsonMember;
+using models::jsonString;
 
 QString child(const QString &path, const char *name)
 {
@@ -119,7 +113,7 @@ constexpr std::pair<const char *, const char *> kVolumeSources[] = {
 
 void validateFileMode(Errors &errors, const json &source, const QString &path)
 {
-    const json &mode = at(source, "defaultMode");
+    const json &mode = jsonMember(source, "defaultMode");
     if (mode.is_number_integer() && (mode.get<qint64>() > 0777 || mode.get<qint64>() < 0))
         errors.append(
             fe::invalid(child(path, "defaultMode"),
@@ -132,7 +126,7 @@ Errors validateVolumeSource(const json &volume, const QString &path)
     Errors errors;
     int sources = 0;
     for (const auto &[key, name] : kVolumeSources) {
-        const json &source = at(volume, key);
+        const json &source = jsonMember(volume, key);
         if (source.is_null())
             continue;
         if (sources++ > 0) {
@@ -143,18 +137,18 @@ Errors validateVolumeSource(const json &volume, const QString &path)
         const QString sourcePath = path + u'.' + QString::fromLatin1(key);
         const std::string_view k = key;
         if (k == "emptyDir") {
-            const auto limit = Quantity::fromJson(at(source, "sizeLimit"));
+            const auto limit = Quantity::fromJson(jsonMember(source, "sizeLimit"));
             if (limit && limit->sign() < 0)
                 errors.append(
                     fe::forbidden(child(sourcePath, "sizeLimit"),
                                   u"SizeLimit field must be a valid resource quantity"_s));
         } else if (k == "secret" || k == "configMap") {
             const char *nameKey = k == "secret" ? "secretName" : "name";
-            if (str(source, nameKey).isEmpty())
+            if (jsonString(source, nameKey).isEmpty())
                 errors.append(fe::required(child(sourcePath, nameKey)));
             validateFileMode(errors, source, sourcePath);
         } else if (k == "persistentVolumeClaim") {
-            if (str(source, "claimName").isEmpty())
+            if (jsonString(source, "claimName").isEmpty())
                 errors.append(fe::required(child(sourcePath, "claimName")));
         }
     }
@@ -173,7 +167,7 @@ Errors validateVolumes(const json &volumes, const QString &path, QSet<QString> &
         const json &volume = volumes[std::size_t(i)];
         const QString volumePath = index(path, i);
         Errors own = validateVolumeSource(volume, volumePath);
-        const QString name = str(volume, "name");
+        const QString name = jsonString(volume, "name");
         if (name.isEmpty())
             own.append(fe::required(child(volumePath, "name")));
         else
@@ -196,7 +190,7 @@ Errors validatePorts(const json &ports, const QString &path)
     for (qsizetype i = 0; i < qsizetype(ports.size()); ++i) {
         const json &port = ports[std::size_t(i)];
         const QString portPath = index(path, i);
-        const QString name = str(port, "name");
+        const QString name = jsonString(port, "name");
         if (!name.isEmpty()) {
             const QStringList messages = models::isValidPortName(name);
             for (const QString &message : messages)
@@ -206,7 +200,7 @@ Errors validatePorts(const json &ports, const QString &path)
             names.insert(name);
         }
         for (const char *key : { "containerPort", "hostPort" }) {
-            const json &number = at(port, key);
+            const json &number = jsonMember(port, key);
             const qint64 value = number.is_number_integer() ? number.get<qint64>() : 0;
             if (value == 0 && std::string_view(key) == "containerPort")
                 errors.append(fe::required(child(portPath, key)));
@@ -216,7 +210,7 @@ Errors validatePorts(const json &ports, const QString &path)
                                           u"must be between 1 and 65535, inclusive"_s));
         }
         oneOf(errors,
-              str(port, "protocol"),
+              jsonString(port, "protocol"),
               child(portPath, "protocol"),
               { u"SCTP"_s, u"TCP"_s, u"UDP"_s });
     }
@@ -229,7 +223,7 @@ Errors validateEnv(const json &env, const QString &path)
     if (!env.is_array())
         return errors;
     for (qsizetype i = 0; i < qsizetype(env.size()); ++i) {
-        const QString name = str(env[std::size_t(i)], "name");
+        const QString name = jsonString(env[std::size_t(i)], "name");
         const QString namePath = child(index(path, i), "name");
         if (name.isEmpty()) {
             errors.append(fe::required(namePath));
@@ -257,12 +251,12 @@ Errors validateMounts(const json &mounts, const QSet<QString> &volumes, const QS
     for (qsizetype i = 0; i < qsizetype(mounts.size()); ++i) {
         const json &mount = mounts[std::size_t(i)];
         const QString mountPath = index(path, i);
-        const QString name = str(mount, "name");
+        const QString name = jsonString(mount, "name");
         if (name.isEmpty())
             errors.append(fe::required(child(mountPath, "name")));
         if (!volumes.contains(name))
             errors.append(fe::notFound(child(mountPath, "name"), quote(name)));
-        const QString target = str(mount, "mountPath");
+        const QString target = jsonString(mount, "mountPath");
         if (target.isEmpty())
             errors.append(fe::required(child(mountPath, "mountPath")));
         if (paths.contains(target))
@@ -310,8 +304,8 @@ Errors validateResources(const json &resources, const QString &path)
     Errors errors;
     const QString limitsPath = child(path, "limits");
     const QString requestsPath = child(path, "requests");
-    const json &limits = at(resources, "limits");
-    const json &requests = at(resources, "requests");
+    const json &limits = jsonMember(resources, "limits");
+    const json &requests = jsonMember(resources, "requests");
     for (const auto &[map, mapPath] :
          { std::pair{ &limits, limitsPath }, std::pair{ &requests, requestsPath } }) {
         if (!map->is_object())
@@ -326,7 +320,7 @@ Errors validateResources(const json &resources, const QString &path)
             errors.append(validateQuantityValue(name, *value, keyPath));
             if (map != &requests)
                 continue;
-            const json &limitValue = at(limits, it.key().c_str());
+            const json &limitValue = jsonMember(limits, it.key().c_str());
             const auto limit = limits.is_object() && limits.contains(it.key())
                 ? Quantity::fromJson(limitValue)
                 : std::nullopt;
@@ -370,7 +364,7 @@ Errors validateHandler(const json &handler, const QString &path)
     Errors errors;
     int handlers = 0;
     for (const char *kind : { "exec", "httpGet", "tcpSocket", "grpc", "sleep" }) {
-        const json &action = at(handler, kind);
+        const json &action = jsonMember(handler, kind);
         if (action.is_null())
             continue;
         const QString actionPath = child(path, kind);
@@ -379,19 +373,20 @@ Errors validateHandler(const json &handler, const QString &path)
             continue;
         }
         const std::string_view k = kind;
-        if (k == "exec" && (!at(action, "command").is_array() || at(action, "command").empty()))
+        if (k == "exec"
+            && (!jsonMember(action, "command").is_array() || jsonMember(action, "command").empty()))
             errors.append(fe::required(child(actionPath, "command")));
         if (k == "httpGet") {
-            if (str(action, "path").isEmpty())
+            if (jsonString(action, "path").isEmpty())
                 errors.append(fe::required(child(actionPath, "path")));
-            validatePortNumOrName(errors, at(action, "port"), child(actionPath, "port"));
-            const QString scheme = str(action, "scheme");
+            validatePortNumOrName(errors, jsonMember(action, "port"), child(actionPath, "port"));
+            const QString scheme = jsonString(action, "scheme");
             if (scheme != u"HTTP" && scheme != u"HTTPS")
                 errors.append(fe::notSupported(
                     child(actionPath, "scheme"), scheme, { u"HTTP"_s, u"HTTPS"_s }));
         }
         if (k == "tcpSocket")
-            validatePortNumOrName(errors, at(action, "port"), child(actionPath, "port"));
+            validatePortNumOrName(errors, jsonMember(action, "port"), child(actionPath, "port"));
     }
     if (handlers == 0)
         errors.append(fe::required(path, u"must specify a handler type"_s));
@@ -410,8 +405,8 @@ Errors validateProbe(const json &probe, const QString &path, bool readiness)
                              "periodSeconds",
                              "successThreshold",
                              "failureThreshold" })
-        nonNegative(errors, at(probe, key), child(path, key));
-    const json &grace = at(probe, "terminationGracePeriodSeconds");
+        nonNegative(errors, jsonMember(probe, key), child(path, key));
+    const json &grace = jsonMember(probe, "terminationGracePeriodSeconds");
     if (grace.is_number_integer() && grace.get<qint64>() <= 0)
         errors.append(fe::invalid(child(path, "terminationGracePeriodSeconds"),
                                   shown(grace),
@@ -420,7 +415,7 @@ Errors validateProbe(const json &probe, const QString &path, bool readiness)
         errors.append(fe::invalid(child(path, "terminationGracePeriodSeconds"),
                                   shown(grace),
                                   u"must not be set for readinessProbes"_s));
-    const json &success = at(probe, "successThreshold");
+    const json &success = jsonMember(probe, "successThreshold");
     if (!readiness && !(success.is_number_integer() && success.get<qint64>() == 1))
         errors.append(fe::invalid(child(path, "successThreshold"),
                                   success.is_number() ? shown(success) : u"0"_s,
@@ -432,26 +427,26 @@ Errors validateProbe(const json &probe, const QString &path, bool readiness)
 Errors validateContainer(const json &container, const QSet<QString> &volumes, const QString &path)
 {
     Errors errors;
-    const QString name = str(container, "name");
+    const QString name = jsonString(container, "name");
     if (name.isEmpty())
         errors.append(fe::required(child(path, "name")));
     else
         dnsLabel(errors, name, child(path, "name"));
-    if (str(container, "image").isEmpty())
+    if (jsonString(container, "image").isEmpty())
         errors.append(fe::required(child(path, "image")));
     oneOf(errors,
-          str(container, "terminationMessagePolicy"),
+          jsonString(container, "terminationMessagePolicy"),
           child(path, "terminationMessagePolicy"),
           { u"File"_s, u"FallbackToLogsOnError"_s });
-    errors.append(validatePorts(at(container, "ports"), child(path, "ports")));
-    errors.append(validateEnv(at(container, "env"), child(path, "env")));
-    errors.append(
-        validateMounts(at(container, "volumeMounts"), volumes, child(path, "volumeMounts")));
+    errors.append(validatePorts(jsonMember(container, "ports"), child(path, "ports")));
+    errors.append(validateEnv(jsonMember(container, "env"), child(path, "env")));
+    errors.append(validateMounts(
+        jsonMember(container, "volumeMounts"), volumes, child(path, "volumeMounts")));
     oneOf(errors,
-          str(container, "imagePullPolicy"),
+          jsonString(container, "imagePullPolicy"),
           child(path, "imagePullPolicy"),
           { u"Always"_s, u"IfNotPresent"_s, u"Never"_s });
-    errors.append(validateResources(at(container, "resources"), child(path, "resources")));
+    errors.append(validateResources(jsonMember(container, "resources"), child(path, "resources")));
     return errors;
 }
 
@@ -467,16 +462,16 @@ Errors validateContainers(const json &containers, const QSet<QString> &volumes, 
         const json &container = containers[std::size_t(i)];
         const QString containerPath = index(path, i);
         errors.append(validateContainer(container, volumes, containerPath));
-        const QString name = str(container, "name");
+        const QString name = jsonString(container, "name");
         if (names.contains(name))
             errors.append(fe::duplicate(child(containerPath, "name"), quote(name)));
         names.insert(name);
         errors.append(validateProbe(
-            at(container, "livenessProbe"), child(containerPath, "livenessProbe"), false));
+            jsonMember(container, "livenessProbe"), child(containerPath, "livenessProbe"), false));
         errors.append(validateProbe(
-            at(container, "readinessProbe"), child(containerPath, "readinessProbe"), true));
+            jsonMember(container, "readinessProbe"), child(containerPath, "readinessProbe"), true));
         errors.append(validateProbe(
-            at(container, "startupProbe"), child(containerPath, "startupProbe"), false));
+            jsonMember(container, "startupProbe"), child(containerPath, "startupProbe"), false));
     }
     return errors;
 }
@@ -484,37 +479,40 @@ Errors validateContainers(const json &containers, const QSet<QString> &volumes, 
 Errors validateInitContainers(const json &spec, const QSet<QString> &volumes, const QString &path)
 {
     Errors errors;
-    const json &containers = at(spec, "initContainers");
+    const json &containers = jsonMember(spec, "initContainers");
     if (!containers.is_array())
         return errors;
     QSet<QString> names;
-    const json &regular = at(spec, "containers");
+    const json &regular = jsonMember(spec, "containers");
     for (std::size_t i = 0; regular.is_array() && i < regular.size(); ++i)
-        names.insert(str(regular[i], "name"));
+        names.insert(jsonString(regular[i], "name"));
     for (qsizetype i = 0; i < qsizetype(containers.size()); ++i) {
         const json &container = containers[std::size_t(i)];
         const QString containerPath = index(path, i);
         errors.append(validateContainer(container, volumes, containerPath));
-        const QString name = str(container, "name");
+        const QString name = jsonString(container, "name");
         if (names.contains(name))
             errors.append(fe::duplicate(child(containerPath, "name"), quote(name)));
         else if (!name.isEmpty())
             names.insert(name);
-        const bool sidecar = str(container, "restartPolicy") == u"Always";
+        const bool sidecar = jsonString(container, "restartPolicy") == u"Always";
         for (const char *key : { "lifecycle", "livenessProbe", "readinessProbe", "startupProbe" }) {
-            if (sidecar || at(container, key).is_null())
+            if (sidecar || jsonMember(container, key).is_null())
                 continue;
             errors.append(fe::forbidden(child(containerPath, key),
                                         u"may not be set for init containers without "
                                         "restartPolicy=Always"_s));
         }
         if (sidecar) {
-            errors.append(validateProbe(
-                at(container, "livenessProbe"), child(containerPath, "livenessProbe"), false));
-            errors.append(validateProbe(
-                at(container, "readinessProbe"), child(containerPath, "readinessProbe"), true));
-            errors.append(validateProbe(
-                at(container, "startupProbe"), child(containerPath, "startupProbe"), false));
+            errors.append(validateProbe(jsonMember(container, "livenessProbe"),
+                                        child(containerPath, "livenessProbe"),
+                                        false));
+            errors.append(validateProbe(jsonMember(container, "readinessProbe"),
+                                        child(containerPath, "readinessProbe"),
+                                        true));
+            errors.append(validateProbe(jsonMember(container, "startupProbe"),
+                                        child(containerPath, "startupProbe"),
+                                        false));
         }
     }
     return errors;
@@ -528,10 +526,10 @@ Errors validateTolerations(const json &tolerations, const QString &path)
     for (qsizetype i = 0; i < qsizetype(tolerations.size()); ++i) {
         const json &toleration = tolerations[std::size_t(i)];
         const QString p = index(path, i);
-        const QString key = str(toleration, "key");
-        const QString op = str(toleration, "operator");
-        const QString value = str(toleration, "value");
-        const QString effect = str(toleration, "effect");
+        const QString key = jsonString(toleration, "key");
+        const QString op = jsonString(toleration, "operator");
+        const QString value = jsonString(toleration, "value");
+        const QString effect = jsonString(toleration, "effect");
         for (const QString &message : key.isEmpty() ? QStringList() : models::isQualifiedName(key))
             errors.append(fe::invalid(child(p, "key"), quote(key), message));
         if (key.isEmpty() && op != u"Exists")
@@ -539,7 +537,7 @@ Errors validateTolerations(const json &tolerations, const QString &path)
                                       quote(op),
                                       u"operator must be Exists when `key` is empty, which means "
                                       "\"match all values and all keys\""_s));
-        if (!at(toleration, "tolerationSeconds").is_null() && effect != u"NoExecute")
+        if (!jsonMember(toleration, "tolerationSeconds").is_null() && effect != u"NoExecute")
             errors.append(
                 fe::invalid(child(p, "effect"),
                             quote(effect),
@@ -576,7 +574,7 @@ Errors validateImagesForPod(const json &containers, const QString &path)
     if (!containers.is_array())
         return errors;
     for (qsizetype i = 0; i < qsizetype(containers.size()); ++i) {
-        const QString image = str(containers[std::size_t(i)], "image");
+        const QString image = jsonString(containers[std::size_t(i)], "image");
         if (image.trimmed().size() != image.size())
             errors.append(fe::invalid(child(index(path, i), "image"),
                                       quote(image),
@@ -588,14 +586,15 @@ Errors validateImagesForPod(const json &containers, const QString &path)
 // validatePodMetadataAndSpec.
 Errors validatePodMetadataAndSpec(const json &pod)
 {
-    const json &metadata = at(pod, "metadata");
+    const json &metadata = jsonMember(pod, "metadata");
     Errors errors = metavalidation::validateObjectMeta(
         metadata, true, metavalidation::NameRule::DnsSubdomain);
     errors.append(metavalidation::validateKubeFinalizers(metadata));
-    const json &spec = at(pod, "spec");
+    const json &spec = jsonMember(pod, "spec");
     errors.append(validatePodSpec(spec, u"spec"_s));
-    errors.append(validateImagesForPod(at(spec, "containers"), u"spec.containers"_s));
-    errors.append(validateImagesForPod(at(spec, "initContainers"), u"spec.initContainers"_s));
+    errors.append(validateImagesForPod(jsonMember(spec, "containers"), u"spec.containers"_s));
+    errors.append(
+        validateImagesForPod(jsonMember(spec, "initContainers"), u"spec.initContainers"_s));
     return errors;
 }
 
@@ -611,7 +610,7 @@ bool validateContainerUpdates(Errors &errors,
         return true;
     }
     for (std::size_t i = 0; i < count; ++i) {
-        const QString image = str(now[i], "image");
+        const QString image = jsonString(now[i], "image");
         const QString imagePath = child(index(path, qsizetype(i)), "image");
         if (image.isEmpty())
             errors.append(fe::required(imagePath));
@@ -689,27 +688,28 @@ validateQuantityValue(const QString &resource, const Quantity &value, const QStr
 QList<FieldError> validatePodSpec(const json &spec, const QString &path)
 {
     Errors errors;
-    if (at(spec, "terminationGracePeriodSeconds").is_null())
+    if (jsonMember(spec, "terminationGracePeriodSeconds").is_null())
         errors.append(fe::required(child(path, "terminationGracePeriodSeconds")));
     QSet<QString> volumes;
-    errors.append(validateVolumes(at(spec, "volumes"), child(path, "volumes"), volumes));
-    errors.append(validateContainers(at(spec, "containers"), volumes, child(path, "containers")));
+    errors.append(validateVolumes(jsonMember(spec, "volumes"), child(path, "volumes"), volumes));
+    errors.append(
+        validateContainers(jsonMember(spec, "containers"), volumes, child(path, "containers")));
     errors.append(validateInitContainers(spec, volumes, child(path, "initContainers")));
     oneOf(errors,
-          str(spec, "restartPolicy"),
+          jsonString(spec, "restartPolicy"),
           child(path, "restartPolicy"),
           { u"Always"_s, u"OnFailure"_s, u"Never"_s });
     oneOf(errors,
-          str(spec, "dnsPolicy"),
+          jsonString(spec, "dnsPolicy"),
           child(path, "dnsPolicy"),
           { u"ClusterFirstWithHostNet"_s, u"ClusterFirst"_s, u"Default"_s, u"None"_s });
-    errors.append(
-        metavalidation::validateLabels(at(spec, "nodeSelector"), child(path, "nodeSelector")));
+    errors.append(metavalidation::validateLabels(jsonMember(spec, "nodeSelector"),
+                                                 child(path, "nodeSelector")));
     for (const char *key : { "serviceAccountName", "nodeName", "priorityClassName" }) {
-        if (const QString value = str(spec, key); !value.isEmpty())
+        if (const QString value = jsonString(spec, key); !value.isEmpty())
             dnsSubdomain(errors, value, child(path, key));
     }
-    const json &deadline = at(spec, "activeDeadlineSeconds");
+    const json &deadline = jsonMember(spec, "activeDeadlineSeconds");
     if (deadline.is_number_integer()
         && (deadline.get<qint64>() < 1
             || deadline.get<qint64>() > std::numeric_limits<qint32>::max()))
@@ -717,33 +717,34 @@ QList<FieldError> validatePodSpec(const json &spec, const QString &path)
                                   shown(deadline),
                                   u"must be between 1 and 2147483647, inclusive"_s));
     for (const char *key : { "hostname", "subdomain" }) {
-        if (const QString value = str(spec, key); !value.isEmpty())
+        if (const QString value = jsonString(spec, key); !value.isEmpty())
             dnsLabel(errors, value, child(path, key));
     }
-    errors.append(validateTolerations(at(spec, "tolerations"), child(path, "tolerations")));
+    errors.append(validateTolerations(jsonMember(spec, "tolerations"), child(path, "tolerations")));
     return errors;
 }
 
 QList<FieldError> validatePodTemplate(const json &templ, const QString &path)
 {
-    const json &metadata = at(templ, "metadata");
-    Errors errors = metavalidation::validateLabels(at(metadata, "labels"), child(path, "labels"));
+    const json &metadata = jsonMember(templ, "metadata");
+    Errors errors
+        = metavalidation::validateLabels(jsonMember(metadata, "labels"), child(path, "labels"));
     // At `path`.labels and .annotations, as ValidatePodTemplateSpec names them.
-    errors.append(metavalidation::validateAnnotations(at(metadata, "annotations"),
+    errors.append(metavalidation::validateAnnotations(jsonMember(metadata, "annotations"),
                                                       child(path, "annotations")));
-    errors.append(validatePodSpec(at(templ, "spec"), child(path, "spec")));
+    errors.append(validatePodSpec(jsonMember(templ, "spec"), child(path, "spec")));
     return errors;
 }
 
 QList<FieldError> validatePodCreate(const json &pod)
 {
     Errors errors = validatePodMetadataAndSpec(pod);
-    const json &spec = at(pod, "spec");
-    const json &ephemeral = at(spec, "ephemeralContainers");
+    const json &spec = jsonMember(pod, "spec");
+    const json &ephemeral = jsonMember(spec, "ephemeralContainers");
     if (ephemeral.is_array() && !ephemeral.empty())
         errors.append(fe::forbidden(u"spec.ephemeralContainers"_s, u"cannot be set on create"_s));
-    const json &gates = at(spec, "schedulingGates");
-    if (!str(spec, "nodeName").isEmpty() && gates.is_array() && !gates.empty())
+    const json &gates = jsonMember(spec, "schedulingGates");
+    if (!jsonString(spec, "nodeName").isEmpty() && gates.is_array() && !gates.empty())
         errors.append(fe::forbidden(
             u"spec.nodeName"_s, u"cannot be set until all schedulingGates have been cleared"_s));
     return errors;
@@ -751,21 +752,23 @@ QList<FieldError> validatePodCreate(const json &pod)
 
 QList<FieldError> validatePodUpdate(const json &pod, const json &old)
 {
-    const json &metadata = at(pod, "metadata");
-    Errors errors = metavalidation::validateObjectMetaUpdate(metadata, at(old, "metadata"));
+    const json &metadata = jsonMember(pod, "metadata");
+    Errors errors = metavalidation::validateObjectMetaUpdate(metadata, jsonMember(old, "metadata"));
     errors.append(metavalidation::validateKubeFinalizers(metadata));
     errors.append(validatePodMetadataAndSpec(pod));
-    const json &spec = at(pod, "spec");
-    const json &oldSpec = at(old, "spec");
-    if (validateContainerUpdates(
-            errors, at(spec, "containers"), at(oldSpec, "containers"), u"spec.containers"_s)
+    const json &spec = jsonMember(pod, "spec");
+    const json &oldSpec = jsonMember(old, "spec");
+    if (validateContainerUpdates(errors,
+                                 jsonMember(spec, "containers"),
+                                 jsonMember(oldSpec, "containers"),
+                                 u"spec.containers"_s)
         || validateContainerUpdates(errors,
-                                    at(spec, "initContainers"),
-                                    at(oldSpec, "initContainers"),
+                                    jsonMember(spec, "initContainers"),
+                                    jsonMember(oldSpec, "initContainers"),
                                     u"spec.initContainers"_s))
         return errors;
-    const json &deadline = at(spec, "activeDeadlineSeconds");
-    const json &oldDeadline = at(oldSpec, "activeDeadlineSeconds");
+    const json &deadline = jsonMember(spec, "activeDeadlineSeconds");
+    const json &oldDeadline = jsonMember(oldSpec, "activeDeadlineSeconds");
     if (deadline.is_number_integer()) {
         const qint64 value = deadline.get<qint64>();
         if (value < 0 || value > std::numeric_limits<qint32>::max()) {
@@ -788,13 +791,13 @@ QList<FieldError> validatePodUpdate(const json &pod, const json &old)
     // Only additions to the tolerations (a changed tolerationSeconds aside).
     const auto same = [](const json &a, const json &b) {
         for (const char *key : { "key", "operator", "value", "effect" }) {
-            if (str(a, key) != str(b, key))
+            if (jsonString(a, key) != jsonString(b, key))
                 return false;
         }
         return true;
     };
-    const json &tolerations = at(spec, "tolerations");
-    const json &oldTolerations = at(oldSpec, "tolerations");
+    const json &tolerations = jsonMember(spec, "tolerations");
+    const json &oldTolerations = jsonMember(oldSpec, "tolerations");
     bool kept = true;
     for (std::size_t i = 0; oldTolerations.is_array() && i < oldTolerations.size(); ++i) {
         const json &before = oldTolerations[i];
@@ -816,10 +819,10 @@ QList<FieldError> validatePodUpdate(const json &pod, const json &old)
     for (const char *list : { "containers", "initContainers" }) {
         if (!munged.contains(list) || !munged[list].is_array())
             continue;
-        const json &before = at(oldSpec, list);
+        const json &before = jsonMember(oldSpec, list);
         for (std::size_t i = 0; i < munged[list].size() && i < before.size(); ++i) {
             if (munged[list][i].is_object())
-                munged[list][i]["image"] = at(before[i], "image");
+                munged[list][i]["image"] = jsonMember(before[i], "image");
         }
     }
     for (const char *key : { "activeDeadlineSeconds", "schedulingGates", "tolerations" }) {
@@ -828,9 +831,9 @@ QList<FieldError> validatePodUpdate(const json &pod, const json &old)
         else
             munged.erase(key);
     }
-    const json &grace = at(oldSpec, "terminationGracePeriodSeconds");
+    const json &grace = jsonMember(oldSpec, "terminationGracePeriodSeconds");
     if (grace.is_number_integer() && grace.get<qint64>() < 0
-        && at(munged, "terminationGracePeriodSeconds") == 1)
+        && jsonMember(munged, "terminationGracePeriodSeconds") == 1)
         munged["terminationGracePeriodSeconds"] = grace;
     if (!podSpecsSemanticallyEqual(munged, oldSpec))
         errors.append(fe::forbidden(

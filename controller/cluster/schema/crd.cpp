@@ -10,26 +10,9 @@ namespace reconscope::controller::cluster {
 
 using models::jsonMember;
 using models::jsonString;
+using models::jsonStrings;
 
 namespace crdvalidation {
-
-QStringList strings(const json &value)
-{
-    QStringList out;
-    if (value.is_array()) {
-        for (const json &item : value) {
-            if (item.is_string())
-                out.append(QString::fromStdString(item.get<std::string>()));
-        }
-    }
-    return out;
-}
-
-bool boolOf(const json &object, const char *key)
-{
-    const json &value = jsonMember(object, key);
-    return value.is_boolean() && value.get<bool>();
-}
 
 QString child(const QString &path, const QString &name)
 {
@@ -120,8 +103,8 @@ models::Result<QList<ResourceType>> resourceTypesFromCrd(const json &input)
         type.kind = jsonString(names, "kind");
         type.listKind = jsonString(names, "listKind");
         type.namespaced = jsonString(spec, "scope") == u"Namespaced"_s;
-        type.shortNames = crdvalidation::strings(jsonMember(names, "shortNames"));
-        type.categories = crdvalidation::strings(jsonMember(names, "categories"));
+        type.shortNames = jsonStrings(jsonMember(names, "shortNames"));
+        type.categories = jsonStrings(jsonMember(names, "categories"));
         type.served = jsonMember(version, "served").is_boolean() && version["served"].get<bool>();
         type.storage
             = jsonMember(version, "storage").is_boolean() && version["storage"].get<bool>();

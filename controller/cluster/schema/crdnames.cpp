@@ -78,7 +78,7 @@ void validateNames(const json &names, QList<FieldError> &errors)
                               gofmt::quote(jsonString(names, "listKind")),
                               u"kind and listKind cannot be the same"_s));
     for (const char *field : { "shortNames", "categories" }) {
-        const QStringList values = strings(jsonMember(names, field));
+        const QStringList values = jsonStrings(jsonMember(names, field));
         for (qsizetype i = 0; i < values.size(); ++i) {
             if (const QStringList e = models::isDNS1035Label(values[i]); !e.isEmpty())
                 errors.append(invalid(u"spec.names."_s + QString::fromLatin1(field) + u'['

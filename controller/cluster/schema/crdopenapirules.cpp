@@ -34,7 +34,7 @@ public:
         standard(s, path);
         if (!noDefaults.isEmpty() && !jsonMember(s, "default").is_null())
             errors.append(forbidden(child(path, u"default"_s), u"must not be set "_s + noDefaults));
-        if (boolOf(s, "uniqueItems"))
+        if (jsonBool(s, "uniqueItems"))
             errors.append(forbidden(
                 child(path, u"uniqueItems"_s),
                 u"uniqueItems cannot be set to true since the runtime complexity becomes quadratic"_s));
@@ -76,7 +76,7 @@ public:
                                   u"must be true or undefined"_s));
         listType(s, path);
         mapType(s, path);
-        const QStringList mapKeys = strings(jsonMember(s, "x-kubernetes-list-map-keys"));
+        const QStringList mapKeys = jsonStrings(jsonMember(s, "x-kubernetes-list-map-keys"));
         const json &listTypeValue = jsonMember(s, "x-kubernetes-list-type");
         if (!mapKeys.isEmpty()) {
             if (listTypeValue.is_null())
@@ -121,7 +121,7 @@ private:
             forbid("$ref", "$ref is not supported");
         if (jsonMember(s, "items").is_array())
             forbid("items", "items must be a schema object and not an array");
-        if (boolOf(s, "x-kubernetes-int-or-string") && !type.isEmpty())
+        if (jsonBool(s, "x-kubernetes-int-or-string") && !type.isEmpty())
             errors.append(invalid(child(path, u"type"_s),
                                   gofmt::quote(type),
                                   u"must be empty if x-kubernetes-int-or-string is true"_s));
@@ -147,7 +147,7 @@ private:
                 notSupported(child(path, u"x-kubernetes-list-type"_s), listType, listTypes));
         if (listType != u"map"_s)
             return;
-        const QStringList keys = strings(jsonMember(s, "x-kubernetes-list-map-keys"));
+        const QStringList keys = jsonStrings(jsonMember(s, "x-kubernetes-list-map-keys"));
         if (keys.isEmpty())
             errors.append(required(child(path, u"x-kubernetes-list-map-keys"_s),
                                    u"must not be empty if x-kubernetes-list-type is map"_s));
@@ -224,12 +224,12 @@ private:
                         const QString &name,
                         const QString &propertyPath)
     {
-        if (!strings(jsonMember(items, "required")).contains(name)
+        if (!jsonStrings(jsonMember(items, "required")).contains(name)
             && jsonMember(property, "default").is_null())
             mapKeyErrors.append(required(
                 child(propertyPath, u"default"_s),
                 u"this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property"_s));
-        if (boolOf(property, "nullable"))
+        if (jsonBool(property, "nullable"))
             mapKeyErrors.append(forbidden(
                 child(propertyPath, u"nullable"_s),
                 u"this property is in x-kubernetes-list-map-keys, so it cannot be nullable"_s));

@@ -33,9 +33,9 @@ public:
         if (!s.is_object())
             return;
         const QString type = jsonString(s, "type");
-        const bool preserve = boolOf(s, "x-kubernetes-preserve-unknown-fields");
-        const bool intOrString = boolOf(s, "x-kubernetes-int-or-string");
-        const bool embedded = boolOf(s, "x-kubernetes-embedded-resource");
+        const bool preserve = jsonBool(s, "x-kubernetes-preserve-unknown-fields");
+        const bool intOrString = jsonBool(s, "x-kubernetes-int-or-string");
+        const bool embedded = jsonBool(s, "x-kubernetes-embedded-resource");
         const json &items = jsonMember(s, "items");
         const json &properties = jsonMember(s, "properties");
         const json &additional = jsonMember(s, "additionalProperties");
@@ -100,9 +100,9 @@ private:
     void typeInvariants(const json &s, Level level, const QString &path)
     {
         const QString type = jsonString(s, "type");
-        const bool embedded = boolOf(s, "x-kubernetes-embedded-resource");
-        const bool intOrString = boolOf(s, "x-kubernetes-int-or-string");
-        const bool preserve = boolOf(s, "x-kubernetes-preserve-unknown-fields");
+        const bool embedded = jsonBool(s, "x-kubernetes-embedded-resource");
+        const bool intOrString = jsonBool(s, "x-kubernetes-int-or-string");
+        const bool preserve = jsonBool(s, "x-kubernetes-preserve-unknown-fields");
         if (embedded && type != u"object"_s) {
             requireType(type,
                         u"object"_s,
@@ -201,17 +201,17 @@ private:
             forbid("title", "must be empty to be structural");
         if (!jsonString(v, "description").isEmpty())
             forbid("description", "must be empty to be structural");
-        if (boolOf(v, "nullable"))
+        if (jsonBool(v, "nullable"))
             forbid("nullable", "must be false to be structural");
         if (!jsonMember(v, "externalDocs").is_null())
             forbid("externalDocs", "must be undefined to be structural");
-        if (boolOf(v, "x-kubernetes-preserve-unknown-fields"))
+        if (jsonBool(v, "x-kubernetes-preserve-unknown-fields"))
             forbid("x-kubernetes-preserve-unknown-fields", "must be false to be structural");
-        if (boolOf(v, "x-kubernetes-embedded-resource"))
+        if (jsonBool(v, "x-kubernetes-embedded-resource"))
             forbid("x-kubernetes-embedded-resource", "must be false to be structural");
-        if (boolOf(v, "x-kubernetes-int-or-string"))
+        if (jsonBool(v, "x-kubernetes-int-or-string"))
             forbid("x-kubernetes-int-or-string", "must be false to be structural");
-        if (!strings(jsonMember(v, "x-kubernetes-list-map-keys")).isEmpty())
+        if (!jsonStrings(jsonMember(v, "x-kubernetes-list-map-keys")).isEmpty())
             forbid("x-kubernetes-list-map-keys", "must be empty to be structural");
         if (!jsonMember(v, "x-kubernetes-list-type").is_null())
             forbid("x-kubernetes-list-type", "must be undefined to be structural");

@@ -19,18 +19,16 @@ using fielderrors::forbidden;
 using fielderrors::invalid;
 using fielderrors::notSupported;
 using fielderrors::required;
+using models::jsonBool;
 using models::jsonMember;
 using models::jsonString;
+using models::jsonStrings;
 
 // Field paths as apimachinery's field.Path prints them: path.name, path.field[name],
 // path.field[i].
 QString child(const QString &path, const QString &name);
 QString key(const QString &path, const char *field, const std::string &name);
 QString index(const QString &path, const char *field, std::size_t i);
-// The string items of a JSON array (others skipped); empty for anything else.
-QStringList strings(const nlohmann::json &value);
-// Whether object[key] is the boolean true.
-bool boolOf(const nlohmann::json &object, const char *key);
 // Unless a schema node's `type` is `expected`, reports <path>.type as required (when empty) or
 // invalid, with `detail`.
 void requireType(const QString &type,

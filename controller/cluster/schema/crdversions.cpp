@@ -129,7 +129,7 @@ void validateSchema(const json &version,
 {
     if (hasStatus(version))
         validateStatusRoot(schema, schemaPath, errors);
-    if (boolOf(schema, "nullable"))
+    if (jsonBool(schema, "nullable"))
         errors.append(
             forbidden(schemaPath + u".nullable"_s, u"nullable cannot be true at the root"_s));
     const QList<FieldError> invariants = structuralInvariantErrors(schema, schemaPath);

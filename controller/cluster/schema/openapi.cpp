@@ -1,6 +1,7 @@
 #include "controller/cluster/schema/openapi.h"
 
 #include "controller/cluster/schema/openapitables.h"
+#include "models/jsonfields.h"
 
 #include <QCryptographicHash>
 #include <QStringList>
@@ -12,6 +13,7 @@ namespace reconscope::controller::cluster {
 
 namespace {
 
+using models::jsonBool;
 using openapitables::addMetaSchemas;
 using openapitables::metaPrefix;
 using openapitables::optionParameters;
@@ -98,12 +100,6 @@ std::string modelName(const ResourceType &type, const QString &kind)
     return reversedGroup(type.group) + suffix;
 }
 
-bool isTrue(const json &schema, const char *key)
-{
-    auto it = schema.find(key);
-    return it != schema.end() && it->is_boolean() && it->get<bool>();
-}
-
 // ToStructuralOpenAPIV2: what kubectl's OpenAPI v2 validation can digest.
 void toV2(json &schema)
 {
@@ -112,9 +108,9 @@ void toV2(json &schema)
     for (const char *key :
          { "nullable", "anyOf", "oneOf", "allOf", "not", "x-kubernetes-validations" })
         schema.erase(key);
-    if (isTrue(schema, "x-kubernetes-int-or-string"))
+    if (jsonBool(schema, "x-kubernetes-int-or-string"))
         schema.erase("type");
-    if (isTrue(schema, "x-kubernetes-preserve-unknown-fields")) {
+    if (jsonBool(schema, "x-kubernetes-preserve-unknown-fields")) {
         schema.erase("properties");
         schema.erase("items");
         schema.erase("additionalProperties");
@@ -143,9 +139,9 @@ void unfold(json &schema, bool v2)
         unfold(*it, v2);
     if (auto it = schema.find("additionalProperties"); it != schema.end())
         unfold(*it, v2);
-    if (!v2 && isTrue(schema, "x-kubernetes-int-or-string") && !schema.contains("anyOf"))
+    if (!v2 && jsonBool(schema, "x-kubernetes-int-or-string") && !schema.contains("anyOf"))
         schema["anyOf"] = json::array({ { { "type", "integer" } }, { { "type", "string" } } });
-    if (isTrue(schema, "x-kubernetes-embedded-resource")) {
+    if (jsonBool(schema, "x-kubernetes-embedded-resource")) {
         if (!schema["properties"].is_object())
             schema["properties"] = json::object();
         json &properties = schema["properties"];
@@ -160,7 +156,7 @@ json kindSchema(const ResourceType &type, bool v2)
 {
     json schema;
     const bool permissive = type.schema.is_null() || !type.schema.is_object()
-        || (v2 && isTrue(type.schema, "x-kubernetes-preserve-unknown-fields"));
+        || (v2 && jsonBool(type.schema, "x-kubernetes-preserve-unknown-fields"));
     if (permissive) {
         schema = { { "type", "object" } };
         if (!v2)

@@ -1,6 +1,7 @@
 #include "controller/cluster/schema/schemanode.h"
 
 #include "controller/cluster/schema/gofmt.h"
+#include "models/jsonfields.h"
 
 #include <set>
 
@@ -10,6 +11,8 @@ using json = nlohmann::json;
 namespace reconscope::controller::cluster::structural {
 
 namespace {
+
+using models::jsonBool;
 
 // Schemas arrive from API clients; bound the recursion (real CRDs nest a few dozen levels).
 constexpr int maxSchemaDepth = 1000;
@@ -22,12 +25,6 @@ std::optional<std::int64_t> intField(const json &schema, const char *key)
     if (it->is_number_float())
         return static_cast<std::int64_t>(it->get<double>());
     return it->get<std::int64_t>();
-}
-
-bool boolField(const json &schema, const char *key)
-{
-    auto it = schema.find(key);
-    return it != schema.end() && it->is_boolean() && it->get<bool>();
 }
 
 std::string stringField(const json &schema, const char *key)
@@ -52,10 +49,10 @@ parseScalars(const json &schema, const QString &path, SchemaNode *node)
             return models::Error{ path + u".type: Unsupported value: "_s
                                   + gofmt::quote(node->type) };
     }
-    node->nullable = boolField(schema, "nullable");
-    node->preserveUnknownFields = boolField(schema, "x-kubernetes-preserve-unknown-fields");
-    node->embeddedResource = boolField(schema, "x-kubernetes-embedded-resource");
-    node->intOrString = boolField(schema, "x-kubernetes-int-or-string");
+    node->nullable = jsonBool(schema, "nullable");
+    node->preserveUnknownFields = jsonBool(schema, "x-kubernetes-preserve-unknown-fields");
+    node->embeddedResource = jsonBool(schema, "x-kubernetes-embedded-resource");
+    node->intOrString = jsonBool(schema, "x-kubernetes-int-or-string");
 
     if (auto it = schema.find("default"); it != schema.end()) {
         node->hasDefault = true;
@@ -75,8 +72,8 @@ parseScalars(const json &schema, const QString &path, SchemaNode *node)
         node->maximum = *it;
     if (auto it = schema.find("multipleOf"); it != schema.end() && it->is_number())
         node->multipleOf = *it;
-    node->exclusiveMinimum = boolField(schema, "exclusiveMinimum");
-    node->exclusiveMaximum = boolField(schema, "exclusiveMaximum");
+    node->exclusiveMinimum = jsonBool(schema, "exclusiveMinimum");
+    node->exclusiveMaximum = jsonBool(schema, "exclusiveMaximum");
     node->minLength = intField(schema, "minLength");
     node->maxLength = intField(schema, "maxLength");
     node->minItems = intField(schema, "minItems");
