@@ -256,6 +256,7 @@ QByteArray bytesOf(const json &value)
     return QByteArray::fromStdString(value.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
+using models::jsonMember;
 using models::jsonString;
 
 // The records a capture makes, with what each one's time is to be found from.
@@ -332,7 +333,7 @@ int CaptureImport::resourceFor(const json &object, const Value &value)
     resource.kind = kind;
     resource.plural = guessPlural(kind);
     resource.pluralGuessed = true;
-    resource.namespaced = !jsonString(object["metadata"], "namespace").isEmpty();
+    resource.namespaced = !jsonString(jsonMember(object, "metadata"), "namespace").isEmpty();
     const int number = int(m_resources.size());
     m_resources.insert(id, number);
     Record record;
@@ -354,7 +355,7 @@ void CaptureImport::addObject(const json &object, std::optional<EventType> type,
         if (!type)
             return; // a CRD listed or printed alone: the recording's CRD, no event
     }
-    const json &meta = object["metadata"];
+    const json &meta = jsonMember(object, "metadata");
     const QString key = jsonString(object, "apiVersion") + u'/' + jsonString(object, "kind") + u'/'
         + jsonString(meta, "namespace") + u'/' + jsonString(meta, "name");
     if (!type) {
