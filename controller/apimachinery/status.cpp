@@ -325,6 +325,8 @@ ApiError ApiError::genericServerResponse(int code, const QString &serverMessage)
     QString message = serverMessage;
     if (code == 405)
         message = u"the server does not allow this method on the requested resource"_s;
+    else if (code == 404 && message.isEmpty())
+        message = u"the server could not find the requested resource"_s;
     ApiError error = statusError(code, defaultReason(code), message);
     error.hasDetails = true;
     return error;

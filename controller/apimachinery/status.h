@@ -99,8 +99,8 @@ struct ApiError
     static ApiError
     methodNotSupported(const QString &group, const QString &resource, const QString &action);
     // NewGenericServerResponse without a resource, as kube-apiserver's serviceErrorHandler
-    // passes on go-restful's refusals: 405 with a fixed message, 406 and 415 with go-restful's
-    // own ("415: Unsupported Media Type"); empty details.
+    // passes on go-restful's refusals: 404 and 405 with their fixed messages unless one is given,
+    // 406 and 415 with go-restful's own ("415: Unsupported Media Type"); empty details.
     static ApiError genericServerResponse(int code, const QString &serverMessage);
     // go-restful's 405 for a method a built-in path does not route.
     static ApiError methodNotAllowed() { return genericServerResponse(405, {}); }

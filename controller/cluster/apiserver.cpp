@@ -2,6 +2,7 @@
 
 #include "controller/cluster/handlers/handlers.h"
 #include "controller/cluster/handlers/handlersupport.h"
+#include "controller/cluster/objectjson.h"
 #include "controller/cluster/schema/discoverydocuments.h"
 #include "controller/cluster/schema/openapi.h"
 
@@ -48,10 +49,33 @@ bool wantsAggregatedDiscovery(const ApiRequest &request)
     return false;
 }
 
+// The embedded cluster's RBAC: system:masters may do anything, reconscope:viewers may read
+// resources; every user may GET what system:discovery and system:public-info-viewer grant.
+bool mayUseResource(const UserInfo &user, const QString &verb)
+{
+    const bool readVerb = verb == u"get" || verb == u"list" || verb == u"watch";
+    return user.groups.contains(u"system:masters"_s)
+        || (user.groups.contains(u"reconscope:viewers"_s) && readVerb);
+}
+
+bool mayUsePath(const UserInfo &user, const QString &verb, const QString &path)
+{
+    if (user.groups.contains(u"system:masters"_s))
+        return true;
+    const QString first = path.section(u'/', 1, 1);
+    const bool discoveryPath = first == u"api" || first == u"apis" || first == u"openapi"
+        || path == u"/version" || path == u"/healthz" || path == u"/livez" || path == u"/readyz";
+    return verb == u"get" && discoveryPath;
+}
+
 json versionInfo()
 {
     return json{ { "major", "1" },
                  { "minor", "32" },
+                 { "emulationMajor", "1" },
+                 { "emulationMinor", "32" },
+                 { "minCompatibilityMajor", "1" },
+                 { "minCompatibilityMinor", "31" },
                  { "gitVersion", "v1.32.0" },
                  { "gitCommit", "70d3cc986aa8221cd1dfb1121852688902d3bf53" },
                  { "gitTreeState", "clean" },
@@ -159,26 +183,23 @@ ApiResponse ApiServer::handleRequest(const ApiRequest &request)
     if (!isApi && !isApis) {
         // Non-resource URLs: everyone may GET what system:discovery and system:public-info-viewer
         // grant; anything else needs an admin.
-        if (!request.user.groups.contains(u"system:masters"_s)) {
-            const QString first = parts.value(0);
-            const bool discoveryPath = first == u"api" || first == u"apis" || first == u"openapi"
-                || (parts.size() == 1
-                    && (first == u"version" || first == u"healthz" || first == u"livez"
-                        || first == u"readyz"));
-            if (request.method != "GET" || !discoveryPath)
-                return errorResponse(
-                    request,
-                    ApiError::forbidden({},
-                                        {},
-                                        {},
-                                        u"User \"%1\" cannot %2 path \"%3\""_s.arg(
-                                            request.user.name,
-                                            QString::fromLatin1(request.method).toLower(),
-                                            request.path)));
-        }
+        const QString verb = QString::fromLatin1(request.method).toLower();
+        if (!mayUsePath(request.user, verb, u'/' + parts.join(u'/')))
+            return errorResponse(request,
+                                 ApiError::forbidden({},
+                                                     {},
+                                                     {},
+                                                     u"User \"%1\" cannot %2 path \"%3\""_s.arg(
+                                                         request.user.name, verb, request.path)));
         return handleNonResource(request, parts);
     }
 
+    // Every authenticated user may ask what it may do (system:basic-user grants it).
+    if (request.method == "POST"
+        && parts
+            == QStringList{
+                u"apis"_s, u"authorization.k8s.io"_s, u"v1"_s, u"selfsubjectaccessreviews"_s })
+        return handleAccessReview(request);
     const auto info = resolveResourcePath(request, parts, isApi);
     if (!info)
         return plainNotFound();
@@ -245,12 +266,7 @@ ApiServer::resolveResourcePath(const ApiRequest &request, const QStringList &par
 
 std::optional<ApiError> ApiServer::authorize(const ApiRequest &request, const RequestInfo &info)
 {
-    // Authorization (RBAC as configured for the embedded cluster).
-    const QStringList &groups = request.user.groups;
-    const bool admin = groups.contains(u"system:masters"_s);
-    const bool viewer = groups.contains(u"reconscope:viewers"_s);
-    const bool readVerb = info.verb == u"get" || info.verb == u"list" || info.verb == u"watch";
-    if (!admin && !(viewer && readVerb)) {
+    if (!mayUseResource(request.user, info.verb)) {
         const QString resource
             = info.subresource.isEmpty() ? info.resource : info.resource + u'/' + info.subresource;
         const QString scope = info.ns.isEmpty() ? u"at the cluster scope"_s
@@ -260,6 +276,44 @@ std::optional<ApiError> ApiServer::authorize(const ApiRequest &request, const Re
         return ApiError::forbidden(info.group, info.resource, info.name, cause);
     }
     return std::nullopt;
+}
+
+ApiResponse ApiServer::handleAccessReview(const ApiRequest &request)
+{
+    json review = json::parse(request.body.begin(), request.body.end(), nullptr, false);
+    if (!review.is_object() || !objectjson::member(review, "spec").is_object())
+        return errorResponse(
+            request, ApiError::badRequest(u"the body of the request must be a JSON object"_s));
+    const json &spec = review["spec"];
+    const json &resource = objectjson::member(spec, "resourceAttributes");
+    const json &path = objectjson::member(spec, "nonResourceAttributes");
+    if (resource.is_object() == path.is_object()) {
+        const apimachinery::StatusCause cause{
+            u"FieldValueInvalid"_s,
+            u"Invalid value: \"null\": exactly one of nonResourceAttributes or "
+            "resourceAttributes must be specified"_s,
+            u"spec.resourceAttributes"_s
+        };
+        return errorResponse(
+            request,
+            ApiError::invalid(
+                u"authorization.k8s.io"_s, u"SelfSubjectAccessReview"_s, {}, { cause }));
+    }
+    const bool allowed = resource.is_object()
+        ? mayUseResource(request.user, objectjson::string(resource, "verb"))
+        : mayUsePath(
+            request.user, objectjson::string(path, "verb"), objectjson::string(path, "path"));
+    json status = { { "allowed", allowed } };
+    if (allowed)
+        status["reason"] = request.user.groups.contains(u"system:masters"_s)
+            ? "RBAC: allowed by ClusterRoleBinding \"cluster-admin\" of ClusterRole "
+              "\"cluster-admin\" to Group \"system:masters\""
+            : "RBAC: allowed by the embedded cluster's read-only role";
+    review["apiVersion"] = "authorization.k8s.io/v1";
+    review["kind"] = "SelfSubjectAccessReview";
+    review["metadata"] = { { "creationTimestamp", nullptr } };
+    review["status"] = std::move(status);
+    return jsonResponse(request, 201, review);
 }
 
 ApiResponse ApiServer::handleNonResource(const ApiRequest &request, const QStringList &parts)
@@ -328,8 +382,16 @@ ApiResponse ApiServer::handleResource(const ApiRequest &request, const RequestIn
 {
     Cluster &cluster = *m_cluster;
     TypePtr type = cluster.m_store.lookup(info.group, info.version, info.resource);
-    if (!type)
-        return plainNotFound();
+    if (!type) {
+        // A resource its group and version do not serve is go-restful's 404 inside a served
+        // API (a Status); a path under no served group or version is the mux's plain text one.
+        const QList<ResourceType> types = cluster.servedTypes();
+        const bool servedVersion = std::any_of(types.begin(), types.end(), [&](const auto &t) {
+            return t.group == info.group && t.version == info.version;
+        });
+        return servedVersion ? errorResponse(request, ApiError::genericServerResponse(404, {}))
+                             : plainNotFound();
+    }
     const ResourceType &rt = type->type;
     const bool namespaceObject = rt.builtin && rt.group.isEmpty() && rt.plural == u"namespaces";
     // Scope: namespaced kinds need /namespaces/{ns}/ except for list/watch across namespaces;
@@ -356,7 +418,7 @@ ApiResponse ApiServer::handleResource(const ApiRequest &request, const RequestIn
             || (info.subresource == u"scale" && rt.scaleSubresource);
         if (!known) {
             if (rt.builtin)
-                return plainNotFound();
+                return errorResponse(request, ApiError::genericServerResponse(404, {}));
             return errorResponse(request, ApiError::notFound(rt.group, rt.plural, info.name));
         }
         if (info.verb != u"get" && info.verb != u"update" && info.verb != u"patch")

@@ -42,6 +42,9 @@ private:
     static std::optional<apimachinery::ApiError> authorize(const ApiRequest &request,
                                                            const RequestInfo &info);
     ApiResponse handleNonResource(const ApiRequest &request, const QStringList &parts);
+    // POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews: what the caller may do, by the
+    // rules authorize() applies (kubectl auth can-i and k9s ask it).
+    static ApiResponse handleAccessReview(const ApiRequest &request);
     ApiResponse handleResource(const ApiRequest &request, const RequestInfo &info);
 
     QPointer<Cluster> m_cluster;

@@ -19,6 +19,9 @@ private slots:
     void methodsAPathDoesNotRoute();
     void customResourceCreateAtAnObjectPath();
     void unproducibleAcceptIs406();
+    void unknownResourceOfAServedVersionIsAStatus();
+    void selfSubjectAccessReview_data();
+    void selfSubjectAccessReview();
 };
 
 // go-restful's 405 for what a built-in path does not route (NewGenericServerResponse: a fixed
@@ -88,6 +91,68 @@ void tst_Routing::unproducibleAcceptIs406()
     QCOMPARE(m_server->handle(get).status, 404);
     get.headers.last().second = "text/html;q=0.9, */*;q=0.1";
     QCOMPARE(m_server->handle(get).status, 404);
+}
+
+// Inside a served group and version, go-restful's 404 is a Status with empty details; under a
+// group nobody serves it is the mux's text.
+void tst_Routing::unknownResourceOfAServedVersionIsAStatus()
+{
+    const QByteArray status
+        = R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404})";
+    for (const QString &path :
+         { u"/api/v1/namespaces/default/gizmos"_s,
+           u"/api/v1/namespaces/default/customapps"_s,
+           u"/apis/infrastructure.internal.net/v1/namespaces/default/widgets"_s,
+           u"/api/v1/namespaces/default/configmaps/x/status"_s,
+           u"/api/v1/namespaces/default/configmaps/none/sideways"_s }) {
+        const ApiResponse response = call("GET", path);
+        QCOMPARE(response.status, 404);
+        JSON_COMPARE(parse(response.body), parse(status));
+    }
+    const ApiResponse plain = call("GET", u"/apis/nothing.example.com/v1/things"_s);
+    QCOMPARE(plain.status, 404);
+    QCOMPARE(plain.body, QByteArray("404 page not found\n"));
+}
+
+void tst_Routing::selfSubjectAccessReview_data()
+{
+    QTest::addColumn<bool>("asViewer");
+    QTest::addColumn<QByteArray>("attributes");
+    QTest::addColumn<bool>("allowed");
+    const QByteArray list
+        = R"({"resourceAttributes":{"verb":"list","group":"infrastructure.internal.net","resource":"customapps"}})";
+    const QByteArray patch
+        = R"({"resourceAttributes":{"verb":"patch","group":"apps","resource":"deployments","namespace":"demo","name":"web"}})";
+    const QByteArray metrics = R"({"nonResourceAttributes":{"verb":"get","path":"/metrics"}})";
+    const QByteArray version = R"({"nonResourceAttributes":{"verb":"get","path":"/version"}})";
+    QTest::newRow("admin list") << false << list << true;
+    QTest::newRow("admin patch") << false << patch << true;
+    QTest::newRow("admin /metrics") << false << metrics << true;
+    QTest::newRow("viewer list") << true << list << true;
+    QTest::newRow("viewer patch") << true << patch << false;
+    QTest::newRow("viewer /metrics") << true << metrics << false;
+    QTest::newRow("viewer /version") << true << version << true;
+}
+
+// What kubectl auth can-i and k9s ask: the answer follows the rules requests are held to.
+void tst_Routing::selfSubjectAccessReview()
+{
+    QFETCH(bool, asViewer);
+    QFETCH(QByteArray, attributes);
+    QFETCH(bool, allowed);
+    const QString path = u"/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"_s;
+    const QByteArray body
+        = R"({"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectAccessReview","spec":)"
+        + attributes + '}';
+    const ApiResponse response = m_server->handle(
+        request("POST", path, body, "application/json", asViewer ? viewer() : admin()));
+    QCOMPARE(response.status, 201);
+    const json review = parse(response.body);
+    QCOMPARE(str(review["kind"]), u"SelfSubjectAccessReview"_s);
+    JSON_COMPARE(review["spec"], parse(attributes));
+    QCOMPARE(review["status"]["allowed"].get<bool>(), allowed);
+    // Neither attributes, or both: 422.
+    QCOMPARE(call("POST", path, R"({"spec":{}})").status, 422);
 }
 
 QTEST_GUILESS_MAIN(tst_Routing)

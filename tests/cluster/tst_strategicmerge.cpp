@@ -331,8 +331,10 @@ void tst_StrategicMerge::scaleAndStatusSubresources()
                     strategic);
     QCOMPARE(response.status, 200);
     JSON_COMPARE(parse(response.body)["status"]["conditions"],
-                 json::parse(R"([{"type":"Progressing","status":"True"},
-                     {"type":"Available","status":"True"}])"));
+                 json::parse(R"([{"type":"Progressing","status":"True",
+                      "lastUpdateTime":null,"lastTransitionTime":null},
+                     {"type":"Available","status":"True",
+                      "lastUpdateTime":null,"lastTransitionTime":null}])"));
     JSON_COMPARE(parse(response.body)["spec"]["replicas"], 4);
 }
 

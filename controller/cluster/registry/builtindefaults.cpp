@@ -5,6 +5,7 @@
 
 #include <QByteArray>
 
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -308,6 +309,23 @@ bool isCore(const ResourceType &type, QStringView kind)
     return type.group.isEmpty() && type.kind == kind;
 }
 
+// A condition's times are metav1.Time structs, which omitempty never leaves out: a time its writer
+// did not give reads back null.
+void nullConditionTimes(json &object, std::initializer_list<const char *> keys)
+{
+    json *status = memberObject(object, "status");
+    if (!status)
+        return;
+    forEachItem(*status, "conditions", [keys](json &condition) {
+        if (!condition.is_object())
+            return;
+        for (const char *key : keys) {
+            if (!condition.contains(key))
+                condition[key] = nullptr;
+        }
+    });
+}
+
 } // namespace
 
 void applyBuiltinDefaults(const ResourceType &type, json &object)
@@ -322,9 +340,16 @@ void applyBuiltinDefaults(const ResourceType &type, json &object)
     });
     if (isCore(type, u"Pod")) {
         defaultPod(object);
+        nullConditionTimes(object, { "lastProbeTime", "lastTransitionTime" });
     } else if (type.group == u"apps"
                && (type.kind == u"Deployment" || type.kind == u"ReplicaSet")) {
         defaultWorkload(object, type.kind == u"Deployment");
+        if (type.kind == u"Deployment")
+            nullConditionTimes(object, { "lastUpdateTime", "lastTransitionTime" });
+        else
+            nullConditionTimes(object, { "lastTransitionTime" });
+    } else if (isCore(type, u"Namespace")) {
+        nullConditionTimes(object, { "lastTransitionTime" });
     } else if (isCore(type, u"Secret")) {
         mergeStringData(object);
         if (object.value("type", "").empty())

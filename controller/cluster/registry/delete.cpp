@@ -137,7 +137,10 @@ ApiResult<WriteResult> deleteRecord(Store &store,
         metadata["finalizers"] = objectjson::array(finalizers);
     if (!existing->deleting) {
         metadata["deletionTimestamp"] = timestampNow(clock).toStdString();
-        metadata["deletionGracePeriodSeconds"] = 0;
+        // The generic store marks an object deleting with a grace period of 0; the namespace
+        // registry's own Delete sets the timestamp alone.
+        if (!namespaceHeld)
+            metadata["deletionGracePeriodSeconds"] = 0;
         if (tracksGeneration(type.type))
             metadata["generation"] = metadata.value("generation", 0) + 1;
     }
@@ -178,8 +181,14 @@ ApiResult<json> deleteCollection(VerbContext &context,
     if (!page)
         return page.error();
     const QString policy = propagationPolicyOf(options);
+    // The answer is the list the deletion worked through, its items as listed (upstream's
+    // DeleteCollection returns that list, not the objects its deletes left behind).
     json items = json::array();
     for (const RecordPtr &record : page->items) {
+        json item = context.store.parseRecord(type, record);
+        Store::dropListItemTypeMeta(type, item);
+        items.push_back(std::move(item));
+        // Gone meanwhile (collected with an owner deleted before it): not found is no error.
         RecordPtr current = context.store.find(type, record->ns, record->name);
         if (!current)
             continue;
@@ -187,11 +196,6 @@ ApiResult<json> deleteCollection(VerbContext &context,
             = deleteRecord(context.store, context.clock, typePtr, current, policy, options.dryRun);
         if (!result)
             return result.error();
-        json item = result->object.value("kind", "") == "Status"
-            ? context.store.parseRecord(type, current)
-            : std::move(result->object);
-        Store::dropListItemTypeMeta(type, item);
-        items.push_back(std::move(item));
     }
     if (!options.dryRun)
         context.controllers.run();
