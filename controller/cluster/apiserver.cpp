@@ -280,7 +280,11 @@ std::optional<ApiError> ApiServer::authorize(const ApiRequest &request, const Re
 
 ApiResponse ApiServer::handleAccessReview(const ApiRequest &request)
 {
-    json review = json::parse(request.body.begin(), request.body.end(), nullptr, false);
+    // JSON, YAML or (client-go's typed client) protobuf.
+    auto parsed = parseBody(request, true, u"*v1.SelfSubjectAccessReview"_s);
+    if (!parsed)
+        return errorResponse(request, parsed.error());
+    json review = std::move(parsed.value());
     if (!review.is_object() || !objectjson::member(review, "spec").is_object())
         return errorResponse(
             request, ApiError::badRequest(u"the body of the request must be a JSON object"_s));

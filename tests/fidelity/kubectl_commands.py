@@ -7,7 +7,7 @@ print the same line; then the objects they made are read back with `kubectl get 
 compared after tools/fidelity/normalize.py's normalization. What the typed commands send: protobuf
 create bodies (namespace, configmap, secret, deployment), a merge patch of /scale (scale), merge
 patches of metadata (label, annotate) and strategic merge patches of the pod template (rollout
-restart, set image).
+restart, set image), and a protobuf SelfSubjectAccessReview (auth can-i).
 
 Compared apart from what only a controller writes, since the real side runs none (as envtest):
 a Deployment's status and its `deployment.kubernetes.io/revision` annotation. The time `rollout
@@ -45,6 +45,7 @@ COMMANDS = [
     ["set", "image", "deployment/d", "nginx=nginx:1.27"] + NS,
     ["label", "configmap", "c", "tier-"] + NS,  # removing a label that is not there
     ["annotate", "secret", "s", "rotated=yes"] + NS,
+    ["auth", "can-i", "patch", "deployments"] + NS,  # a SelfSubjectAccessReview, as k9s asks
 ]
 OBJECTS = [["namespace", "team-a"], ["configmap", "c"] + NS, ["secret", "s"] + NS,
            ["deployment", "d"] + NS]

@@ -79,6 +79,7 @@ private slots:
     void droppedWatchAtRandom();
     void handlerExceptionIsInternalError();
     void slowWatcherIsDropped();
+    void initialEventsAreNotABacklog();
     void idleConnectionClosed();
     void slowRequestHeadClosed();
     void failedHandshakesLeaveNothingBehind();
@@ -783,6 +784,23 @@ void tst_HttpsApiServer::slowWatcherIsDropped()
     const auto responses = parseResponses(client.received);
     QVERIFY(responses.size() == 1 && !responses.first().complete);
     QVERIFY(responses.first().chunks.size() < 10);
+}
+
+// A watch-list's initial events come at once, as a list's items do: however many bytes they take,
+// they are the answer being read, not a client that does not read.
+void tst_HttpsApiServer::initialEventsAreNotABacklog()
+{
+    m_server->setMaxWatchBacklogBytes(1000);
+    const QByteArray event
+        = "{\"type\":\"ADDED\",\"object\":{\"pad\":\"" + QByteArray(400, 'p') + "\"}}\n";
+    m_api->watchInitialLines = QByteArrayList(10, event);
+    RawClient client(clientTls(m_certificates.ca.certificatePem, &m_certificates.admin), m_port);
+    client.send(rawGet("/watch"));
+    QTRY_VERIFY_WITH_TIMEOUT(!parseResponses(client.received).isEmpty()
+                                 && parseResponses(client.received).first().chunks.size() == 10,
+                             timeoutMs);
+    QVERIFY(!client.disconnected);
+    QCOMPARE(m_api->lastWatch->cancelled, 0);
 }
 
 void tst_HttpsApiServer::idleConnectionClosed()

@@ -262,6 +262,46 @@ constexpr Field kSecretFields[] = {
 };
 constexpr MessageType kSecret{ "v1.Secret", kSecretFields };
 
+// authorization.k8s.io/v1, as client-go's typed client sends it (kubectl auth can-i, k9s).
+constexpr Field kResourceAttributesFields[] = {
+    { 1, "namespace", Type::String, Omit }, { 2, "verb", Type::String, Omit },
+    { 3, "group", Type::String, Omit },     { 4, "version", Type::String, Omit },
+    { 5, "resource", Type::String, Omit },  { 6, "subresource", Type::String, Omit },
+    { 7, "name", Type::String, Omit },
+};
+constexpr MessageType kResourceAttributes{ "v1.ResourceAttributes", kResourceAttributesFields };
+
+constexpr Field kNonResourceAttributesFields[] = {
+    { 1, "path", Type::String, Omit },
+    { 2, "verb", Type::String, Omit },
+};
+constexpr MessageType kNonResourceAttributes{ "v1.NonResourceAttributes",
+                                              kNonResourceAttributesFields };
+
+constexpr Field kSelfSubjectAccessReviewSpecFields[] = {
+    { 1, "resourceAttributes", Type::Message, Ptr, false, &kResourceAttributes },
+    { 2, "nonResourceAttributes", Type::Message, Ptr, false, &kNonResourceAttributes },
+};
+constexpr MessageType kSelfSubjectAccessReviewSpec{ "v1.SelfSubjectAccessReviewSpec",
+                                                    kSelfSubjectAccessReviewSpecFields };
+
+constexpr Field kSubjectAccessReviewStatusFields[] = {
+    { 1, "allowed", Type::Bool, Always },
+    { 4, "denied", Type::Bool, Omit },
+    { 2, "reason", Type::String, Omit },
+    { 3, "evaluationError", Type::String, Omit },
+};
+constexpr MessageType kSubjectAccessReviewStatus{ "v1.SubjectAccessReviewStatus",
+                                                  kSubjectAccessReviewStatusFields };
+
+constexpr Field kSelfSubjectAccessReviewFields[] = {
+    { 1, "metadata", Type::Message, Omit, false, &kObjectMeta },
+    { 2, "spec", Type::Message, Always, false, &kSelfSubjectAccessReviewSpec },
+    { 3, "status", Type::Message, Omit, false, &kSubjectAccessReviewStatus },
+};
+constexpr MessageType kSelfSubjectAccessReview{ "v1.SelfSubjectAccessReview",
+                                                kSelfSubjectAccessReviewFields };
+
 struct TopLevelKind
 {
     const char *apiVersion;
@@ -274,6 +314,7 @@ constexpr TopLevelKind kKinds[] = {
     { "v1", "ConfigMap", &kConfigMap },
     { "v1", "Secret", &kSecret },
     { "apps/v1", "Deployment", &kDeployment },
+    { "authorization.k8s.io/v1", "SelfSubjectAccessReview", &kSelfSubjectAccessReview },
 };
 
 enum WireType { Varint = 0, Fixed64 = 1, LengthDelimited = 2, Fixed32 = 5 };

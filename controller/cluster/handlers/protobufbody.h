@@ -7,10 +7,10 @@
 #include <QByteArray>
 
 // A hand-written reader for the protobuf request bodies kubectl's typed commands send
-// (`kubectl create namespace|configmap|secret|deployment`): the "k8s\0" runtime.Unknown envelope
-// and the fields of Namespace, ConfigMap, Secret and apps/v1 Deployment, turned into the JSON
-// object the typed JSON encoder would write for the same value, so that the body then takes the
-// JSON path.
+// (`kubectl create namespace|configmap|secret|deployment`, `kubectl auth can-i`): the "k8s\0"
+// runtime.Unknown envelope and the fields of Namespace, ConfigMap, Secret, apps/v1 Deployment and
+// authorization/v1 SelfSubjectAccessReview, turned into the JSON object the typed JSON encoder
+// would write for the same value, so that the body then takes the JSON path.
 namespace reconscope::controller::cluster {
 
 // The JSON object of `body` (apiVersion and kind from the envelope). A kind or field the tables do

@@ -596,7 +596,9 @@ void HttpConnection::startWatch(const ApiResponse &response)
         responseHead(response.status, response.contentType, response.headers, std::nullopt));
     m_socket->flush();
     auto watch = m_watch; // start() may finish the stream at once
+    m_watchStarting = true;
     watch->start(std::make_shared<ConnectionWatchSink>(this, m_watchId));
+    m_watchStarting = false;
 }
 
 void HttpConnection::sendWatchEvent(std::uint64_t watchId, const QByteArray &line)
@@ -609,8 +611,9 @@ void HttpConnection::sendWatchEvent(std::uint64_t watchId, const QByteArray &lin
         dropWatch();
         return;
     }
-    if (m_socket->bytesToWrite() + m_socket->encryptedBytesToWrite()
-        > m_server->m_maxWatchBacklogBytes) {
+    if (!m_watchStarting
+        && m_socket->bytesToWrite() + m_socket->encryptedBytesToWrite()
+            > m_server->m_maxWatchBacklogBytes) {
         spdlog::warn("embedded cluster: dropping the watch on {}: the client does not read",
                      m_request.path.toStdString());
         dropWatch();

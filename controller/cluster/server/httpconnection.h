@@ -102,6 +102,9 @@ private:
     std::shared_ptr<WatchStream> m_watch;
     std::uint64_t m_watchId = 0;
     std::int64_t m_watchEvents = 0;
+    // While the watch sends what it sends from start() (its initial events, a replay): the watch's
+    // list, buffered as a list answer is; the backlog bound applies to the live events after it.
+    bool m_watchStarting = false;
 
     // The client certificate's identity, verified once per connection.
     std::optional<std::optional<UserInfo>> m_certificateUser;
