@@ -181,8 +181,7 @@ ApiResponse ApiServer::handleRequest(const ApiRequest &request)
     const bool isApi = !parts.isEmpty() && parts[0] == u"api" && parts.size() >= 3;
     const bool isApis = !parts.isEmpty() && parts[0] == u"apis" && parts.size() >= 4;
     if (!isApi && !isApis) {
-        // Non-resource URLs: everyone may GET what system:discovery and system:public-info-viewer
-        // grant; anything else needs an admin.
+        // Non-resource URLs, by mayUsePath's rules.
         const QString verb = QString::fromLatin1(request.method).toLower();
         if (!mayUsePath(request.user, verb, u'/' + parts.join(u'/')))
             return errorResponse(request,
