@@ -654,9 +654,9 @@ TableFeeder::Step TableFeeder::finishBatch(PendingBatch &batch, const QElapsedTi
     }
     m_pending.pop_front();
     // The rows and their order of a large batch or a first list (~10 MB at 50k objects) are
-    // freed: give the pages back, on a pool thread (a trim walks the whole heap).
-    if (trim && platform::canTrimHeap())
-        QThreadPool::globalInstance()->start([] { platform::trimHeap(); });
+    // freed.
+    if (trim)
+        platform::noteLargeBuffersFreed();
     if (!removed.isEmpty())
         applyNow({}, removed);
     return yield(turn) ? Step::Stop : Step::Again;

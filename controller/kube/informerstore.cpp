@@ -50,6 +50,7 @@ void InformerWorker::start()
     m_client = new RestClient(m_config, this);
     m_reflector = new Reflector(m_client, m_resource, m_namespace, this);
     m_transform = m_makeTransform(m_mapping);
+    m_reflector->setListTransport(m_transform->listTransport());
     m_reflector->setPreparer(
         [transform = m_transform](QByteArrayView object,
                                   ObjectMeta *meta) -> std::shared_ptr<PreparedObject> {
@@ -306,9 +307,9 @@ void InformerWorker::flush()
         QTimer::singleShot(HashNotedLaterMs, this, [this] { m_sent.hash(); });
     }
     // The first list's buffers (the response, its split items) are freed by now but stay in
-    // the heap's free lists; give them back, here on the worker's thread rather than the UI's.
-    if (announceSync && platform::canTrimHeap())
-        platform::trimHeap();
+    // the heap's free lists.
+    if (announceSync)
+        platform::noteLargeBuffersFreed();
 }
 
 // --- InformerStore -------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 #include "controller/kube/informertransform.h"
 
+#include "controller/kube/fastlist/streamedget.h"
 #include "controller/kube/fastlist/stringpool.h"
 #include "controller/kube/objectsummarizer.h"
 
@@ -55,6 +56,11 @@ public:
         entry.summary = std::move(summary.value());
         entry.raw = CompactJson::compress(object, dictionary(object));
         return true;
+    }
+
+    std::shared_ptr<const PageTransport> listTransport() const override
+    {
+        return streamedGetTransport();
     }
 
 private:

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "controller/kube/fastlist/compactjson.h"
+#include "controller/kube/pagetransport.h"
 #include "models/lifecyclemapping.h"
 #include "models/objectsummary.h"
 
@@ -52,6 +53,9 @@ public:
     // Fills `entry` (its summary, with the key, and its raw JSON) from the object's bytes; false
     // when the object cannot be cached (not an object, or no metadata.name).
     virtual bool make(QByteArrayView object, InformerEntry &entry) const = 0;
+    // How the informer's lists travel (see PageTransport); null: as every other request, through
+    // QNetworkAccessManager.
+    virtual std::shared_ptr<const PageTransport> listTransport() const { return nullptr; }
 };
 
 // Makes the transform of one informer run, when its worker starts: what a transform learns from
@@ -64,7 +68,8 @@ using InformerTransformFactory
 // (a reconciler's Deployments, Secrets and Pods).
 InformerTransformFactory plainTransform();
 // The summary read with its shared strings interned in a pool of the run, the bytes compressed
-// with a dictionary made of the run's first object (the fast path: kube/fastlist/). For large
+// with a dictionary made of the run's first object, the lists read on a connection of their own
+// (StreamedGet, half the CPU of QNetworkAccessManager's): the fast path, kube/fastlist/. For large
 // lists kept long and read whole rarely (the console's table). The default of InformerStore.
 InformerTransformFactory compactTransform();
 

@@ -1,6 +1,6 @@
 #include "controller/kube/objectmeta.h"
 
-#include "controller/kube/fastlist/jsonscan.h"
+#include "models/jsonscan.h"
 
 namespace reconscope::controller::kube {
 
@@ -8,7 +8,7 @@ bool ObjectMeta::peek(QByteArrayView object, ObjectMeta *out)
 {
     QByteArrayView metadata;
     const bool valid
-        = jsonscan::forEachMember(object, [&](QByteArrayView key, QByteArrayView value) {
+        = models::jsonscan::forEachMember(object, [&](QByteArrayView key, QByteArrayView value) {
               if (key == "metadata")
                   metadata = value;
               return true;
@@ -17,22 +17,22 @@ bool ObjectMeta::peek(QByteArrayView object, ObjectMeta *out)
         return false;
     ObjectMeta meta;
     if (!metadata.isEmpty()) {
-        const bool metaValid
-            = jsonscan::forEachMember(metadata, [&](QByteArrayView key, QByteArrayView value) {
-                  if (key == "name")
-                      meta.name = jsonscan::toString(value).value_or(QString());
-                  else if (key == "namespace")
-                      meta.namespace_ = jsonscan::toString(value).value_or(QString());
-                  else if (key == "uid")
-                      meta.uid = jsonscan::toString(value).value_or(QString());
-                  else if (key == "resourceVersion")
-                      meta.resourceVersion = jsonscan::toString(value).value_or(QString());
-                  else if (key == "generation")
-                      meta.generation = jsonscan::toInt64(value).value_or(0);
-                  else if (key == "deletionTimestamp")
-                      meta.deleting = value != "null";
-                  return true;
-              });
+        const bool metaValid = models::jsonscan::forEachMember(
+            metadata, [&](QByteArrayView key, QByteArrayView value) {
+                if (key == "name")
+                    meta.name = models::jsonscan::toString(value).value_or(QString());
+                else if (key == "namespace")
+                    meta.namespace_ = models::jsonscan::toString(value).value_or(QString());
+                else if (key == "uid")
+                    meta.uid = models::jsonscan::toString(value).value_or(QString());
+                else if (key == "resourceVersion")
+                    meta.resourceVersion = models::jsonscan::toString(value).value_or(QString());
+                else if (key == "generation")
+                    meta.generation = models::jsonscan::toInt64(value).value_or(0);
+                else if (key == "deletionTimestamp")
+                    meta.deleting = value != "null";
+                return true;
+            });
         if (!metaValid)
             return false;
     }

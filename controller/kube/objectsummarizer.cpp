@@ -1,8 +1,8 @@
 #include "controller/kube/objectsummarizer.h"
 
-#include "controller/kube/fastlist/jsonscan.h"
 #include "controller/kube/fastlist/stringpool.h"
 #include "models/condition.h"
+#include "models/jsonscan.h"
 #include "models/jsonsyntax.h"
 #include "models/rfc3339.h"
 
@@ -66,7 +66,7 @@ bool plainValue(QByteArrayView value, Json &out, int depth)
         out = Json::object();
         bool plain = true;
         const bool valid
-            = jsonscan::forEachMember(value, [&](QByteArrayView key, QByteArrayView v) {
+            = models::jsonscan::forEachMember(value, [&](QByteArrayView key, QByteArrayView v) {
                   Json member;
                   if (key.contains('\\') || !isAscii(key) || !plainValue(v, member, depth + 1)) {
                       plain = false;
@@ -80,7 +80,7 @@ bool plainValue(QByteArrayView value, Json &out, int depth)
     case '[': {
         out = Json::array();
         bool plain = true;
-        const bool valid = jsonscan::forEachElement(value, [&](QByteArrayView v) {
+        const bool valid = models::jsonscan::forEachElement(value, [&](QByteArrayView v) {
             Json element;
             if (!plainValue(v, element, depth + 1)) {
                 plain = false;
@@ -405,7 +405,7 @@ private:
         return true;
     }
 
-    jsonscan::Scanner m_scanner;
+    models::jsonscan::Scanner m_scanner;
     StringPool *m_strings;
     int m_depth = 0;
 };
@@ -545,7 +545,7 @@ private:
             return false;
         if (topStatus && value.is_object()) {
             m_tree.sawStatusObject = true;
-            jsonscan::forEachMember(token, [this](QByteArrayView, QByteArrayView) {
+            models::jsonscan::forEachMember(token, [this](QByteArrayView, QByteArrayView) {
                 ++m_tree.statusKeys;
                 return true;
             });
@@ -554,7 +554,7 @@ private:
         return true;
     }
 
-    jsonscan::Scanner m_scanner;
+    models::jsonscan::Scanner m_scanner;
     const std::vector<Path> &m_paths;
     int m_slack;
     Tree m_tree;

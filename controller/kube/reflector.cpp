@@ -223,6 +223,7 @@ void Reflector::list()
     QPointer<Reflector> self(this);
     std::shared_ptr<ListRun> run;
     ListStream stream;
+    stream.transport = m_listTransport;
     if (m_preparer) {
         ensurePool();
         run = std::make_shared<ListRun>();
@@ -282,10 +283,7 @@ void Reflector::submitBatch(const std::shared_ptr<ListRun> &run)
     m_slots->acquire();
     m_pool->start(
         [this, run, batch, preparer = m_preparer, freeSlots = m_slots, spare = run->spare] {
-            // A long list: the arena of this pool thread will grow by much more than a batch.
-            thread_local int batchesHere = 0;
-            if (++batchesHere == 2)
-                platform::reserveThreadArena();
+            platform::noteAllocationRunStep();
             const QByteArrayView all(batch->bytes);
             const qsizetype count = batch->ends.size();
             batch->metas.resize(count);

@@ -91,6 +91,12 @@ public:
     // result instead of the bytes. Bursts of watch events are prepared on the same pool (their
     // deltas carry the result and the bytes). Before start().
     void setPreparer(Preparer preparer) { m_preparer = std::move(preparer); }
+    // How the pages of a streamed list travel (ListStream::transport; null: as every request).
+    // Before start().
+    void setListTransport(std::shared_ptr<const PageTransport> transport)
+    {
+        m_listTransport = std::move(transport);
+    }
     // With a preparer: the first list (nothing synced or known yet) is delivered as it streams
     // in, each prepared batch's deltas as soon as they are taken in list order, instead of all
     // at once when it completes. Should the list start over (an expired continue token) or fail,
@@ -172,6 +178,7 @@ private:
     QPointer<WatchConnection> m_watch;
     ReflectorState m_state;
     Preparer m_preparer;
+    std::shared_ptr<const PageTransport> m_listTransport;
     bool m_progressiveFirstList = false;
     std::shared_ptr<ListRun> m_listRun; // the streaming list in progress, if any
     std::unique_ptr<QThreadPool> m_pool;

@@ -2,7 +2,6 @@
 
 #include "controller/kube/credentialprovider.h"
 #include "controller/kube/fastlist/liststreamdecoder.h"
-#include "controller/kube/fastlist/streamedget.h"
 #include "controller/kube/redaction.h"
 
 #include <spdlog/spdlog.h>
@@ -156,9 +155,7 @@ RestClient::RestClient(ClientConfig config, QObject *parent)
     const auto proxy = m_config.proxy ? m_config.proxy : proxyFromEnvironment(m_config.server);
     m_network->setProxy(proxy ? *proxy : QNetworkProxy(QNetworkProxy::NoProxy));
     m_network->setAutoDeleteReplies(false);
-    // The way back to QNetworkAccessManager for streamed lists, should a network setup need it.
-    if (qEnvironmentVariable("RECONSCOPE_LIST_TRANSPORT") == u"qtnetwork"_s)
-        m_listTransport = ListTransport::QtNetwork;
+    m_onlyQtNetwork = qEnvironmentVariable("RECONSCOPE_LIST_TRANSPORT") == u"qtnetwork"_s;
     spdlog::debug("kube client: {}", redaction::describeConfig(m_config).toStdString());
 }
 
@@ -220,16 +217,16 @@ ApiError RestClient::errorOf(QNetworkReply *reply) const
             error.retryAfterSeconds = *seconds;
         return error;
     }
-    StreamedGet::Failure failure = StreamedGet::Failure::Connection;
+    PageTransport::Failure failure = PageTransport::Failure::Connection;
     switch (reply->error()) {
     case QNetworkReply::SslHandshakeFailedError:
-        failure = StreamedGet::Failure::Tls;
+        failure = PageTransport::Failure::Tls;
         break;
     case QNetworkReply::OperationCanceledError:
-        failure = StreamedGet::Failure::Cancelled;
+        failure = PageTransport::Failure::Cancelled;
         break;
     case QNetworkReply::TimeoutError:
-        failure = StreamedGet::Failure::Timeout;
+        failure = PageTransport::Failure::Timeout;
         break;
     default:
         break;
@@ -239,13 +236,12 @@ ApiError RestClient::errorOf(QNetworkReply *reply) const
                           reply->property(SslErrorsProperty).value<QList<QSslError>>());
 }
 
-ApiError RestClient::errorOf(const StreamedGet &get) const
+ApiError RestClient::errorOf(const PageTransport::Answer &answer) const
 {
-    const StreamedGet::Result &result = get.result();
-    return transportError(result.failure, result.errorString, result.sslErrors);
+    return transportError(answer.failure, answer.errorString, answer.sslErrors);
 }
 
-ApiError RestClient::transportError(StreamedGet::Failure failure,
+ApiError RestClient::transportError(PageTransport::Failure failure,
                                     const QString &errorString,
                                     const QList<QSslError> &sslErrors) const
 {
@@ -256,13 +252,13 @@ ApiError RestClient::transportError(StreamedGet::Failure failure,
                                   target, describeSslErrors(sslErrors, m_config.peerVerifyName())));
     }
     switch (failure) {
-    case StreamedGet::Failure::Tls:
+    case PageTransport::Failure::Tls:
         return ApiError::make(ApiError::Category::Tls,
                               u"TLS handshake with %1 failed: %2 (a server that rejects the "
                               u"client certificate fails this way too)"_s.arg(target, errorString));
-    case StreamedGet::Failure::Cancelled:
+    case PageTransport::Failure::Cancelled:
         return ApiError::make(ApiError::Category::Cancelled, u"request cancelled"_s);
-    case StreamedGet::Failure::Timeout:
+    case PageTransport::Failure::Timeout:
         return ApiError::make(ApiError::Category::Network,
                               u"%1 did not answer in time"_s.arg(target));
     default:

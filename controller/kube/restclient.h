@@ -4,7 +4,7 @@
 #include "controller/apimachinery/resourceref.h"
 #include "controller/apimachinery/status.h"
 #include "controller/kube/clientconfig.h"
-#include "controller/kube/fastlist/streamedget.h"
+#include "controller/kube/pagetransport.h"
 #include "controller/kube/watchdecoder.h"
 #include "models/result.h"
 
@@ -40,11 +40,13 @@ inline constexpr qint64 DefaultListPageSize = 500;
 // A list read as it streams in: each item's bytes are handed to onItem (on the client's thread)
 // as the body arrives, instead of being collected in ListPage::items, so the body is never held
 // whole. onRestart is called when the list starts over from its first page (the continue token
-// expired): the items handed out so far no longer count.
+// expired): the items handed out so far no longer count. `transport`, when set, carries the pages
+// instead of QNetworkAccessManager while no proxy is in the way (the informer's fast path sets it).
 struct ListStream
 {
     std::function<void(QByteArrayView item)> onItem;
     std::function<void()> onRestart;
+    std::shared_ptr<const PageTransport> transport;
 };
 
 // An HTTP answer as received (any status).
@@ -127,11 +129,6 @@ public:
 
     void setRetryPolicy(RetryPolicy policy);
 
-    // How streamed lists (ListStream::onItem) are read: on a connection of their own, read on
-    // the client's thread (StreamedGet: half the CPU for a large list; the default, used when no
-    // proxy is in the way), or through QNetworkAccessManager like every other request.
-    enum class ListTransport { Direct, QtNetwork };
-    void setListTransport(ListTransport transport) { m_listTransport = transport; }
     // Requests sent again after a Retry-After answer, since construction.
     qint64 retriesAfterRetryAfter() const { return m_retryAfterRetries; }
 
@@ -215,9 +212,15 @@ private:
     using ReplyHandler = std::function<void(QNetworkReply *)>;
 
     void send(Call call, ReplyHandler onReply, std::function<void(apimachinery::ApiError)> onError);
-    // A streamed list page on its own connection; done() without an error once the decoder has
-    // the whole body.
-    void sendStreamed(Call call, std::function<void(std::optional<apimachinery::ApiError>)> done);
+    // A streamed list page through `transport`; done() without an error once the decoder has the
+    // whole body.
+    void sendStreamed(Call call,
+                      std::shared_ptr<const PageTransport> transport,
+                      std::function<void(std::optional<apimachinery::ApiError>)> done);
+    void finishStreamed(Call &call,
+                        const std::shared_ptr<const PageTransport> &transport,
+                        const PageTransport::Answer &answer,
+                        const std::function<void(std::optional<apimachinery::ApiError>)> &done);
     // What client-go does before handing an answer on: a 429/5xx with Retry-After is sent again
     // after that delay, a 401 once more with fresh credentials (exec plugin, token file). True
     // when `again` was (or will be) called with the updated call.
@@ -228,8 +231,8 @@ private:
     QUrl urlOf(const Call &call) const;
     QNetworkRequest buildRequest(const Call &call) const;
     apimachinery::ApiError errorOf(QNetworkReply *reply) const;
-    apimachinery::ApiError errorOf(const StreamedGet &get) const;
-    apimachinery::ApiError transportError(StreamedGet::Failure failure,
+    apimachinery::ApiError errorOf(const PageTransport::Answer &answer) const;
+    apimachinery::ApiError transportError(PageTransport::Failure failure,
                                           const QString &errorString,
                                           const QList<QSslError> &sslErrors) const;
     void jsonRequest(Call call, JsonCallback callback);
@@ -255,7 +258,9 @@ private:
     CredentialProvider *m_credentials;
     RetryPolicy m_retryPolicy;
     qint64 m_retryAfterRetries = 0;
-    ListTransport m_listTransport = ListTransport::Direct;
+    // RECONSCOPE_LIST_TRANSPORT=qtnetwork: ListStream::transport ignored, should a network setup
+    // need QNetworkAccessManager for every request.
+    bool m_onlyQtNetwork = false;
 };
 
 // The Retry-After header of an answer when client-go would honour it: a 429 or a 5xx status with

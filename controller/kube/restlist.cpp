@@ -1,11 +1,10 @@
 // RestClient's lists (restclient.h): pages followed through `continue`, held whole or streamed
-// item by item, and the streamed transport (StreamedGet) a streamed page takes when no proxy is in
-// the way.
+// item by item, a streamed page through the caller's transport (ListStream::transport) when no
+// proxy is in the way.
 #include "controller/kube/restclient.h"
 
 #include "controller/kube/credentialprovider.h"
 #include "controller/kube/fastlist/liststreamdecoder.h"
-#include "controller/kube/fastlist/streamedget.h"
 #include "controller/kube/redaction.h"
 
 #include <spdlog/spdlog.h>
@@ -169,10 +168,9 @@ void RestClient::listPageStreaming(const ResourceRef &resource,
         callback(std::move(*accumulated));
     };
     const QString scheme = m_config.server.scheme();
-    if (m_listTransport == ListTransport::Direct
-        && m_network->proxy().type() == QNetworkProxy::NoProxy
+    if (stream.transport && !m_onlyQtNetwork && m_network->proxy().type() == QNetworkProxy::NoProxy
         && (scheme == u"https"_s || scheme == u"http"_s)) {
-        sendStreamed(std::move(call), finishPage);
+        sendStreamed(std::move(call), stream.transport, finishPage);
         return;
     }
     send(
@@ -189,15 +187,18 @@ void RestClient::listPageStreaming(const ResourceRef &resource,
         [finishPage](ApiError error) { finishPage(std::move(error)); });
 }
 
-void RestClient::sendStreamed(Call call, std::function<void(std::optional<ApiError>)> done)
+void RestClient::sendStreamed(Call call,
+                              std::shared_ptr<const PageTransport> transport,
+                              std::function<void(std::optional<ApiError>)> done)
 {
     m_credentials->acquire(
-        this, [this, call, done](models::Result<Credentials, ApiError> credentials) mutable {
+        this,
+        [this, call, transport, done](models::Result<Credentials, ApiError> credentials) mutable {
             if (!credentials) {
                 done(credentials.error());
                 return;
             }
-            StreamedGet::Request request;
+            PageTransport::Request request;
             request.url = urlOf(call);
             request.ssl = m_ssl;
             if (!credentials->clientCertificate.isNull()) {
@@ -213,48 +214,54 @@ void RestClient::sendStreamed(Call call, std::function<void(std::optional<ApiErr
                 request.headers.append({ "Authorization", credentials->authorization });
             if (spdlog::should_log(spdlog::level::trace)) {
                 spdlog::trace(
-                    "request {} {} [{}]{} on a connection of its own",
+                    "request {} {} [{}]{} through the list's own transport",
                     call.method.toStdString(),
                     redaction::loggableUrl(request.url).toStdString(),
                     redaction::loggableHeaders(request.headers).toStdString(),
                     !credentials->clientCertificate.isNull() ? " with a client certificate" : "");
             }
-            auto *get = new StreamedGet(this);
-            get->setBodySink(
-                [decoder = call.listDecoder](QByteArrayView piece) { decoder->feed(piece); });
-            connect(get, &StreamedGet::finished, this, [this, get, call, done]() mutable {
-                get->deleteLater();
-                const StreamedGet::Result &result = get->result();
-                const int status = result.status;
-                if (spdlog::should_log(spdlog::level::trace) && status != 0) {
-                    spdlog::trace("response {} {}: {} [{}], {} body bytes",
-                                  call.method.toStdString(),
-                                  redaction::loggableUrl(urlOf(call)).toStdString(),
-                                  status,
-                                  redaction::loggableHeaders(result.headers).toStdString(),
-                                  result.bodyBytes);
-                }
-                if (result.failure != StreamedGet::Failure::None) {
-                    done(errorOf(*get));
-                    return;
-                }
-                if (resendIfAsked(
-                        call, status, get->header("Retry-After"), [this, done](const Call &again) {
-                            sendStreamed(again, done);
-                        }))
-                    return;
-                if (status >= 300 || status < 200) {
-                    ApiError error
-                        = ApiError::fromHttp(status, get->header("Content-Type"), result.errorBody);
-                    if (const auto seconds = retryAfterOf(status, get->header("Retry-After")))
-                        error.retryAfterSeconds = *seconds;
-                    done(std::move(error));
-                    return;
-                }
-                done(std::nullopt);
-            });
-            get->start(request);
+            transport->get(
+                request,
+                [decoder = call.listDecoder](QByteArrayView piece) { decoder->feed(piece); },
+                [this, call, transport, done](const PageTransport::Answer &answer) mutable {
+                    finishStreamed(call, transport, answer, done);
+                },
+                this);
         });
+}
+
+void RestClient::finishStreamed(Call &call,
+                                const std::shared_ptr<const PageTransport> &transport,
+                                const PageTransport::Answer &answer,
+                                const std::function<void(std::optional<ApiError>)> &done)
+{
+    const int status = answer.status;
+    if (spdlog::should_log(spdlog::level::trace) && status != 0) {
+        spdlog::trace("response {} {}: {} [{}], {} body bytes",
+                      call.method.toStdString(),
+                      redaction::loggableUrl(urlOf(call)).toStdString(),
+                      status,
+                      redaction::loggableHeaders(answer.headers).toStdString(),
+                      answer.bodyBytes);
+    }
+    if (answer.failure != PageTransport::Failure::None) {
+        done(errorOf(answer));
+        return;
+    }
+    if (resendIfAsked(
+            call, status, answer.header("Retry-After"), [this, transport, done](const Call &again) {
+                sendStreamed(again, transport, done);
+            }))
+        return;
+    if (status >= 300 || status < 200) {
+        ApiError error
+            = ApiError::fromHttp(status, answer.header("Content-Type"), answer.errorBody);
+        if (const auto seconds = retryAfterOf(status, answer.header("Retry-After")))
+            error.retryAfterSeconds = *seconds;
+        done(std::move(error));
+        return;
+    }
+    done(std::nullopt);
 }
 
 } // namespace reconscope::controller::kube

@@ -1,6 +1,6 @@
 #include "controller/kube/watchdecoder.h"
 
-#include "controller/kube/fastlist/jsonscan.h"
+#include "models/jsonscan.h"
 
 #include <nlohmann/json.hpp>
 
@@ -63,13 +63,14 @@ bool WatchDecoder::decodeLine(QByteArrayView line, WatchEvent *event, QString *e
 {
     QByteArrayView typeToken;
     QByteArrayView object;
-    const bool valid = jsonscan::forEachMember(line, [&](QByteArrayView key, QByteArrayView value) {
-        if (key == "type")
-            typeToken = value;
-        else if (key == "object")
-            object = value;
-        return true;
-    });
+    const bool valid
+        = models::jsonscan::forEachMember(line, [&](QByteArrayView key, QByteArrayView value) {
+              if (key == "type")
+                  typeToken = value;
+              else if (key == "object")
+                  object = value;
+              return true;
+          });
     if (!valid) {
         *error = u"malformed watch event: %1"_s.arg(excerpt(line));
         return false;
@@ -205,23 +206,24 @@ bool decodeListPage(QByteArrayView body,
     QByteArrayView items;
     QByteArrayView metadata;
     QByteArrayView kind;
-    const bool valid = jsonscan::forEachMember(body, [&](QByteArrayView key, QByteArrayView value) {
-        if (key == "items")
-            items = value;
-        else if (key == "metadata")
-            metadata = value;
-        else if (key == "kind")
-            kind = value;
-        return true;
-    });
+    const bool valid
+        = models::jsonscan::forEachMember(body, [&](QByteArrayView key, QByteArrayView value) {
+              if (key == "items")
+                  items = value;
+              else if (key == "metadata")
+                  metadata = value;
+              else if (key == "kind")
+                  kind = value;
+              return true;
+          });
     if (!valid) {
         *error = u"malformed list response: %1"_s.arg(excerpt(body));
         return false;
     }
     ListPage decoded;
-    decoded.kind = jsonscan::toString(kind).value_or(QString());
+    decoded.kind = models::jsonscan::toString(kind).value_or(QString());
     if (!items.isEmpty() && items != "null") {
-        const bool itemsValid = jsonscan::forEachElement(items, [&](QByteArrayView item) {
+        const bool itemsValid = models::jsonscan::forEachElement(items, [&](QByteArrayView item) {
             decoded.items.append(makeItem(item));
             return true;
         });
@@ -231,14 +233,14 @@ bool decodeListPage(QByteArrayView body,
         }
     }
     if (!metadata.isEmpty()) {
-        std::ignore
-            = jsonscan::forEachMember(metadata, [&](QByteArrayView key, QByteArrayView value) {
-                  if (key == "resourceVersion")
-                      decoded.resourceVersion = jsonscan::toString(value).value_or(QString());
-                  else if (key == "continue")
-                      decoded.continueToken = jsonscan::toString(value).value_or(QString());
-                  return true;
-              });
+        std::ignore = models::jsonscan::forEachMember(
+            metadata, [&](QByteArrayView key, QByteArrayView value) {
+                if (key == "resourceVersion")
+                    decoded.resourceVersion = models::jsonscan::toString(value).value_or(QString());
+                else if (key == "continue")
+                    decoded.continueToken = models::jsonscan::toString(value).value_or(QString());
+                return true;
+            });
     }
     *page = std::move(decoded);
     return true;

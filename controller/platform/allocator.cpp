@@ -4,6 +4,9 @@
 // needs; without one, the test never held and trimHeap() did nothing.
 #include <cstdlib>
 
+#include <QThreadPool>
+
+#include <atomic>
 #include <vector>
 
 #if defined(__has_feature)
@@ -42,8 +45,16 @@ void trimHeap()
 #endif
 }
 
+namespace {
+
+std::atomic<bool> tuned{ false }; // tuneAllocator() was called: the reports below are acted on
+std::atomic<bool> trimQueued{ false };
+
+} // namespace
+
 void tuneAllocator()
 {
+    tuned = true;
 #ifdef RECONSCOPE_GLIBC_MALLOC
     // glibc's largest allowed threshold on 64-bit (HEAP_MAX_SIZE / 2).
     constexpr int LargestThreshold = 32 * 1024 * 1024;
@@ -67,6 +78,23 @@ void reserveThreadArena()
     }
     for (void *chunk : chunks)
         std::free(chunk);
+}
+
+void noteAllocationRunStep()
+{
+    thread_local int steps = 0;
+    if (tuned && ++steps == 2)
+        reserveThreadArena();
+}
+
+void noteLargeBuffersFreed()
+{
+    if (!tuned || !canTrimHeap() || trimQueued.exchange(true))
+        return;
+    QThreadPool::globalInstance()->start([] {
+        trimQueued = false;
+        trimHeap();
+    });
 }
 
 } // namespace reconscope::controller::platform

@@ -2,9 +2,10 @@
 
 namespace reconscope::controller::platform {
 
-// The allocator settings of the process (glibc's malloc). The programs call tuneAllocator() first
-// in main(); the informer trims the heap after a first list, and the reflector's pool threads
-// reserve their arenas before preparing a long list.
+// The allocator settings of the process (glibc's malloc), decided here alone. The programs call
+// tuneAllocator() first in main(); the client only reports what it does (noteAllocationRunStep(),
+// noteLargeBuffersFreed()), and what the allocator makes of that is decided below, in programs
+// that called tuneAllocator() (elsewhere, in tests and tools, the reports change nothing).
 
 // Whether glibc's allocator is the one in use: glibc, and not under AddressSanitizer (whose
 // allocator replaces glibc's).
@@ -31,5 +32,13 @@ void tuneAllocator();
 // For a thread about to allocate much more than it has so far. Does nothing where
 // usesGlibcAllocator() is false.
 void reserveThreadArena();
+
+// A step of a long run of allocations on the calling thread (a list's batch prepared on a pool
+// thread): from a thread's second step on, its arena is reserved once (reserveThreadArena()).
+void noteAllocationRunStep();
+// Large buffers were just freed (a first list's response and items, a table's rows): their pages
+// go back to the system soon, on a pool thread (a trim walks the whole heap), where canTrimHeap().
+// Reports that come while a trim waits share it.
+void noteLargeBuffersFreed();
 
 } // namespace reconscope::controller::platform

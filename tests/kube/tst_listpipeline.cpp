@@ -2,13 +2,13 @@
 // (CompactJson), the jsonscan-based ObjectSummarizer, and the Reflector's pipelined (prepared)
 // list against the plain one.
 #include "controller/kube/fastlist/compactjson.h"
-#include "controller/kube/fastlist/jsonscan.h"
 #include "controller/kube/fastlist/liststreamdecoder.h"
 #include "controller/kube/fastlist/stringpool.h"
 #include "controller/kube/objectsummarizer.h"
 #include "controller/kube/reflector.h"
 #include "controller/kube/restclient.h"
 #include "controller/kube/watchdecoder.h"
+#include "models/jsonscan.h"
 #include "models/yamljson.h"
 #include "tests/oracle/summaryoracle.h"
 #include "testserver.h"
@@ -656,7 +656,7 @@ void tst_ListPipeline::scannerEscapesAtEveryOffset()
                     const QByteArray text = "[\"" + QByteArray(offset, 'a') + first
                         + QByteArray(gap, 'b') + second + QByteArray(20, 'c') + "\"]";
                     const bool expected = nlohmann::json::accept(text.cbegin(), text.cend());
-                    if (jsonscan::isValid(text) != expected)
+                    if (reconscope::models::jsonscan::isValid(text) != expected)
                         QFAIL(text.constData());
                     ++checked;
                 }

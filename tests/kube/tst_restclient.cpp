@@ -1,5 +1,6 @@
 #include "controller/kube/clientconfig.h"
 #include "controller/kube/credentialprovider.h"
+#include "controller/kube/fastlist/streamedget.h"
 #include "controller/kube/restclient.h"
 #include "testpki.h"
 #include "testserver.h"
@@ -111,9 +112,9 @@ struct StreamedList
     QString resourceVersion;
 };
 
-StreamedList listStreamed(RestClient &client, RestClient::ListTransport transport)
+// `transport`: the list fast path's StreamedGet, or null for QNetworkAccessManager.
+StreamedList listStreamed(RestClient &client, std::shared_ptr<const PageTransport> transport)
 {
-    client.setListTransport(transport);
     auto items = std::make_shared<QList<QByteArray>>();
     ListOptions options;
     options.limit = 0;
@@ -122,6 +123,7 @@ StreamedList listStreamed(RestClient &client, RestClient::ListTransport transpor
     stream.onItem = [items](QByteArrayView item) {
         items->append(item.toByteArray());
     };
+    stream.transport = std::move(transport);
     using ListResult = reconscope::models::Result<ListPage, ApiError>;
     const auto result = waitFor<ListResult>(
         [&](auto done) { client.list(CustomApps, {}, options, done, stream); });
@@ -837,8 +839,8 @@ void tst_RestClient::streamedListFraming()
         writeApart(socket, answer);
     };
     RestClient client(clientConfig());
-    for (const auto transport :
-         { RestClient::ListTransport::Direct, RestClient::ListTransport::QtNetwork }) {
+    for (const auto &transport :
+         { streamedGetTransport(), std::shared_ptr<const PageTransport>() }) {
         const StreamedList list = listStreamed(client, transport);
         QVERIFY2(!list.error, qPrintable(list.error ? list.error->toString() : QString()));
         QCOMPARE(list.items, listItems());
@@ -943,13 +945,13 @@ void tst_RestClient::streamedListErrors()
         config.server.setPort(port);
     }
     RestClient client(config);
-    const StreamedList direct = listStreamed(client, RestClient::ListTransport::Direct);
+    const StreamedList direct = listStreamed(client, streamedGetTransport());
     QVERIFY(direct.error);
     QCOMPARE(int(direct.error->category), category);
     QVERIFY2(direct.error->message.contains(message, Qt::CaseInsensitive),
              qPrintable(direct.error->message));
     if (sameAsQtNetwork) {
-        const StreamedList viaQt = listStreamed(client, RestClient::ListTransport::QtNetwork);
+        const StreamedList viaQt = listStreamed(client, nullptr);
         QVERIFY(viaQt.error);
         QCOMPARE(direct.error->toString(), viaQt.error->toString());
         QCOMPARE(direct.error->code, viaQt.error->code);
@@ -993,7 +995,7 @@ void tst_RestClient::streamedListRetries()
         QTimer::singleShot(0, std::move(action));
     };
     client.setRetryPolicy(policy);
-    const StreamedList list = listStreamed(client, RestClient::ListTransport::Direct);
+    const StreamedList list = listStreamed(client, streamedGetTransport());
     QVERIFY2(!list.error, qPrintable(list.error ? list.error->toString() : QString()));
     QCOMPARE(list.items, listItems());
     QCOMPARE(client.credentials()->execRuns(), 2);
@@ -1026,11 +1028,11 @@ void tst_RestClient::streamedListLargeBodyInOrder()
         TestServer::respond(socket, 200, "application/json", body);
     };
     RestClient client(clientConfig());
-    client.setListTransport(RestClient::ListTransport::Direct);
     auto items = std::make_shared<QList<QByteArray>>();
     ListOptions options;
     options.limit = 0;
     ListStream stream;
+    stream.transport = streamedGetTransport();
     stream.onItem = [items, firstPieceDelayMs](QByteArrayView item) {
         if (items->isEmpty())
             QThread::msleep(firstPieceDelayMs);

@@ -1,12 +1,14 @@
 // controller/platform/allocator: on glibc (not under AddressSanitizer) trimHeap() gives the pages
 // of freed memory back to the system, also those in the middle of the heap that a live block above
 // keeps from being released by free() itself; tuneAllocator() keeps large blocks in the heap;
-// reserveThreadArena() leaves the thread's allocations working.
+// reserveThreadArena() leaves the thread's allocations working; the client's reports
+// (noteLargeBuffersFreed()) are acted on only in a program that called tuneAllocator().
 
 #include "controller/platform/allocator.h"
 
 #include <QFile>
 #include <QTest>
+#include <QThreadPool>
 
 #include <cstdlib>
 #include <memory>
@@ -30,29 +32,10 @@ qint64 residentBytes()
     return fields.size() > 1 ? fields[1].toLongLong() * 4096 : -1;
 }
 
-} // namespace
-
-class tst_Allocator : public QObject
+// 64 MB in blocks of 2 KB (below the mmap threshold, so on the heap) freed, and one block above
+// them that stays (returned): the freed blocks' pages stay with the process until a trim.
+std::unique_ptr<char[]> leaveFreedPagesBelow()
 {
-    Q_OBJECT
-
-private slots:
-    void trimsWhereGlibcAllocates();
-    void largeBlocksComeFromTheHeapOnceAsked();
-    void reservedArenaStillAllocates();
-};
-
-void tst_Allocator::trimsWhereGlibcAllocates()
-{
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-    QSKIP("AddressSanitizer replaces glibc's allocator");
-#endif
-#endif
-    QVERIFY(canTrimHeap());
-    // 64 MB in blocks of 2 KB (below the mmap threshold, so on the heap), then one block above
-    // them that stays: freeing the others leaves their pages with the process until a trim.
     constexpr int Blocks = 32 * 1024;
     std::vector<std::unique_ptr<char[]>> blocks;
     blocks.reserve(Blocks);
@@ -62,21 +45,56 @@ void tst_Allocator::trimsWhereGlibcAllocates()
     }
     std::unique_ptr<char[]> top(new char[2048]);
     std::fill_n(top.get(), 2048, 'x');
-    blocks.clear();
-    blocks.shrink_to_fit();
+    return top;
+}
+
+QString residentChange(qint64 before, qint64 after)
+{
+    return QStringLiteral("resident %1 MB -> %2 MB")
+        .arg(double(before) / 1e6)
+        .arg(double(after) / 1e6);
+}
+
+} // namespace
+
+class tst_Allocator : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void trimsWhereGlibcAllocates();
+    void reportsChangeNothingUntilTuned(); // before any test calls tuneAllocator()
+    void largeBlocksComeFromTheHeapOnceAsked();
+    void reservedArenaStillAllocates();
+    void reportsAreActedOnOnceTuned();
+};
+
+void tst_Allocator::trimsWhereGlibcAllocates()
+{
+    if (!usesGlibcAllocator()) {
+        QVERIFY(!canTrimHeap());
+        trimHeap(); // does nothing, and does not crash
+        return;
+    }
+    QVERIFY(canTrimHeap());
+    const auto top = leaveFreedPagesBelow();
     const qint64 before = residentBytes();
     QVERIFY(before > 0);
     trimHeap();
     const qint64 after = residentBytes();
-    QVERIFY2(before - after > 32 * 1024 * 1024,
-             qPrintable(QStringLiteral("resident %1 MB -> %2 MB")
-                            .arg(double(before) / 1e6)
-                            .arg(double(after) / 1e6)));
+    QVERIFY2(before - after > 32 * 1024 * 1024, qPrintable(residentChange(before, after)));
     QCOMPARE(top[0], 'x');
-#else
-    QVERIFY(!canTrimHeap());
-    trimHeap(); // does nothing, and does not crash
-#endif
+}
+
+void tst_Allocator::reportsChangeNothingUntilTuned()
+{
+    const auto top = leaveFreedPagesBelow();
+    const qint64 before = residentBytes();
+    noteLargeBuffersFreed(); // a test, not a program: nothing is trimmed
+    QThreadPool::globalInstance()->waitForDone();
+    const qint64 after = residentBytes();
+    QVERIFY2(before - after < 16 * 1024 * 1024, qPrintable(residentChange(before, after)));
+    QCOMPARE(top[0], 'x');
 }
 
 void tst_Allocator::largeBlocksComeFromTheHeapOnceAsked()
@@ -125,6 +143,24 @@ void tst_Allocator::reservedArenaStillAllocates()
     });
     thread.join();
     QVERIFY(allocated);
+}
+
+void tst_Allocator::reportsAreActedOnOnceTuned()
+{
+    tuneAllocator();
+    if (!usesGlibcAllocator()) {
+        noteLargeBuffersFreed(); // does nothing, and does not crash
+        QSKIP("glibc's allocator is not the one in use");
+    }
+    trimHeap();
+    const auto top = leaveFreedPagesBelow();
+    const qint64 before = residentBytes();
+    noteLargeBuffersFreed();
+    noteLargeBuffersFreed(); // shares the trim already queued
+    QThreadPool::globalInstance()->waitForDone();
+    const qint64 after = residentBytes();
+    QVERIFY2(before - after > 32 * 1024 * 1024, qPrintable(residentChange(before, after)));
+    QCOMPARE(top[0], 'x');
 }
 
 QTEST_GUILESS_MAIN(tst_Allocator)

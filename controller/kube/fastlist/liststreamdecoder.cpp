@@ -1,6 +1,6 @@
 #include "controller/kube/fastlist/liststreamdecoder.h"
 
-#include "controller/kube/fastlist/jsonscan.h"
+#include "models/jsonscan.h"
 
 #include <QIODevice>
 
@@ -49,7 +49,7 @@ void ListStreamDecoder::feed(QByteArrayView chunk)
         return;
     if (m_state == State::Done) {
         // Only whitespace may follow the list.
-        jsonscan::Scanner scanner(chunk);
+        models::jsonscan::Scanner scanner(chunk);
         scanner.skipWhitespace();
         if (!scanner.atEnd())
             fail(u"malformed list response: data after the list"_s);
@@ -130,7 +130,7 @@ bool ListStreamDecoder::finish()
         fail(u"malformed list response: the body ended inside the list"_s);
         return false;
     }
-    jsonscan::Scanner rest(QByteArrayView(m_buffer).sliced(m_pos));
+    models::jsonscan::Scanner rest(QByteArrayView(m_buffer).sliced(m_pos));
     rest.skipWhitespace();
     if (!rest.atEnd()) {
         fail(u"malformed list response: data after the list"_s);
@@ -145,15 +145,16 @@ void ListStreamDecoder::memberValue(QByteArrayView key, QByteArrayView value)
 {
     // Small members (kind, apiVersion, metadata) are decoded whole, as decodeListPage does.
     if (key == "kind") {
-        m_kind = jsonscan::toString(value).value_or(QString());
+        m_kind = models::jsonscan::toString(value).value_or(QString());
     } else if (key == "metadata") {
-        std::ignore = jsonscan::forEachMember(value, [&](QByteArrayView name, QByteArrayView v) {
-            if (name == "resourceVersion")
-                m_resourceVersion = jsonscan::toString(v).value_or(QString());
-            else if (name == "continue")
-                m_continue = jsonscan::toString(v).value_or(QString());
-            return true;
-        });
+        std::ignore
+            = models::jsonscan::forEachMember(value, [&](QByteArrayView name, QByteArrayView v) {
+                  if (name == "resourceVersion")
+                      m_resourceVersion = models::jsonscan::toString(v).value_or(QString());
+                  else if (name == "continue")
+                      m_continue = models::jsonscan::toString(v).value_or(QString());
+                  return true;
+              });
     }
 }
 
@@ -196,14 +197,14 @@ struct ListStreamDecoder::Cursor
     ListStreamDecoder &decoder;
     const QByteArrayView data;
     const QByteArrayView rest;
-    jsonscan::Scanner scanner;
+    models::jsonscan::Scanner scanner;
     const bool final;
 };
 
 bool ListStreamDecoder::step(QByteArrayView data, bool final)
 {
     Cursor cursor(*this, data, final);
-    jsonscan::Scanner &scanner = cursor.scanner;
+    models::jsonscan::Scanner &scanner = cursor.scanner;
     scanner.skipWhitespace();
     if (scanner.atEnd())
         return final ? cursor.incomplete(u"the body ended inside the list"_s) : false;
@@ -264,7 +265,7 @@ bool ListStreamDecoder::step(QByteArrayView data, bool final)
 
 bool ListStreamDecoder::stepKey(Cursor &cursor)
 {
-    jsonscan::Scanner &scanner = cursor.scanner;
+    models::jsonscan::Scanner &scanner = cursor.scanner;
     QByteArrayView key;
     if (!scanner.string(&key)) {
         // Refused within an escape's length of the end (a \\u with its digits still to come):
@@ -287,7 +288,7 @@ bool ListStreamDecoder::stepKey(Cursor &cursor)
 
 bool ListStreamDecoder::stepMemberValue(Cursor &cursor)
 {
-    jsonscan::Scanner &scanner = cursor.scanner;
+    models::jsonscan::Scanner &scanner = cursor.scanner;
     if (m_key == "items" && scanner.peekIs('[')) {
         scanner.consume('[');
         m_itemsSeen = true;

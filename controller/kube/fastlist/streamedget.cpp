@@ -35,20 +35,6 @@ QByteArrayView trimmed(QByteArrayView text)
     return text;
 }
 
-bool equalsIgnoringCase(QByteArrayView a, QByteArrayView b)
-{
-    return a.size() == b.size() && qstrnicmp(a.data(), a.size(), b.data(), b.size()) == 0;
-}
-
-QByteArray headerOf(const StreamedGet::Headers &headers, QByteArrayView name)
-{
-    for (const auto &[key, value] : headers) {
-        if (equalsIgnoringCase(key, name))
-            return value;
-    }
-    return {};
-}
-
 // A gzip Content-Encoding undone as the body arrives (concatenated members too, as Go's
 // gzip.Reader reads them).
 class Inflater
@@ -250,11 +236,6 @@ void StreamedGet::start(const Request &request)
     m_thread->start();
     QMetaObject::invokeMethod(
         connection, [connection, request] { connection->start(request); }, Qt::QueuedConnection);
-}
-
-QByteArray StreamedGet::header(QByteArrayView name) const
-{
-    return headerOf(m_result.headers, name);
 }
 
 void StreamedGet::takeBody()
@@ -543,8 +524,8 @@ bool StreamedGet::Connection::parseHead(const QByteArray &head)
     }
     m_result.status = status;
     m_result.headers = std::move(headers);
-    const QByteArray transferEncoding = headerOf(m_result.headers, "Transfer-Encoding").toLower();
-    const QByteArray contentLength = headerOf(m_result.headers, "Content-Length");
+    const QByteArray transferEncoding = m_result.header("Transfer-Encoding").toLower();
+    const QByteArray contentLength = m_result.header("Content-Length");
     if (status == 204 || status == 304) {
         m_stage = Stage::Done;
     } else if (!transferEncoding.isEmpty()) {
@@ -570,7 +551,7 @@ bool StreamedGet::Connection::parseHead(const QByteArray &head)
         m_stage = Stage::UntilClose;
     }
     const QByteArray contentEncoding
-        = trimmed(headerOf(m_result.headers, "Content-Encoding")).toByteArray().toLower();
+        = trimmed(m_result.header("Content-Encoding")).toByteArray().toLower();
     if (contentEncoding == "gzip" || contentEncoding == "x-gzip") {
         m_inflater = std::make_unique<Inflater>();
     } else if (!contentEncoding.isEmpty() && contentEncoding != "identity") {
@@ -648,6 +629,34 @@ void StreamedGet::Connection::complete()
         m_socket->abort();
     }
     m_shared->publish(std::move(m_result));
+}
+
+namespace {
+
+class StreamedGetTransport final : public PageTransport
+{
+public:
+    void get(const Request &request, Sink sink, Done done, QObject *context) const override
+    {
+        // Owned by `context`: destroying it closes the connection, and neither callback runs.
+        auto *get = new StreamedGet(context);
+        get->setBodySink(std::move(sink));
+        QObject::connect(get, &StreamedGet::finished, get, [get, done = std::move(done)] {
+            get->deleteLater();
+            done(get->result());
+        });
+        StreamedGet::Request streamed;
+        static_cast<PageTransport::Request &>(streamed) = request;
+        get->start(streamed);
+    }
+};
+
+} // namespace
+
+std::shared_ptr<const PageTransport> streamedGetTransport()
+{
+    static const auto transport = std::make_shared<const StreamedGetTransport>();
+    return transport;
 }
 
 } // namespace reconscope::controller::kube

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "controller/kube/pagetransport.h"
+
 #include <QByteArray>
 #include <QByteArrayView>
 #include <QList>
@@ -26,8 +28,8 @@ namespace reconscope::controller::kube {
 // per SSL_read, so a 177 MB list is ~44k cross-thread deliveries with an allocation and a copy
 // each. Here the reader appends to one buffer that the caller's thread takes whole whenever it is
 // ready for more: a few hundred deliveries, about half the CPU of reading it through QNAM
-// (docs/performance.md). RestClient uses this for streamed lists only, when no proxy is in the
-// way.
+// (docs/performance.md). The compact informer transform hands it to RestClient as the transport
+// of its lists (streamedGetTransport(): a PageTransport), used when no proxy is in the way.
 //
 // The answer is read as RFC 9112 frames it: a status line (1xx interim answers skipped), header
 // fields, then a body delimited by chunked transfer coding, Content-Length, or the connection's
@@ -40,38 +42,15 @@ class StreamedGet final : public QObject
     Q_DISABLE_COPY_MOVE(StreamedGet)
 
 public:
-    using Headers = QList<QPair<QByteArray, QByteArray>>;
+    using Headers = PageTransport::Headers;
+    using Failure = PageTransport::Failure; // Cancelled: a StreamedGet ends only by being destroyed
+    using Result = PageTransport::Answer;
 
-    struct Request
+    struct Request : PageTransport::Request
     {
-        QUrl url; // http or https; path and query as they go on the request line
-        Headers headers; // sent as they are, after Host (and before Connection, Accept-Encoding)
-        QSslConfiguration ssl; // https only
-        QString peerVerifyName; // the name the certificate must carry; empty: the URL's host
-        int idleTimeoutMs = 0; // no byte for this long ends the request; 0: never
         // Body not taken yet by the caller's thread above which the reader stops reading (TCP
         // then holds the server back).
         qsizetype maxUntakenBytes = qsizetype(4) << 20;
-    };
-
-    enum class Failure {
-        None,
-        Connection, // refused, reset, unreachable, closed before the answer was complete
-        Tls, // handshake failed; sslErrors() says why when it was the server's certificate
-        Timeout, // idleTimeoutMs passed without a byte
-        Protocol, // not an HTTP/1.x answer, or a body that breaks its own framing
-        Cancelled, // (QNetworkAccessManager's word; a StreamedGet ends only by being destroyed)
-    };
-
-    struct Result
-    {
-        Failure failure = Failure::None;
-        QString errorString;
-        QList<QSslError> sslErrors;
-        int status = 0;
-        Headers headers;
-        QByteArray errorBody; // the body of an answer that was not 2xx (2xx bodies go to the sink)
-        qint64 bodyBytes = 0; // as received, before gunzip
     };
 
     explicit StreamedGet(QObject *parent = nullptr);
@@ -87,7 +66,7 @@ public:
     // Valid once finished() was emitted.
     const Result &result() const { return m_result; }
     // The first header field of that name (case-insensitive), empty when there is none.
-    QByteArray header(QByteArrayView name) const;
+    QByteArray header(QByteArrayView name) const { return m_result.header(name); }
 
 signals:
     // Once: the answer is complete (all of its body handed to the sink), or result().failure
@@ -107,5 +86,8 @@ private:
     QByteArray m_taken; // the last piece handed to the sink; its allocation goes back
     Result m_result;
 };
+
+// StreamedGet as a PageTransport, for RestClient's streamed lists.
+std::shared_ptr<const PageTransport> streamedGetTransport();
 
 } // namespace reconscope::controller::kube

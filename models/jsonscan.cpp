@@ -1,4 +1,4 @@
-#include "controller/kube/fastlist/jsonscan.h"
+#include "models/jsonscan.h"
 
 #include <nlohmann/json.hpp>
 
@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace reconscope::controller::kube::jsonscan {
+namespace reconscope::models::jsonscan {
 
 namespace {
 
@@ -265,4 +265,4 @@ std::optional<std::int64_t> toInt64(QByteArrayView token)
     return value;
 }
 
-} // namespace reconscope::controller::kube::jsonscan
+} // namespace reconscope::models::jsonscan

@@ -8,9 +8,10 @@
 #include <optional>
 
 // A validating JSON skimmer that builds no tree: it walks the members of an object or the elements
-// of an array and hands out the raw bytes of each value. The watch decoder and the list decoder use
-// it to find "type", "object", "items" and "metadata" without parsing whole objects.
-namespace reconscope::controller::kube::jsonscan {
+// of an array and hands out the raw bytes of each value. The client's watch decoder, list decoder,
+// metadata peek and summary reader use it to find "type", "object", "items", "metadata" and the
+// members a summary reads without parsing whole objects.
+namespace reconscope::models::jsonscan {
 
 class Scanner
 {
@@ -118,4 +119,4 @@ std::optional<QString> toString(QByteArrayView token);
 // An integer token, exactly (never through double); nullopt for anything else.
 std::optional<std::int64_t> toInt64(QByteArrayView token);
 
-} // namespace reconscope::controller::kube::jsonscan
+} // namespace reconscope::models::jsonscan
