@@ -4,7 +4,7 @@
 #include "app/commands.h"
 #include "controller/kube/kubeconfig.h"
 #include "controller/labs/conflictlab.h"
-#include "controller/labs/conflictlabcluster.h"
+#include "controller/labs/labcluster.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -150,7 +150,7 @@ int runConflictLab(int argc, char *argv[])
     if (!output.isEmpty() && output != u"json")
         return usageError(u"unknown output format \"%1\" (only json)"_s.arg(output));
 
-    std::unique_ptr<clabs::ConflictLabCluster> embedded; // outlives the lab's clients
+    std::unique_ptr<clabs::LabCluster> embedded; // outlives the lab's clients
     LabRunner runner(options, output == u"json");
     if (parser.isSet(kubeconfigOption) || parser.isSet(contextOption)) {
         const auto kubeconfig = kube::Kubeconfig::load(parser.value(kubeconfigOption));
@@ -169,13 +169,13 @@ int runConflictLab(int argc, char *argv[])
             std::fprintf(stderr, "reconscope conflict-lab: warning: %s\n", qPrintable(warning));
         runner.run(config.value());
     } else {
-        embedded = std::make_unique<clabs::ConflictLabCluster>();
+        embedded = std::make_unique<clabs::LabCluster>();
         QObject::connect(embedded.get(),
-                         &clabs::ConflictLabCluster::ready,
+                         &clabs::LabCluster::ready,
                          &runner,
                          [&runner](const kube::ClientConfig &config) { runner.run(config); });
         QObject::connect(embedded.get(),
-                         &clabs::ConflictLabCluster::failed,
+                         &clabs::LabCluster::failed,
                          &runner,
                          [&runner](const QString &message) {
                              runner.fail(u"the embedded cluster did not start: %1"_s.arg(message));

@@ -19,6 +19,10 @@ QString reconcileUsage()
            "  -n, --namespace NS           namespace to reconcile (default: the context's;\n"
            "                               -A / --all-namespaces for all)\n"
            "  --dry-run                    log the writes (as JSON patches) without sending them\n"
+           "  --replay FILE                a dry run over a recording (or kubectl capture; the\n"
+           "                               option repeats) played into a cluster of its own:\n"
+           "                               what it would have written after each change\n"
+           "  -o json                      with --replay: one JSON object a step\n"
            "  --metrics-bind-address ADDR  serve Prometheus metrics on ADDR (host:port, \"0\" "
            "off)\n"
            "  --log-level LEVEL            trace, debug, info (default), warn, error, off\n"
@@ -66,6 +70,21 @@ models::Result<ReconcileCommandOptions> parseReconcileArguments(const QStringLis
             target = &options.leaseName;
         else if (argument == u"--identity")
             target = &options.identity;
+        QString file;
+        if (argument == u"--replay") {
+            if (!next(&file) || file.isEmpty())
+                return models::Result<ReconcileCommandOptions>::failure(u"--replay needs a file"_s);
+            options.replay << file;
+            options.dryRun = true;
+            continue;
+        }
+        if (argument == u"-o" || argument == u"--output") {
+            if (!next(&file) || file != u"json")
+                return models::Result<ReconcileCommandOptions>::failure(
+                    u"%1 takes json"_s.arg(argument));
+            options.json = true;
+            continue;
+        }
         if (target) {
             if (!next(target) || target->isEmpty())
                 return models::Result<ReconcileCommandOptions>::failure(
@@ -86,6 +105,11 @@ models::Result<ReconcileCommandOptions> parseReconcileArguments(const QStringLis
                 u"unknown argument \"%1\""_s.arg(arguments[i]));
         }
     }
+    if (options.json && options.replay.isEmpty())
+        return models::Result<ReconcileCommandOptions>::failure(u"-o json goes with --replay"_s);
+    if (!options.replay.isEmpty() && !options.kubeconfig.isEmpty())
+        return models::Result<ReconcileCommandOptions>::failure(
+            u"--replay plays into a cluster of its own: leave out --kubeconfig"_s);
     static const QStringList levels{ u"trace"_s, u"debug"_s, u"info"_s,
                                      u"warn"_s,  u"error"_s, u"off"_s };
     if (!options.logLevel.isEmpty() && !levels.contains(options.logLevel))

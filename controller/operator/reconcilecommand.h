@@ -14,6 +14,10 @@ struct ReconcileCommandOptions
     QString context; // empty: current-context
     QString namespace_; // empty: the context's namespace; "*" for all namespaces
     bool dryRun = false;
+    // Recordings (or kubectl captures): the dry run over their replay instead of a cluster
+    // (labs::ReplayDryRun, run from app/); implies dryRun.
+    QStringList replay;
+    bool json = false; // -o json: the replay's steps one JSON object a line
     QString metricsBindAddress; // empty or "0": no metrics endpoint
     QString logLevel; // trace, debug, info, warn, error, off; empty: as set up (app/logging)
     bool leaderElect = true;

@@ -154,10 +154,17 @@ void RecordingPlayer::playChanges()
         return;
     }
     const ReplayChange change = m_changes[m_nextChange++];
-    play(change, [this] {
+    const qint64 writesBefore = m_writes;
+    play(change, [this, change, writesBefore] {
         ++m_changesPlayed;
         // Queued: a change that needs no write must not deepen the stack.
-        QMetaObject::invokeMethod(this, &RecordingPlayer::playChanges, Qt::QueuedConnection);
+        const auto resume = [this] {
+            QMetaObject::invokeMethod(this, &RecordingPlayer::playChanges, Qt::QueuedConnection);
+        };
+        if (m_afterChange)
+            m_afterChange(change, m_writes - writesBefore, resume);
+        else
+            resume();
     });
 }
 

@@ -48,7 +48,15 @@ public:
                     QObject *parent = nullptr);
     ~RecordingPlayer() override;
 
+    // Called after each recorded change was made, with the writes it took; the play goes on when
+    // `resume` is called (at once, later, or never). Before start().
+    using AfterChange = std::function<void(
+        const ReplayChange &change, qint64 writes, std::function<void()> resume)>;
+    void setAfterChange(AfterChange hook) { m_afterChange = std::move(hook); }
+
     void start();
+    // What the recording says so far (its resources, CRDs, objects).
+    const ReplayState &state() const { return m_state; }
     // Recorded changes made so far, and the writes they took.
     qint64 changesPlayed() const { return m_changesPlayed; }
     qint64 writes() const { return m_writes; }
@@ -95,6 +103,7 @@ private:
     kube::RestClient *m_client;
     std::unique_ptr<RecordSource> m_source;
     double m_speed;
+    AfterChange m_afterChange;
     ReplayState m_state;
     QList<ReplayChange> m_changes; // of the record being played
     qsizetype m_nextChange = 0;

@@ -3,7 +3,7 @@
 #include "controller/kube/restclient.h"
 #include "controller/labs/conflictaudit.h"
 #include "controller/labs/conflictlab.h"
-#include "controller/labs/conflictlabcluster.h"
+#include "controller/labs/labcluster.h"
 
 #include <QSignalSpy>
 #include <QTest>
@@ -61,15 +61,15 @@ private:
     clabs::ConflictLabResult run(clabs::ConflictDesign design, int durationMs, int objects = 2);
     int remainingObjects(const QString &plural);
 
-    std::unique_ptr<clabs::ConflictLabCluster> m_cluster;
+    std::unique_ptr<clabs::LabCluster> m_cluster;
     kube::ClientConfig m_config;
 };
 
 void tst_ConflictLab::initTestCase()
 {
-    m_cluster = std::make_unique<clabs::ConflictLabCluster>();
-    QSignalSpy ready(m_cluster.get(), &clabs::ConflictLabCluster::ready);
-    QSignalSpy failed(m_cluster.get(), &clabs::ConflictLabCluster::failed);
+    m_cluster = std::make_unique<clabs::LabCluster>();
+    QSignalSpy ready(m_cluster.get(), &clabs::LabCluster::ready);
+    QSignalSpy failed(m_cluster.get(), &clabs::LabCluster::failed);
     QVERIFY(m_cluster->start().ok());
     QTRY_VERIFY_WITH_TIMEOUT(!ready.isEmpty() || !failed.isEmpty(), 20000);
     QVERIFY2(failed.isEmpty(), qPrintable(failed.value(0).value(0).toString()));

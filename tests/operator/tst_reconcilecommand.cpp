@@ -60,6 +60,20 @@ void tst_ReconcileCommand::parse_data()
                                  << u"metrics-bind-address"_s << QString() << false << true;
     QTest::newRow("metrics off") << QStringList{ u"--metrics-bind-address"_s, u"0"_s } << QString()
                                  << QString() << false << true;
+    // A dry run over a replay: --replay implies --dry-run, and plays into a cluster of its own.
+    QTest::newRow("replay")
+        << QStringList{ u"--replay"_s, u"a.jsonl"_s, u"--replay=crd.json"_s, u"-o"_s, u"json"_s }
+        << QString() << QString() << true << true;
+    QTest::newRow("replay without file")
+        << QStringList{ u"--replay"_s } << u"--replay needs a file"_s << QString() << false << true;
+    QTest::newRow("replay and kubeconfig")
+        << QStringList{ u"--replay"_s, u"a.jsonl"_s, u"--kubeconfig"_s, u"/k"_s }
+        << u"leave out --kubeconfig"_s << QString() << true << true;
+    QTest::newRow("json without replay")
+        << QStringList{ u"-o"_s, u"json"_s } << u"-o json goes with --replay"_s << QString()
+        << false << true;
+    QTest::newRow("other output") << QStringList{ u"--replay"_s, u"a"_s, u"-o"_s, u"yaml"_s }
+                                  << u"-o takes json"_s << QString() << true << true;
 }
 
 void tst_ReconcileCommand::parse()

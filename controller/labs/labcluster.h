@@ -11,17 +11,18 @@ class BackgroundCluster;
 
 namespace reconscope::controller::labs {
 
-// An embedded cluster of the conflict lab's own (no demo objects, no workload simulator) on a
-// thread of its own, reached like a real one: through the kubeconfig it writes (mTLS, context
-// reconscope-admin). `reconscope conflict-lab` without --kubeconfig runs on one.
-class ConflictLabCluster final : public QObject
+// An embedded cluster of a lab's own (no demo objects, no workload simulator) on a thread of its
+// own, reached like a real one: through the kubeconfig it writes (mTLS, context
+// reconscope-admin). `reconscope conflict-lab` without --kubeconfig runs on one, and the
+// reconciler's dry run over a replay (ReplayDryRun) plays the recording into one.
+class LabCluster final : public QObject
 {
     Q_OBJECT
-    Q_DISABLE_COPY_MOVE(ConflictLabCluster)
+    Q_DISABLE_COPY_MOVE(LabCluster)
 
 public:
-    explicit ConflictLabCluster(QObject *parent = nullptr);
-    ~ConflictLabCluster() override;
+    explicit LabCluster(QObject *parent = nullptr);
+    ~LabCluster() override;
 
     // Starts the server; ready() or failed() follows.
     models::Status<> start();

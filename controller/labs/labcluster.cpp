@@ -1,4 +1,4 @@
-#include "controller/labs/conflictlabcluster.h"
+#include "controller/labs/labcluster.h"
 
 #include "controller/cluster/sim/backgroundcluster.h"
 #include "controller/kube/kubeconfig.h"
@@ -7,26 +7,23 @@ using namespace Qt::StringLiterals;
 
 namespace reconscope::controller::labs {
 
-ConflictLabCluster::ConflictLabCluster(QObject *parent)
+LabCluster::LabCluster(QObject *parent)
     : QObject(parent)
     , m_cluster(new cluster::BackgroundCluster(
-          { .demo = false, .simulateWorkloads = false, .simulator = {} },
-          u"conflict-lab-cluster"_s,
-          this))
+          { .demo = false, .simulateWorkloads = false, .simulator = {} }, u"lab-cluster"_s, this))
 {
-    connect(
-        m_cluster, &cluster::BackgroundCluster::started, this, &ConflictLabCluster::handleStarted);
-    connect(m_cluster, &cluster::BackgroundCluster::failed, this, &ConflictLabCluster::failed);
+    connect(m_cluster, &cluster::BackgroundCluster::started, this, &LabCluster::handleStarted);
+    connect(m_cluster, &cluster::BackgroundCluster::failed, this, &LabCluster::failed);
 }
 
-ConflictLabCluster::~ConflictLabCluster() = default;
+LabCluster::~LabCluster() = default;
 
-models::Status<> ConflictLabCluster::start()
+models::Status<> LabCluster::start()
 {
     return m_cluster->start();
 }
 
-void ConflictLabCluster::handleStarted(const QString &kubeconfigPath)
+void LabCluster::handleStarted(const QString &kubeconfigPath)
 {
     auto kubeconfig = kube::Kubeconfig::load(kubeconfigPath);
     if (!kubeconfig.ok()) {
