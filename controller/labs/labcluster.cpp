@@ -7,10 +7,12 @@ using namespace Qt::StringLiterals;
 
 namespace reconscope::controller::labs {
 
-LabCluster::LabCluster(QObject *parent)
+LabCluster::LabCluster(QObject *parent, bool simulateWorkloads)
     : QObject(parent)
     , m_cluster(new cluster::BackgroundCluster(
-          { .demo = false, .simulateWorkloads = false, .simulator = {} }, u"lab-cluster"_s, this))
+          { .demo = false, .simulateWorkloads = simulateWorkloads, .simulator = {} },
+          u"lab-cluster"_s,
+          this))
 {
     connect(m_cluster, &cluster::BackgroundCluster::started, this, &LabCluster::handleStarted);
     connect(m_cluster, &cluster::BackgroundCluster::failed, this, &LabCluster::failed);

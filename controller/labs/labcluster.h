@@ -21,7 +21,9 @@ class LabCluster final : public QObject
     Q_DISABLE_COPY_MOVE(LabCluster)
 
 public:
-    explicit LabCluster(QObject *parent = nullptr);
+    // simulateWorkloads: with the workload simulator (Deployments' pods, quota admission), as
+    // the demo tour needs.
+    explicit LabCluster(QObject *parent = nullptr, bool simulateWorkloads = false);
     ~LabCluster() override;
 
     // Starts the server; ready() or failed() follows.
