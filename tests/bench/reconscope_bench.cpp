@@ -7,6 +7,7 @@
 #include "consolebench.h"
 #include "informerbench.h"
 #include "peerrace.h"
+#include "recordbench.h"
 
 #include "controller/kube/eventdispatcher.h"
 #include "controller/kube/informerstore.h"
@@ -493,6 +494,8 @@ void printTargets(Figures &figures)
         { "UI stall at 10k events/s", "ui_max_stall_ms", "%.0f ms", 50.0, true },
         { "event->visible p99 at 10k/s", "event_latency_p99_ms", "%.0f ms", 250.0, true },
         { "no-op reconciles/s", "noop_reconciles_per_s", "%.0f/s", 10000.0, false },
+        { "recorder CPU at 10k events/s, cores", "record_cpu_core_share", "%.2f", 0.2, true },
+        { "recording / JSON received", "record_file_per_received", "%.3fx", 0.25, true },
     };
     std::printf("\n%-34s %12s %10s\n", "figure", "measured", "target");
     for (const Row &row : rows) {
@@ -533,12 +536,14 @@ int main(int argc, char *argv[])
         return runInformerAbsorbChild(QString::fromLocal8Bit(argv[2]).toInt());
     if (argc == 3 && QString::fromLocal8Bit(argv[1]) == u"--reconcile-child"_s)
         return runReconcileChild(QString::fromLocal8Bit(argv[2]));
+    if (argc == 4 && QString::fromLocal8Bit(argv[1]) == u"--record-child"_s)
+        return runRecordChild(QString::fromLocal8Bit(argv[2]), QString::fromLocal8Bit(argv[3]));
     int objects = 50000;
     QString jsonPath;
     bool quick = false;
-    // --only fanout,kubectl,python,informer,console,reconcile: the stages to run after the load
-    // (all by default), to iterate on one of them; --hold: after the load, print the kubeconfig
-    // and keep the server up until stdin closes (for profiling a child mode by hand).
+    // --only fanout,kubectl,python,informer,console,reconcile,record: the stages to run after the
+    // load (all by default), to iterate on one of them; --hold: after the load, print the
+    // kubeconfig and keep the server up until stdin closes (for profiling a child mode by hand).
     QStringList only;
     bool hold = false;
     // --server real|embedded|both: the speed race against the peers (peerrace.h) on kube-apiserver
@@ -589,7 +594,7 @@ int main(int argc, char *argv[])
     if (!serverChoice.isEmpty() && serverChoice != u"embedded"_s) {
         std::fprintf(stderr,
                      "usage: reconscope_bench [--quick] [--objects N] [--json FILE] "
-                     "[--only fanout,kubectl,python,informer,console,reconcile] [--hold]\n"
+                     "[--only fanout,kubectl,python,informer,console,reconcile,record] [--hold]\n"
                      "       reconscope_bench --server real|both [--objects N] [--rounds R] "
                      "[--json FILE] [--only %s]\n",
                      qPrintable(racePeers().join(u',')));
@@ -818,6 +823,13 @@ int main(int argc, char *argv[])
                      &failures);
     if (runs(u"reconcile"_s))
         benchReconcile(server, figures, &failures);
+    // 8. The recorder: the list, then 10k events/s for a minute (issue 24).
+    if (runs(u"record"_s)) {
+        const json recorded
+            = benchRecorder(server, nam, objects, 10000, quick ? 10 : 60, &failures);
+        for (auto it = recorded.begin(); it != recorded.end(); ++it)
+            figures.set(it.key(), it.value());
+    }
     printTargets(figures);
 
     if (!jsonPath.isEmpty()) {
