@@ -114,6 +114,8 @@ void ExplainReader::explain(const ResourceRef &resource,
     run->thresholds = thresholds;
     run->done = std::move(done);
     run->needles << resource.group.section(u'.', 0, 0).toLower();
+    run->input.resource
+        = resource.group.isEmpty() ? resource.plural : resource.plural + u'.' + resource.group;
     m_client->get(resource, namespace_, name, [this, run](kube::RestClient::JsonResult answer) {
         if (!answer) {
             run->done(answer.error());
@@ -123,6 +125,14 @@ void ExplainReader::explain(const ResourceRef &resource,
         const QString kind = models::jsonString(run->input.object, "kind").toLower();
         if (!kind.isEmpty() && !run->needles.contains(kind))
             run->needles << kind;
+        // Who would remove its finalizers: named like their domains ("example.com/x": example).
+        const Json &finalizers
+            = models::jsonMember(models::jsonMember(run->input.object, "metadata"), "finalizers");
+        for (const QString &finalizer : models::jsonStrings(finalizers)) {
+            const QString needle = finalizer.section(u'/', 0, 0).section(u'.', 0, 0).toLower();
+            if (finalizer.contains(u'/') && !needle.isEmpty() && !run->needles.contains(needle))
+                run->needles << needle;
+        }
         run->lookedAt << u"the object"_s;
         readEvents(run);
     });
@@ -235,9 +245,11 @@ void ExplainReader::readWorkloadEvents(std::shared_ptr<Run> run)
 
 void ExplainReader::readControllerLeases(std::shared_ptr<Run> run)
 {
-    // A controller is looked for only when none has written a status.
+    // A controller is looked for when none has written a status, or finalizers hold a deletion.
+    const Json &metadata = models::jsonMember(run->input.object, "metadata");
+    const bool deleting = !models::jsonString(metadata, "deletionTimestamp").isEmpty();
     const Json &status = models::jsonMember(run->input.object, "status");
-    if (status.is_object() && !status.empty()) {
+    if (status.is_object() && !status.empty() && !deleting) {
         finish(run);
         return;
     }

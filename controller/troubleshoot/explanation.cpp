@@ -83,6 +83,46 @@ QStringList warnings(const QList<Json> &events, const QString &name, const QDate
     return lines;
 }
 
+// The managers whose managedFields entries hold the finalizer (who added it, when the server keeps
+// managedFields).
+QStringList addedBy(const Json &object, const QString &finalizer)
+{
+    const std::string key = "v:" + Json(finalizer.toStdString()).dump();
+    QStringList managers;
+    const Json &entries
+        = models::jsonMember(models::jsonMember(object, "metadata"), "managedFields");
+    if (!entries.is_array())
+        return managers;
+    for (const Json &entry : entries) {
+        const Json &set = models::jsonMember(
+            models::jsonMember(models::jsonMember(entry, "fieldsV1"), "f:metadata"),
+            "f:finalizers");
+        if (set.is_object() && set.contains(key))
+            managers << u"%1 (%2 at %3)"_s.arg(models::jsonString(entry, "manager"),
+                                               models::jsonString(entry, "operation"),
+                                               models::jsonString(entry, "time"));
+    }
+    return managers;
+}
+
+// The command that removes one finalizer, to copy: a JSON patch that tests it is still there.
+QString removalCommand(const ExplainInput &input, qsizetype index, const QString &finalizer)
+{
+    const Json &metadata = models::jsonMember(input.object, "metadata");
+    const QString ns = models::jsonString(metadata, "namespace");
+    const Json patch = Json::array(
+        { { { "op", "test" },
+            { "path", "/metadata/finalizers/" + std::to_string(index) },
+            { "value", finalizer.toStdString() } },
+          { { "op", "remove" }, { "path", "/metadata/finalizers/" + std::to_string(index) } } });
+    return u"kubectl patch %1 %2%3 --type=json -p '%4'"_s.arg(
+        input.resource.isEmpty() ? models::jsonString(input.object, "kind").toLower()
+                                 : input.resource,
+        models::jsonString(metadata, "name"),
+        ns.isEmpty() ? QString() : u" -n "_s + ns,
+        QString::fromStdString(patch.dump()));
+}
+
 void deletionCause(const models::ObjectSummary &summary,
                    const ExplainInput &input,
                    QList<Cause> &causes)
@@ -97,10 +137,28 @@ void deletionCause(const models::ObjectSummary &summary,
         ? u"deletion requested%1, no finalizer left: the server removes it"_s.arg(waited)
         : u"deletion requested%1 waits for finalizers: %2"_s.arg(waited,
                                                                  summary.finalizers.join(u", "_s));
-    for (const QString &finalizer : summary.finalizers)
-        cause.evidence << u"finalizer %1: removed by the controller that added it"_s.arg(finalizer);
+    for (qsizetype i = 0; i < summary.finalizers.size(); ++i) {
+        const QString &finalizer = summary.finalizers[i];
+        const QStringList managers = addedBy(input.object, finalizer);
+        cause.evidence << u"finalizer %1, added by %2"_s.arg(
+            finalizer,
+            managers.isEmpty() ? u"an unknown manager (no managedFields say)"_s
+                               : managers.join(u", "_s));
+    }
+    if (input.controllerSigns.isEmpty()) {
+        cause.evidence << u"no sign of a controller that would remove them"_s;
+    } else {
+        for (const QString &sign : input.controllerSigns)
+            cause.evidence << u"a controller looks alive: "_s + sign;
+    }
+    for (const QString &searched : input.controllerSearch)
+        cause.evidence << u"looked at: "_s + searched;
     for (const Json &deployment : input.deployments)
         cause.evidence << u"owned Deployment %1 still present"_s.arg(nameOf(deployment));
+    for (qsizetype i = 0; i < summary.finalizers.size(); ++i)
+        cause.evidence
+            << u"to remove %1 by hand (only once its controller is gone for good): %2"_s.arg(
+                   summary.finalizers[i], removalCommand(input, i, summary.finalizers[i]));
     causes << cause;
 }
 

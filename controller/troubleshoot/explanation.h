@@ -22,6 +22,7 @@ namespace reconscope::controller::troubleshoot {
 struct ExplainInput
 {
     nlohmann::json object; // the object itself
+    QString resource; // as kubectl names it: "customapps.infrastructure.internal.net"
     models::LifecycleMapping mapping; // how its lifecycle is read
     QDateTime now; // UTC
     // Its Events (core/v1), any type.
@@ -31,8 +32,9 @@ struct ExplainInput
     QList<nlohmann::json> deployments;
     QList<nlohmann::json> pods;
     QList<nlohmann::json> workloadEvents;
-    // Signs of a controller for the object's API group (Leases renewed, Deployments ready), and
-    // what was searched to find them ("Leases in all namespaces named like cert-manager").
+    // Signs of a controller for the object's API group, or of one that would remove its
+    // finalizers (Leases renewed, Deployments ready), and what was searched to find them
+    // ("Leases in all namespaces named like cert-manager").
     QStringList controllerSigns;
     QStringList controllerSearch;
     // What the embedded reconciler last concluded about the object, when it runs (the console).

@@ -103,6 +103,7 @@ private slots:
     void unavailableRanksAfterItsReason();
     void conditionForAnOlderGenerationRanksAfterStaleStatus();
     void noControllerOnlyPastTheThreshold();
+    void stuckDeletionSaysWhoAddedEachFinalizerAndHowToRemoveIt();
     void realFixtures_data();
     void realFixtures();
 };
@@ -249,6 +250,51 @@ void tst_Explanation::noControllerOnlyPastTheThreshold()
     const auto seen = troubleshoot::explain(old, thresholds);
     QVERIFY(seen.causes[0].summary.contains(u"though a controller seems to run"_s));
     QVERIFY(seen.causes[0].evidence.contains(old.controllerSigns.first()));
+}
+
+void tst_Explanation::stuckDeletionSaysWhoAddedEachFinalizerAndHowToRemoveIt()
+{
+    Json object = customApp(nullptr);
+    object["metadata"]["deletionTimestamp"] = at(400).toStdString();
+    object["metadata"]["finalizers"]
+        = { "example.com/foreign", "infrastructure.internal.net/finalizer" };
+    const auto entry = [](const char *manager, const char *time, const char *finalizer) {
+        const std::string member = "v:" + Json(finalizer).dump();
+        return Json{
+            { "manager", manager },
+            { "operation", "Update" },
+            { "time", time },
+            { "fieldsType", "FieldsV1" },
+            { "fieldsV1",
+              { { "f:metadata", { { "f:finalizers", { { member, Json::object() } } } } } } }
+        };
+    };
+    object["metadata"]["managedFields"]
+        = Json::array({ entry("kubectl-create", "2026-12-04T11:50:00Z", "example.com/foreign"),
+                        entry("customapp-operator",
+                              "2026-12-04T11:51:00Z",
+                              "infrastructure.internal.net/finalizer") });
+    auto input = inputFor(object);
+    input.resource = u"customapps.infrastructure.internal.net"_s;
+    input.controllerSearch << u"Leases in all namespaces named like example"_s;
+    const auto explanation = troubleshoot::explain(input);
+    QCOMPARE(troubleshoot::causeKindName(explanation.causes.first().kind), u"deletion-waits"_s);
+    const Cause &cause = explanation.causes.first();
+    QVERIFY2(cause.summary.contains(u"6m40s ago"_s), qPrintable(cause.summary));
+    const QString evidence = cause.evidence.join(u'\n');
+    QVERIFY2(evidence.contains(u"finalizer example.com/foreign, added by kubectl-create (Update at "
+                               "2026-12-04T11:50:00Z)"_s),
+             qPrintable(evidence));
+    QVERIFY(evidence.contains(u"finalizer infrastructure.internal.net/finalizer, added by "
+                              "customapp-operator"_s));
+    QVERIFY(evidence.contains(u"no sign of a controller that would remove them"_s));
+    QVERIFY(evidence.contains(u"looked at: Leases in all namespaces named like example"_s));
+    QVERIFY2(evidence.contains(
+                 u"kubectl patch customapps.infrastructure.internal.net web -n demo --type=json -p "
+                 "'[{\"op\":\"test\",\"path\":\"/metadata/finalizers/1\",\"value\":"
+                 "\"infrastructure.internal.net/finalizer\"},{\"op\":\"remove\",\"path\":"
+                 "\"/metadata/finalizers/1\"}]'"_s),
+             qPrintable(evidence));
 }
 
 void tst_Explanation::realFixtures_data()
