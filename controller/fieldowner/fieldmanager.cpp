@@ -260,7 +260,7 @@ json FieldManager::update(const json &live, json updated, const std::string &man
         return updated; // UpdateNoErrors: stored without managedFields
     capUpdateManagers(*result);
     setManagedFields(updated, *result);
-    return updated;
+    return live.is_null() ? updated : ignoreTimeOnlyChanges(live, std::move(updated));
 }
 
 models::Result<json> FieldManager::prune(const json &merged, const Managed &managed, const FieldSet &lastApplied) const
@@ -306,10 +306,11 @@ ApplyResult FieldManager::applyManaged(const json &live, const json &config, Man
     const FieldSet removed = comparison->removed.recursiveDifference(m_resetFields);
     const FieldSet changed = comparison->modified.unite(comparison->added).recursiveDifference(m_resetFields);
     std::vector<Conflict> conflicts;
-    for (auto &[identifier, entry] : managed) {
-        if (identifier == id.identifier())
+    for (const auto &item : managed) {
+        if (item.first == id.identifier())
             continue;
-        entry.fields.intersection(changed).forEach([&](const Path &path) { conflicts.push_back({ entry.id, path }); });
+        const ManagerId &other = item.second.id;
+        item.second.fields.intersection(changed).forEach([&](const Path &path) { conflicts.push_back({ other, path }); });
     }
     if (!force && !conflicts.empty())
         return conflictError(conflicts);
@@ -320,7 +321,7 @@ ApplyResult FieldManager::applyManaged(const json &live, const json &config, Man
         it = it->second.fields.empty() ? managed.erase(it) : std::next(it);
     }
     if (*pruned == live)
-        return withoutManagedFields(live); // nothing changed: the entry keeps its time
+        return withoutManagedFields(live); // nothing changed: no time is recorded
     if (auto entry = managed.find(id.identifier()); entry != managed.end())
         entry->second.time = now();
     return *pruned;
@@ -349,7 +350,7 @@ ApplyResult FieldManager::apply(const json &live, const json &config, const std:
     if (!object)
         return object;
     setManagedFields(*object, managed);
-    return object;
+    return live.is_null() ? std::move(*object) : ignoreTimeOnlyChanges(live, std::move(*object));
 }
 
 } // namespace reconscope::controller::fieldowner

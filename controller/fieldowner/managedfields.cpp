@@ -203,6 +203,25 @@ void setManagedFields(json &object, const Managed &managed)
     object["metadata"]["managedFields"] = std::move(encoded);
 }
 
+json ignoreTimeOnlyChanges(const json &stored, json updated)
+{
+    const auto withoutTimes = [](json object) {
+        if (object.is_object() && object.contains("metadata") && object["metadata"].is_object()) {
+            json &metadata = object["metadata"];
+            if (auto fields = metadata.find("managedFields"); fields != metadata.end() && fields->is_array()) {
+                for (json &entry : *fields) {
+                    if (entry.is_object())
+                        entry.erase("time");
+                }
+            }
+        }
+        return object;
+    };
+    if (stored.is_object() && withoutTimes(stored) == withoutTimes(updated))
+        return stored;
+    return updated;
+}
+
 std::string updateManagerName(const std::string &fieldManager, const std::string &userAgent)
 {
     if (!fieldManager.empty())

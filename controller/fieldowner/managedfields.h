@@ -58,6 +58,11 @@ const nlohmann::json *managedFieldsOf(const nlohmann::json &object);
 // Sets the object's metadata.managedFields from `managed`, removing it when empty.
 void setManagedFields(nlohmann::json &object, const Managed &managed);
 
+// What the store keeps of an update (the registry's IgnoreManagedFieldsTimestampsTransformer):
+// `stored` itself when `updated` differs from it only in the times of managedFields entries,
+// so that a write that changes nothing else changes no time either; otherwise `updated`.
+nlohmann::json ignoreTimeOnlyChanges(const nlohmann::json &stored, nlohmann::json updated);
+
 // The manager of a write other than apply as kube-apiserver names it (managerOrUserAgent):
 // `fieldManager` when given, else the User-Agent up to its first "/", non-printable characters
 // dropped and cut at 128 bytes; "unknown" when that leaves nothing.

@@ -98,6 +98,15 @@ json causesSorted(json causes)
     return causes;
 }
 
+// Whether two JSON values are equal; prints both in full when not (QCOMPARE cuts them short).
+bool sameJson(const json &actual, const json &expected, const QByteArray &where)
+{
+    if (actual == expected)
+        return true;
+    qWarning("%s\n  actual:   %s\n  expected: %s", where.constData(), actual.dump().c_str(), expected.dump().c_str());
+    return false;
+}
+
 std::string optionalString(const json &step, const char *key)
 {
     return step.contains(key) && step[key].is_string() ? step[key].get<std::string>() : std::string();
@@ -173,8 +182,8 @@ void tst_FieldManager::recordedSequences()
                 continue;
             }
             const json stored = resetLikeStrategy(*result, live, status);
-            QCOMPARE(QString::fromStdString(content(stored).dump()), QString::fromStdString(content(answer).dump()));
-            QCOMPARE(QString::fromStdString(normalizedManagedFields(stored).dump()), QString::fromStdString(expectedManagedFields(answer).dump()));
+            QVERIFY(sameJson(content(stored), content(answer), where + " object"));
+            QVERIFY(sameJson(normalizedManagedFields(stored), expectedManagedFields(answer), where + " managedFields"));
             live = carryOver(answer, stored);
         } else {
             QVERIFY2(code < 300, where.constData());
@@ -183,14 +192,17 @@ void tst_FieldManager::recordedSequences()
             updated["metadata"].erase("managedFields");
             const json &body = step["body"];
             if (step["op"] == "update" || step["op"] == "create") {
-                if (body.contains("metadata") && body["metadata"].contains("managedFields"))
+                // Decoding a custom resource's metadata drops an empty list (omitempty).
+                if (body.contains("metadata") && body["metadata"].contains("managedFields") && !body["metadata"]["managedFields"].empty())
                     updated["metadata"]["managedFields"] = body["metadata"]["managedFields"];
             } else if (const json *fields = managedFieldsOf(live)) {
                 updated["metadata"]["managedFields"] = *fields;
             }
-            const std::string name = updateManagerName(optionalString(step, "manager"), optionalString(step, "userAgent"));
+            // HTTP drops the spaces around a header's value before the server reads it.
+            const QString userAgent = QString::fromStdString(optionalString(step, "userAgent")).trimmed();
+            const std::string name = updateManagerName(optionalString(step, "manager"), userAgent.toStdString());
             const json stored = manager.update(step["op"] == "create" ? json() : live, updated, name);
-            QCOMPARE(QString::fromStdString(normalizedManagedFields(stored).dump()), QString::fromStdString(expectedManagedFields(answer).dump()));
+            QVERIFY(sameJson(normalizedManagedFields(stored), expectedManagedFields(answer), where + " managedFields"));
             live = carryOver(answer, stored);
         }
         ++index;
@@ -256,7 +268,9 @@ void tst_FieldManager::applyRefusals()
     QCOMPARE(QString::fromStdString(refused.error().message), QStringLiteral("failed to decode managed fields: invalid fieldsType \"FieldsV2\" in managed fields entry 0"));
 
     // An update over broken managedFields starts them afresh rather than failing.
-    const json updated = manager.update(brokenLive, good, "kubectl-edit");
+    json changed = good;
+    changed["spec"]["replicas"] = 2;
+    const json updated = manager.update(brokenLive, changed, "kubectl-edit");
     QVERIFY(managedFieldsOf(updated));
 }
 

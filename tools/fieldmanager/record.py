@@ -8,7 +8,7 @@ expectation file that tests/fieldmanager/tst_fieldmanager replays through contro
 Starts etcd + kube-apiserver as the fidelity harness does (tools/fidelity/servers.py RealServer),
 stops them at the end. Writes are spaced by more than a second, so that every write has a time of
 its own (managedFields times have second precision and order the entries); each time is saved as
-the index of the step that wrote it. Standard library and PyYAML only.
+the index of the step that wrote it (an entry without a time keeps none). Standard library and PyYAML only.
 """
 
 import argparse
@@ -244,10 +244,17 @@ def sequences():
     n = "before-first-apply"
     s[n] = [create(obj(n, {"replicas": 1, "image": "a"}), manager="old-client"),
             update(dict(obj(n, {"replicas": 1, "image": "a"}), metadata={"name": n,
-                                                                   "managedFields": []}),
+                                                                   "managedFields": [{}]}),
                    manager="resetter"),
+            update(obj(n, {"replicas": 1, "image": "b"}), manager="untracked"),
             apply("gitops", obj(n, {"replicas": 1, "paused": True})),
             apply("gitops", obj(n, {"paused": True}))]
+    # An empty list is dropped when the custom resource's metadata is decoded (omitempty), so
+    # it keeps the stored managedFields instead of resetting them.
+    n = "empty-list-keeps"
+    s[n] = [create(obj(n, {"replicas": 1}), manager="first"),
+            update(dict(obj(n, {"replicas": 2}), metadata={"name": n, "managedFields": []}),
+                   manager="second")]
     n = "preserve-unknown"
     s[n] = [apply("gitops", obj(n, {"extra": {"a": {"b": 1, "c": [1, 2]}, "d": "x"}})),
             apply("other", obj(n, {"extra": {"a": {"e": True}}})),
@@ -303,9 +310,11 @@ def record(client, name, steps):
         time.sleep(1.2)
         code, answer = run_step(client, name, step)
         for entry in (answer.get("metadata", {}).get("managedFields") or []):
-            if entry.get("time") not in times:
-                times[entry.get("time")] = index
-            entry["time"] = times[entry.get("time")]
+            if "time" not in entry:
+                continue  # an applier whose apply changed nothing has none
+            if entry["time"] not in times:
+                times[entry["time"]] = index
+            entry["time"] = times[entry["time"]]
         out.append(dict(step, code=code, answer=answer))
     return out
 
