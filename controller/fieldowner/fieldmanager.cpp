@@ -21,7 +21,15 @@ const FieldSet &strippedFields()
         FieldSet s;
         for (const char *top : { "apiVersion", "kind", "metadata" })
             s.insert({ PathElement::field(top) });
-        for (const char *meta : { "name", "namespace", "creationTimestamp", "selfLink", "uid", "clusterName", "generation", "managedFields", "resourceVersion" })
+        for (const char *meta : { "name",
+                                  "namespace",
+                                  "creationTimestamp",
+                                  "selfLink",
+                                  "uid",
+                                  "clusterName",
+                                  "generation",
+                                  "managedFields",
+                                  "resourceVersion" })
             s.insert({ PathElement::field("metadata"), PathElement::field(meta) });
         return s;
     }();
@@ -50,8 +58,10 @@ std::string gvkString(const json &object)
 {
     const std::string apiVersion = memberString(object, "apiVersion");
     const auto slash = apiVersion.find('/');
-    const std::string group = slash == std::string::npos ? std::string() : apiVersion.substr(0, slash);
-    const std::string version = slash == std::string::npos ? apiVersion : apiVersion.substr(slash + 1);
+    const std::string group
+        = slash == std::string::npos ? std::string() : apiVersion.substr(0, slash);
+    const std::string version
+        = slash == std::string::npos ? apiVersion : apiVersion.substr(slash + 1);
     return group + "/" + version + ", Kind=" + memberString(object, "kind");
 }
 
@@ -74,7 +84,8 @@ bool resetsManagedFields(const json *managedFields)
     if (managedFields->size() != 1 || !(*managedFields)[0].is_object())
         return false;
     for (const auto &[key, value] : (*managedFields)[0].items()) {
-        if (!value.is_null() && !(value.is_string() && value.get_ref<const std::string &>().empty()))
+        if (!value.is_null()
+            && !(value.is_string() && value.get_ref<const std::string &>().empty()))
             return false;
     }
     return true;
@@ -91,7 +102,8 @@ Managed decodeOrEmpty(const json *managedFields)
 json withoutManagedFields(json object)
 {
     if (object.is_object()) {
-        if (auto metadata = object.find("metadata"); metadata != object.end() && metadata->is_object())
+        if (auto metadata = object.find("metadata");
+            metadata != object.end() && metadata->is_object())
             metadata->erase("managedFields");
     }
     return object;
@@ -101,13 +113,16 @@ json withoutManagedFields(json object)
 
 json ApplyError::toStatus() const
 {
-    json status = { { "kind", "Status" }, { "apiVersion", "v1" }, { "metadata", json::object() }, { "status", "Failure" }, { "message", message }, { "code", code } };
+    json status = { { "kind", "Status" },    { "apiVersion", "v1" }, { "metadata", json::object() },
+                    { "status", "Failure" }, { "message", message }, { "code", code } };
     if (!reason.empty())
         status["reason"] = reason;
     if (!causes.empty()) {
         json list = json::array();
         for (const Cause &cause : causes)
-            list.push_back({ { "reason", cause.type }, { "message", cause.message }, { "field", cause.field } });
+            list.push_back({ { "reason", cause.type },
+                             { "message", cause.message },
+                             { "field", cause.field } });
         status["details"] = { { "causes", std::move(list) } };
     }
     return status;
@@ -117,9 +132,12 @@ ApplyError conflictError(const std::vector<Conflict> &conflicts)
 {
     ApplyError error = failure(409, "Conflict", {});
     for (const Conflict &conflict : conflicts)
-        error.causes.push_back({ "FieldManagerConflict", "conflict with " + conflict.manager.describe(), pathString(conflict.path) });
+        error.causes.push_back({ "FieldManagerConflict",
+                                 "conflict with " + conflict.manager.describe(),
+                                 pathString(conflict.path) });
     if (conflicts.size() == 1) {
-        error.message = "Apply failed with 1 conflict: conflict with " + conflicts[0].manager.describe() + ": " + pathString(conflicts[0].path);
+        error.message = "Apply failed with 1 conflict: conflict with "
+            + conflicts[0].manager.describe() + ": " + pathString(conflicts[0].path);
         return error;
     }
     std::map<std::string, std::pair<const ManagerId *, std::vector<const Path *>>> byManager;
@@ -130,11 +148,13 @@ ApplyError conflictError(const std::vector<Conflict> &conflicts)
     }
     std::string lines;
     for (const auto &[identifier, slot] : byManager) {
-        lines += (lines.empty() ? "" : "\n") + std::string("conflicts with ") + slot.first->describe() + ":";
+        lines += (lines.empty() ? "" : "\n") + std::string("conflicts with ")
+            + slot.first->describe() + ":";
         for (const Path *path : slot.second)
             lines += "\n- " + pathString(*path);
     }
-    error.message = "Apply failed with " + std::to_string(conflicts.size()) + " conflicts: " + lines;
+    error.message
+        = "Apply failed with " + std::to_string(conflicts.size()) + " conflicts: " + lines;
     return error;
 }
 
@@ -152,7 +172,12 @@ FieldSet customResourceResetFields(bool statusSubresource, const std::string &su
     return set;
 }
 
-FieldManager::FieldManager(TypeRef type, std::string apiVersion, std::string kind, std::string subresource, FieldSet resetFields, Clock clock)
+FieldManager::FieldManager(TypeRef type,
+                           std::string apiVersion,
+                           std::string kind,
+                           std::string subresource,
+                           FieldSet resetFields,
+                           Clock clock)
     : m_type(std::move(type))
     , m_apiVersion(std::move(apiVersion))
     , m_kind(std::move(kind))
@@ -171,13 +196,17 @@ json FieldManager::emptyObject() const
     return { { "apiVersion", m_apiVersion }, { "kind", m_kind } };
 }
 
-models::Result<Managed> FieldManager::updateManaged(const json &live, const json &updated, Managed managed, const ManagerId &id) const
+models::Result<Managed> FieldManager::updateManaged(const json &live,
+                                                    const json &updated,
+                                                    Managed managed,
+                                                    const ManagerId &id) const
 {
     auto comparison = compareTyped(live, updated, m_type);
     if (!comparison)
         return comparison.error();
     const FieldSet removed = comparison->removed.recursiveDifference(m_resetFields);
-    const FieldSet changed = comparison->modified.unite(comparison->added).recursiveDifference(m_resetFields);
+    const FieldSet changed
+        = comparison->modified.unite(comparison->added).recursiveDifference(m_resetFields);
     for (auto it = managed.begin(); it != managed.end();) {
         it->second.fields = it->second.fields.difference(changed).difference(removed);
         it = it->second.fields.empty() ? managed.erase(it) : std::next(it);
@@ -254,7 +283,9 @@ json FieldManager::update(const json &live, json updated, const std::string &man
     // Objects that kept no managedFields are not tracked again by updates (skipNonApplied).
     if (managed.empty() && !metadataString(liveObject, "uid").empty())
         return updated;
-    const ManagerId id{ manager.empty() ? "unknown" : manager, Operation::Update, m_apiVersion, m_subresource };
+    const ManagerId id{
+        manager.empty() ? "unknown" : manager, Operation::Update, m_apiVersion, m_subresource
+    };
     auto result = updateManaged(liveObject, updated, std::move(managed), id);
     if (!result)
         return updated; // UpdateNoErrors: stored without managedFields
@@ -263,7 +294,8 @@ json FieldManager::update(const json &live, json updated, const std::string &man
     return live.is_null() ? updated : ignoreTimeOnlyChanges(live, std::move(updated));
 }
 
-models::Result<json> FieldManager::prune(const json &merged, const Managed &managed, const FieldSet &lastApplied) const
+models::Result<json>
+FieldManager::prune(const json &merged, const Managed &managed, const FieldSet &lastApplied) const
 {
     if (lastApplied.empty())
         return merged;
@@ -275,19 +307,27 @@ models::Result<json> FieldManager::prune(const json &merged, const Managed &mana
         owned = owned.unite(entry.fields);
     const FieldSet mergedSet = ensureNamedFieldsAreMembers(*fieldSetOf(merged, m_type), m_type);
     FieldSet prunedSet = ensureNamedFieldsAreMembers(*fieldSetOf(pruned, m_type), m_type);
-    pruned = removeItems(merged, mergedSet.difference(prunedSet.unite(ensureNamedFieldsAreMembers(owned, m_type))), m_type);
+    pruned = removeItems(
+        merged,
+        mergedSet.difference(prunedSet.unite(ensureNamedFieldsAreMembers(owned, m_type))),
+        m_type);
     // ...and what was pruned without having been applied by this manager before.
     prunedSet = ensureNamedFieldsAreMembers(*fieldSetOf(pruned, m_type), m_type);
     return removeItems(merged, mergedSet.difference(prunedSet).intersection(last), m_type);
 }
 
-ApplyResult FieldManager::applyManaged(const json &live, const json &config, Managed &managed, const ManagerId &id, bool force) const
+ApplyResult FieldManager::applyManaged(
+    const json &live, const json &config, Managed &managed, const ManagerId &id, bool force) const
 {
     if (const json *given = managedFieldsOf(config); given && !given->is_null())
         return failure(400, "BadRequest", "metadata.managedFields must be nil");
     auto configSet = fieldSetOf(config, m_type, true);
     if (!configSet)
-        return failure(500, {}, "failed to create typed patch object (" + metadataString(config, "namespace") + "/" + metadataString(config, "name") + "; " + gvkString(config) + "): " + configSet.error().message.toStdString());
+        return failure(500,
+                       {},
+                       "failed to create typed patch object (" + metadataString(config, "namespace")
+                           + "/" + metadataString(config, "name") + "; " + gvkString(config)
+                           + "): " + configSet.error().message.toStdString());
     auto merged = mergeTyped(live, config, m_type);
     if (!merged)
         return failure(500, {}, "failed to merge config: " + merged.error().message.toStdString());
@@ -302,22 +342,28 @@ ApplyResult FieldManager::applyManaged(const json &live, const json &config, Man
         return failure(500, {}, "failed to prune fields: " + pruned.error().message.toStdString());
     auto comparison = compareTyped(live, *pruned, m_type);
     if (!comparison)
-        return failure(500, {}, "failed to compare objects: " + comparison.error().message.toStdString());
+        return failure(
+            500, {}, "failed to compare objects: " + comparison.error().message.toStdString());
     const FieldSet removed = comparison->removed.recursiveDifference(m_resetFields);
-    const FieldSet changed = comparison->modified.unite(comparison->added).recursiveDifference(m_resetFields);
+    const FieldSet changed
+        = comparison->modified.unite(comparison->added).recursiveDifference(m_resetFields);
     std::vector<Conflict> conflicts;
     for (const auto &item : managed) {
         if (item.first == id.identifier())
             continue;
         const ManagerId &other = item.second.id;
-        item.second.fields.intersection(changed).forEach([&](const Path &path) { conflicts.push_back({ other, path }); });
+        item.second.fields.intersection(changed).forEach([&](const Path &path) {
+            conflicts.push_back({ other, path });
+        });
     }
     if (!force && !conflicts.empty())
         return conflictError(conflicts);
     for (auto it = managed.begin(); it != managed.end();) {
         if (it->first != id.identifier())
             it->second.fields = it->second.fields.difference(changed).difference(removed);
-        it->second.fields = it->first == id.identifier() ? it->second.fields.difference(strippedFields()) : it->second.fields;
+        it->second.fields = it->first == id.identifier()
+            ? it->second.fields.difference(strippedFields())
+            : it->second.fields;
         it = it->second.fields.empty() ? managed.erase(it) : std::next(it);
     }
     if (*pruned == live)
@@ -327,21 +373,33 @@ ApplyResult FieldManager::applyManaged(const json &live, const json &config, Man
     return *pruned;
 }
 
-ApplyResult FieldManager::apply(const json &live, const json &config, const std::string &manager, bool force) const
+ApplyResult FieldManager::apply(const json &live,
+                                const json &config,
+                                const std::string &manager,
+                                bool force) const
 {
-    if (memberString(config, "apiVersion") != m_apiVersion || memberString(config, "kind") != m_kind)
+    if (memberString(config, "apiVersion") != m_apiVersion
+        || memberString(config, "kind") != m_kind)
         return failure(400, "BadRequest", "invalid object type: " + gvkString(config));
     json liveObject = live.is_null() ? emptyObject() : live;
-    auto decoded = decodeManagedFields(managedFieldsOf(liveObject) ? *managedFieldsOf(liveObject) : json());
+    auto decoded
+        = decodeManagedFields(managedFieldsOf(liveObject) ? *managedFieldsOf(liveObject) : json());
     if (!decoded)
-        return failure(500, {}, "failed to decode managed fields: " + decoded.error().message.toStdString());
+        return failure(
+            500, {}, "failed to decode managed fields: " + decoded.error().message.toStdString());
     Managed managed = std::move(*decoded);
     if (managed.empty()) {
         // The fields of an object no one managed yet go to "before-first-apply" (skipNonApplied).
-        const ManagerId before{ "before-first-apply", Operation::Update, m_apiVersion, m_subresource };
-        auto result = updateManaged(emptyObject(), withoutManagedFields(liveObject), std::move(managed), before);
+        const ManagerId before{
+            "before-first-apply", Operation::Update, m_apiVersion, m_subresource
+        };
+        auto result = updateManaged(
+            emptyObject(), withoutManagedFields(liveObject), std::move(managed), before);
         if (!result)
-            return failure(500, {}, "failed to create manager for existing fields: " + result.error().message.toStdString());
+            return failure(500,
+                           {},
+                           "failed to create manager for existing fields: "
+                               + result.error().message.toStdString());
         managed = std::move(*result);
         capUpdateManagers(managed);
     }

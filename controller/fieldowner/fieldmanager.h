@@ -78,9 +78,8 @@ public:
     // others, entries left empty removed, at most 10 Update entries. managedFields in `updated`
     // are taken as given unless empty or broken ([] clears them). Never fails: upstream stores
     // the object without managedFields when they cannot be computed, and so does this.
-    nlohmann::json update(const nlohmann::json &live,
-                          nlohmann::json updated,
-                          const std::string &manager) const;
+    nlohmann::json
+    update(const nlohmann::json &live, nlohmann::json updated, const std::string &manager) const;
 
     // Server-side apply of `config` by `manager` over `live` (null: the object does not exist
     // yet): the merged object with its managedFields, fields the manager applied before and
@@ -106,9 +105,8 @@ private:
                                                             Managed &managed,
                                                             const ManagerId &id,
                                                             bool force) const;
-    models::Result<nlohmann::json> prune(const nlohmann::json &merged,
-                                         const Managed &managed,
-                                         const FieldSet &lastApplied) const;
+    models::Result<nlohmann::json>
+    prune(const nlohmann::json &merged, const Managed &managed, const FieldSet &lastApplied) const;
     void capUpdateManagers(Managed &managed) const;
 
     TypeRef m_type;

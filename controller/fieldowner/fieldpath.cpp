@@ -10,9 +10,15 @@ namespace reconscope::controller::fieldowner {
 
 namespace {
 
-int sign(long long value) { return value < 0 ? -1 : value > 0 ? 1 : 0; }
+int sign(long long value)
+{
+    return value < 0 ? -1 : value > 0 ? 1 : 0;
+}
 
-int compareDoubles(double a, double b) { return a < b ? -1 : a > b ? 1 : 0; }
+int compareDoubles(double a, double b)
+{
+    return a < b ? -1 : a > b ? 1 : 0;
+}
 
 // The rank of a value's kind in structured-merge-diff's order; numbers share one.
 int kindRank(const json &value)
@@ -35,9 +41,9 @@ int compareNumbers(const json &a, const json &b)
     if (a.is_number_float() || b.is_number_float())
         return compareDoubles(a.get<double>(), b.get<double>());
     if (a.is_number_unsigned() && b.is_number_unsigned())
-        return a.get<unsigned long long>() < b.get<unsigned long long>()   ? -1
-               : a.get<unsigned long long>() > b.get<unsigned long long>() ? 1
-                                                                           : 0;
+        return a.get<unsigned long long>() < b.get<unsigned long long>() ? -1
+            : a.get<unsigned long long>() > b.get<unsigned long long>()  ? 1
+                                                                         : 0;
     const long long x = a.get<long long>(), y = b.get<long long>();
     return x < y ? -1 : x > y ? 1 : 0;
 }
@@ -68,9 +74,10 @@ std::string valueString(const json &value)
 template<typename Element, typename Key>
 auto lowerBound(std::vector<Element> &items, const PathElement &element, Key key)
 {
-    return std::lower_bound(items.begin(), items.end(), element, [&](const Element &a, const PathElement &b) {
-        return key(a) < b;
-    });
+    return std::lower_bound(items.begin(),
+                            items.end(),
+                            element,
+                            [&](const Element &a, const PathElement &b) { return key(a) < b; });
 }
 
 } // namespace
@@ -111,7 +118,8 @@ int PathElement::compare(const PathElement &other) const
     if (kind != other.kind)
         return kind < other.kind ? -1 : 1;
     switch (kind) {
-    case Kind::Field: return sign(name.compare(other.name));
+    case Kind::Field:
+        return sign(name.compare(other.name));
     case Kind::Key: {
         // Key fields sorted by name, then compared pairwise; a shorter list first.
         auto a = value.items().begin(), b = other.value.items().begin();
@@ -125,8 +133,10 @@ int PathElement::compare(const PathElement &other) const
                 return c;
         }
     }
-    case Kind::Value: return compareValues(value, other.value);
-    case Kind::Index: return sign(index - other.index);
+    case Kind::Value:
+        return compareValues(value, other.value);
+    case Kind::Index:
+        return sign(index - other.index);
     }
     return 0;
 }
@@ -134,7 +144,8 @@ int PathElement::compare(const PathElement &other) const
 std::string PathElement::toString() const
 {
     switch (kind) {
-    case Kind::Field: return "." + name;
+    case Kind::Field:
+        return "." + name;
     case Kind::Key: {
         std::string out = "[";
         bool first = true;
@@ -144,8 +155,10 @@ std::string PathElement::toString() const
         }
         return out + "]";
     }
-    case Kind::Value: return "[=" + valueString(value) + "]";
-    case Kind::Index: return "[" + std::to_string(index) + "]";
+    case Kind::Value:
+        return "[=" + valueString(value) + "]";
+    case Kind::Index:
+        return "[" + std::to_string(index) + "]";
     }
     return "{{invalid path element}}";
 }
@@ -164,9 +177,12 @@ int compareValues(const json &a, const json &b)
     if (ra != rb)
         return ra < rb ? -1 : 1;
     switch (ra) {
-    case 0: return compareNumbers(a, b);
-    case 1: return sign(a.get_ref<const std::string &>().compare(b.get_ref<const std::string &>()));
-    case 2: return a.get<bool>() == b.get<bool>() ? 0 : a.get<bool>() ? 1 : -1;
+    case 0:
+        return compareNumbers(a, b);
+    case 1:
+        return sign(a.get_ref<const std::string &>().compare(b.get_ref<const std::string &>()));
+    case 2:
+        return a.get<bool>() == b.get<bool>() ? 0 : a.get<bool>() ? 1 : -1;
     case 3:
         for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
             if (int c = compareValues(a[i], b[i]))
@@ -187,7 +203,10 @@ int compareValues(const json &a, const json &b)
     return 0;
 }
 
-bool FieldSet::empty() const { return m_members.empty() && m_children.empty(); }
+bool FieldSet::empty() const
+{
+    return m_members.empty() && m_children.empty();
+}
 
 bool FieldSet::hasMember(const PathElement &element) const
 {
@@ -208,9 +227,10 @@ bool FieldSet::has(const Path &path) const
 const FieldSet &FieldSet::withPrefix(const PathElement &element) const
 {
     static const FieldSet none;
-    auto it = std::lower_bound(m_children.begin(), m_children.end(), element, [](const Child &c, const PathElement &e) {
-        return c.element < e;
-    });
+    auto it = std::lower_bound(m_children.begin(),
+                               m_children.end(),
+                               element,
+                               [](const Child &c, const PathElement &e) { return c.element < e; });
     return it != m_children.end() && it->element == element ? it->set : none;
 }
 
@@ -223,7 +243,8 @@ void FieldSet::insertMember(const PathElement &element)
 
 FieldSet &FieldSet::descend(const PathElement &element)
 {
-    auto it = lowerBound(m_children, element, [](const Child &c) -> const PathElement & { return c.element; });
+    auto it = lowerBound(
+        m_children, element, [](const Child &c) -> const PathElement & { return c.element; });
     if (it == m_children.end() || !(it->element == element))
         it = m_children.insert(it, Child{ element, FieldSet() });
     return it->set;
@@ -247,7 +268,11 @@ void FieldSet::dropEmptyChildren()
 FieldSet FieldSet::unite(const FieldSet &other) const
 {
     FieldSet out;
-    std::set_union(m_members.begin(), m_members.end(), other.m_members.begin(), other.m_members.end(), std::back_inserter(out.m_members));
+    std::set_union(m_members.begin(),
+                   m_members.end(),
+                   other.m_members.begin(),
+                   other.m_members.end(),
+                   std::back_inserter(out.m_members));
     auto a = m_children.begin(), b = other.m_children.begin();
     while (a != m_children.end() || b != other.m_children.end()) {
         if (b == other.m_children.end() || (a != m_children.end() && a->element < b->element))
@@ -265,7 +290,11 @@ FieldSet FieldSet::unite(const FieldSet &other) const
 FieldSet FieldSet::intersection(const FieldSet &other) const
 {
     FieldSet out;
-    std::set_intersection(m_members.begin(), m_members.end(), other.m_members.begin(), other.m_members.end(), std::back_inserter(out.m_members));
+    std::set_intersection(m_members.begin(),
+                          m_members.end(),
+                          other.m_members.begin(),
+                          other.m_members.end(),
+                          std::back_inserter(out.m_members));
     for (const Child &child : m_children) {
         const FieldSet &theirs = other.withPrefix(child.element);
         if (!theirs.empty())
@@ -278,9 +307,14 @@ FieldSet FieldSet::intersection(const FieldSet &other) const
 FieldSet FieldSet::difference(const FieldSet &other) const
 {
     FieldSet out;
-    std::set_difference(m_members.begin(), m_members.end(), other.m_members.begin(), other.m_members.end(), std::back_inserter(out.m_members));
+    std::set_difference(m_members.begin(),
+                        m_members.end(),
+                        other.m_members.begin(),
+                        other.m_members.end(),
+                        std::back_inserter(out.m_members));
     for (const Child &child : m_children)
-        out.m_children.push_back(Child{ child.element, child.set.difference(other.withPrefix(child.element)) });
+        out.m_children.push_back(
+            Child{ child.element, child.set.difference(other.withPrefix(child.element)) });
     out.dropEmptyChildren();
     return out;
 }
@@ -288,10 +322,15 @@ FieldSet FieldSet::difference(const FieldSet &other) const
 FieldSet FieldSet::recursiveDifference(const FieldSet &other) const
 {
     FieldSet out;
-    std::set_difference(m_members.begin(), m_members.end(), other.m_members.begin(), other.m_members.end(), std::back_inserter(out.m_members));
+    std::set_difference(m_members.begin(),
+                        m_members.end(),
+                        other.m_members.begin(),
+                        other.m_members.end(),
+                        std::back_inserter(out.m_members));
     for (const Child &child : m_children) {
         if (!other.hasMember(child.element))
-            out.m_children.push_back(Child{ child.element, child.set.recursiveDifference(other.withPrefix(child.element)) });
+            out.m_children.push_back(Child{
+                child.element, child.set.recursiveDifference(other.withPrefix(child.element)) });
     }
     out.dropEmptyChildren();
     return out;
@@ -336,7 +375,8 @@ bool FieldSet::operator==(const FieldSet &other) const
     if (m_members != other.m_members || m_children.size() != other.m_children.size())
         return false;
     for (std::size_t i = 0; i < m_children.size(); ++i) {
-        if (!(m_children[i].element == other.m_children[i].element) || !(m_children[i].set == other.m_children[i].set))
+        if (!(m_children[i].element == other.m_children[i].element)
+            || !(m_children[i].set == other.m_children[i].set))
             return false;
     }
     return true;

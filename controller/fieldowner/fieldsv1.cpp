@@ -25,13 +25,17 @@ struct Decoder
         if (!error.isEmpty())
             return false;
         if (depth > maxDepth) {
-            error = QStringLiteral("fieldsV1 nested deeper than %1 at %2").arg(maxDepth).arg(QString::fromStdString(where));
+            error = QStringLiteral("fieldsV1 nested deeper than %1 at %2")
+                        .arg(maxDepth)
+                        .arg(QString::fromStdString(where));
             return false;
         }
         if (value.is_null())
             return true;
         if (!value.is_object()) {
-            error = QStringLiteral("fieldsV1 at %1 is a %2, not an object").arg(QString::fromStdString(where.empty() ? "the top" : where), QString::fromUtf8(value.type_name()));
+            error = QStringLiteral("fieldsV1 at %1 is a %2, not an object")
+                        .arg(QString::fromStdString(where.empty() ? "the top" : where),
+                             QString::fromUtf8(value.type_name()));
             return false;
         }
         bool member = false;
@@ -42,13 +46,17 @@ struct Decoder
             }
             auto element = decodePathElement(key);
             if (!element) {
-                error = QStringLiteral("fieldsV1 key %1 at %2: %3").arg(QString::fromStdString(gotext::quote(key)), QString::fromStdString(where.empty() ? "the top" : where), element.error().message);
+                error = QStringLiteral("fieldsV1 key %1 at %2: %3")
+                            .arg(QString::fromStdString(gotext::quote(key)),
+                                 QString::fromStdString(where.empty() ? "the top" : where),
+                                 element.error().message);
                 return false;
             }
             if (!*element)
                 continue; // an element type of a later version: dropped, as upstream does
             FieldSet children;
-            const bool childIsMember = read(below, children, where + (*element)->toString(), depth + 1);
+            const bool childIsMember
+                = read(below, children, where + (*element)->toString(), depth + 1);
             if (!error.isEmpty())
                 return false;
             if (childIsMember)
@@ -65,10 +73,14 @@ struct Decoder
 std::string encodePathElement(const PathElement &element)
 {
     switch (element.kind) {
-    case PathElement::Kind::Field: return "f:" + element.name;
-    case PathElement::Kind::Key: return "k:" + gotext::json(element.value);
-    case PathElement::Kind::Value: return "v:" + gotext::json(element.value);
-    case PathElement::Kind::Index: return "i:" + std::to_string(element.index);
+    case PathElement::Kind::Field:
+        return "f:" + element.name;
+    case PathElement::Kind::Key:
+        return "k:" + gotext::json(element.value);
+    case PathElement::Kind::Value:
+        return "v:" + gotext::json(element.value);
+    case PathElement::Kind::Index:
+        return "i:" + std::to_string(element.index);
     }
     return {};
 }
@@ -82,12 +94,14 @@ models::Result<std::optional<PathElement>> decodePathElement(std::string_view ke
         return R::failure(QStringLiteral("missing colon"));
     const std::string_view rest = key.substr(2);
     switch (key[0]) {
-    case 'f': return std::optional(PathElement::field(std::string(rest)));
+    case 'f':
+        return std::optional(PathElement::field(std::string(rest)));
     case 'v':
     case 'k': {
         json value = json::parse(rest, nullptr, false);
         if (value.is_discarded())
-            return R::failure(QStringLiteral("not JSON after \"%1:\"").arg(QChar::fromLatin1(key[0])));
+            return R::failure(
+                QStringLiteral("not JSON after \"%1:\"").arg(QChar::fromLatin1(key[0])));
         if (key[0] == 'v')
             return std::optional(PathElement::member(std::move(value)));
         if (!value.is_object())
@@ -102,7 +116,8 @@ models::Result<std::optional<PathElement>> decodePathElement(std::string_view ke
             return R::failure(QStringLiteral("not an index after \"i:\""));
         return std::optional(PathElement::at(index));
     }
-    default: return std::optional<PathElement>();
+    default:
+        return std::optional<PathElement>();
     }
 }
 

@@ -14,7 +14,9 @@ namespace {
 // The code point of the UTF-8 sequence at `text[i]` and its length; length 0 when invalid.
 std::pair<char32_t, std::size_t> decodeRune(const std::string &text, std::size_t i)
 {
-    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+    const auto byte = [&](std::size_t k) {
+        return static_cast<unsigned char>(text[k]);
+    };
     const unsigned char b0 = byte(i);
     if (b0 < 0x80)
         return { b0, 1 };
@@ -51,16 +53,28 @@ void appendJsonString(std::string &out, const std::string &text)
             continue;
         }
         switch (rune) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
+        case '"':
+            out += "\\\"";
+            break;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
         case '<':
         case '>':
         case '&':
         case 0x2028:
-        case 0x2029: appendHex(out, "\\u", static_cast<unsigned>(rune), 4); break;
+        case 0x2029:
+            appendHex(out, "\\u", static_cast<unsigned>(rune), 4);
+            break;
         default:
             if (rune < 0x20)
                 appendHex(out, "\\u", static_cast<unsigned>(rune), 4);
@@ -121,9 +135,14 @@ void appendJson(std::string &out, const Json &value)
         out += ']';
         break;
     }
-    case Json::value_t::string: appendJsonString(out, value.get_ref<const std::string &>()); break;
-    case Json::value_t::number_float: out += jsonFloat(value.get<double>()); break;
-    default: out += value.dump(); // integers, booleans, null
+    case Json::value_t::string:
+        appendJsonString(out, value.get_ref<const std::string &>());
+        break;
+    case Json::value_t::number_float:
+        out += jsonFloat(value.get<double>());
+        break;
+    default:
+        out += value.dump(); // integers, booleans, null
     }
 }
 
@@ -154,15 +173,33 @@ std::string quote(const std::string &text)
             continue;
         }
         switch (rune) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\a': out += "\\a"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        case '\v': out += "\\v"; break;
+        case '"':
+            out += "\\\"";
+            break;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\a':
+            out += "\\a";
+            break;
+        case '\b':
+            out += "\\b";
+            break;
+        case '\f':
+            out += "\\f";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
+        case '\v':
+            out += "\\v";
+            break;
         default:
             if (printable(rune))
                 out.append(text, i, length);

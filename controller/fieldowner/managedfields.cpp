@@ -44,22 +44,27 @@ models::Result<ManagedEntry> decodeEntry(const json &entry, std::size_t index)
     const std::string fieldsType = stringMember(entry, "fieldsType", &wrongType);
     const std::string time = stringMember(entry, "time", &wrongType);
     if (wrongType)
-        return R::failure(QStringLiteral("managed fields entry %1 has a member of the wrong type").arg(index));
+        return R::failure(
+            QStringLiteral("managed fields entry %1 has a member of the wrong type").arg(index));
     if (operation != "Apply" && operation != "Update")
         return R::failure(QStringLiteral("operation must be `Apply` or `Update`"));
     out.id.operation = operation == "Apply" ? Operation::Apply : Operation::Update;
     if (out.apiVersion.empty())
         return R::failure(QStringLiteral("apiVersion must not be empty"));
     if (fieldsType.empty())
-        return R::failure(QStringLiteral("missing fieldsType in managed fields entry %1").arg(index));
+        return R::failure(
+            QStringLiteral("missing fieldsType in managed fields entry %1").arg(index));
     if (fieldsType != "FieldsV1")
-        return R::failure(QStringLiteral("invalid fieldsType %1 in managed fields entry %2").arg(QString::fromStdString(gotext::quote(fieldsType))).arg(index));
+        return R::failure(QStringLiteral("invalid fieldsType %1 in managed fields entry %2")
+                              .arg(QString::fromStdString(gotext::quote(fieldsType)))
+                              .arg(index));
     if (out.id.operation == Operation::Update)
         out.id.apiVersion = out.apiVersion;
     const auto fields = entry.find("fieldsV1");
     auto set = decodeFieldsV1(fields == entry.end() ? json::object() : *fields);
     if (!set)
-        return R::failure(QStringLiteral("managed fields entry %1: %2").arg(index).arg(set.error().message));
+        return R::failure(
+            QStringLiteral("managed fields entry %1: %2").arg(index).arg(set.error().message));
     out.fields = std::move(*set);
     if (!time.empty()) {
         if (auto parsed = models::parseRfc3339(QString::fromStdString(time)))
@@ -93,7 +98,8 @@ std::vector<std::pair<char32_t, std::string>> runes(const std::string &text)
             rune = (rune << 6) | (b & 0x3F);
         }
         const char32_t minimum[] = { 0, 0, 0x80, 0x800, 0x10000 };
-        valid = valid && rune >= minimum[length] && rune <= 0x10FFFF && !(rune >= 0xD800 && rune <= 0xDFFF);
+        valid = valid && rune >= minimum[length] && rune <= 0x10FFFF
+            && !(rune >= 0xD800 && rune <= 0xDFFF);
         if (!valid) {
             out.emplace_back(0xFFFD, "\xEF\xBF\xBD");
             ++i;
@@ -157,21 +163,28 @@ json encodeManagedFields(const Managed &managed)
     std::vector<const ManagedEntry *> entries;
     for (const auto &[identifier, entry] : managed)
         entries.push_back(&entry);
-    const auto seconds = [](const ManagedEntry *e) { return e->time.isValid() ? e->time.toSecsSinceEpoch() : 0; };
-    std::stable_sort(entries.begin(), entries.end(), [&](const ManagedEntry *p, const ManagedEntry *q) {
-        if (p->id.operation != q->id.operation)
-            return p->id.operation == Operation::Apply;
-        if (seconds(p) != seconds(q))
-            return seconds(p) < seconds(q);
-        if (p->id.manager != q->id.manager)
-            return p->id.manager < q->id.manager;
-        if (p->apiVersion != q->apiVersion)
-            return p->apiVersion < q->apiVersion;
-        return p->id.subresource < q->id.subresource;
-    });
+    const auto seconds = [](const ManagedEntry *e) {
+        return e->time.isValid() ? e->time.toSecsSinceEpoch() : 0;
+    };
+    std::stable_sort(
+        entries.begin(), entries.end(), [&](const ManagedEntry *p, const ManagedEntry *q) {
+            if (p->id.operation != q->id.operation)
+                return p->id.operation == Operation::Apply;
+            if (seconds(p) != seconds(q))
+                return seconds(p) < seconds(q);
+            if (p->id.manager != q->id.manager)
+                return p->id.manager < q->id.manager;
+            if (p->apiVersion != q->apiVersion)
+                return p->apiVersion < q->apiVersion;
+            return p->id.subresource < q->id.subresource;
+        });
     json out = json::array();
     for (const ManagedEntry *e : entries) {
-        json entry = { { "manager", e->id.manager }, { "operation", operationName(e->id.operation) }, { "apiVersion", e->apiVersion }, { "fieldsType", "FieldsV1" }, { "fieldsV1", encodeFieldsV1(e->fields) } };
+        json entry = { { "manager", e->id.manager },
+                       { "operation", operationName(e->id.operation) },
+                       { "apiVersion", e->apiVersion },
+                       { "fieldsType", "FieldsV1" },
+                       { "fieldsV1", encodeFieldsV1(e->fields) } };
         if (e->time.isValid())
             entry["time"] = models::formatRfc3339(e->time).toStdString();
         if (!e->id.subresource.empty())
@@ -192,11 +205,12 @@ const json *managedFieldsOf(const json &object)
 
 void setManagedFields(json &object, const Managed &managed)
 {
-    if (!object.is_object())
+    if (!object.is_object() || (object.contains("metadata") && !object["metadata"].is_object()))
         return;
     json encoded = encodeManagedFields(managed);
     if (encoded.is_null()) {
-        if (auto metadata = object.find("metadata"); metadata != object.end() && metadata->is_object())
+        if (auto metadata = object.find("metadata");
+            metadata != object.end() && metadata->is_object())
             metadata->erase("managedFields");
         return;
     }
@@ -208,7 +222,8 @@ json ignoreTimeOnlyChanges(const json &stored, json updated)
     const auto withoutTimes = [](json object) {
         if (object.is_object() && object.contains("metadata") && object["metadata"].is_object()) {
             json &metadata = object["metadata"];
-            if (auto fields = metadata.find("managedFields"); fields != metadata.end() && fields->is_array()) {
+            if (auto fields = metadata.find("managedFields");
+                fields != metadata.end() && fields->is_array()) {
                 for (json &entry : *fields) {
                     if (entry.is_object())
                         entry.erase("time");

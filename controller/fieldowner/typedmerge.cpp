@@ -27,7 +27,10 @@ Shape shapeOf(const TypeNode &type, const json *value)
         if (value->is_object() && type.map)
             return Shape::Map;
     }
-    return type.map ? Shape::Map : type.scalar ? Shape::Scalar : type.list ? Shape::List : Shape::None;
+    return type.map   ? Shape::Map
+        : type.scalar ? Shape::Scalar
+        : type.list   ? Shape::List
+                      : Shape::None;
 }
 
 std::optional<PathElement> elementOf(const ListAtom &list, const json &item)
@@ -42,11 +45,13 @@ std::optional<PathElement> elementOf(const ListAtom &list, const json &item)
     if (!item.is_object())
         return std::nullopt;
     json key = json::object();
-    const MapAtom *itemMap = list.elementType && list.elementType->map ? &*list.elementType->map : nullptr;
+    const MapAtom *itemMap
+        = list.elementType && list.elementType->map ? &*list.elementType->map : nullptr;
     for (const std::string &name : list.keys) {
         if (auto it = item.find(name); it != item.end())
             key[name] = *it;
-        else if (const StructField *f = itemMap ? itemMap->field(name) : nullptr; f && f->defaultValue)
+        else if (const StructField *f = itemMap ? itemMap->field(name) : nullptr;
+                 f && f->defaultValue)
             key[name] = *f->defaultValue;
     }
     if (key.empty())
@@ -93,17 +98,25 @@ struct MergeWalker
     void fail(const QString &message)
     {
         if (error.isEmpty())
-            error = (path.empty() ? QStringLiteral("the object") : QString::fromStdString(pathString(path))) + QStringLiteral(": ") + message;
+            error = (path.empty() ? QStringLiteral("the object")
+                                  : QString::fromStdString(pathString(path)))
+                + QStringLiteral(": ") + message;
     }
 
-    static Out leaf(const json *lhs, const json *rhs) { return rhs ? Out(*rhs) : lhs ? Out(*lhs) : Out(); }
+    static Out leaf(const json *lhs, const json *rhs)
+    {
+        return rhs ? Out(*rhs) : lhs ? Out(*lhs) : Out();
+    }
 
     Out handle(Shape shape, const json *lhs, const json *rhs, const TypeNode &type)
     {
         switch (shape) {
-        case Shape::List: return list(lhs, rhs, *type.list);
-        case Shape::Map: return map(lhs, rhs, *type.map);
-        default: return leaf(lhs, rhs);
+        case Shape::List:
+            return list(lhs, rhs, *type.list);
+        case Shape::Map:
+            return map(lhs, rhs, *type.map);
+        default:
+            return leaf(lhs, rhs);
         }
     }
 
@@ -114,13 +127,15 @@ struct MergeWalker
         for (const json &item : *list) {
             auto e = elementOf(type, item);
             if (!e) {
-                fail(QStringLiteral("element %1 has no key in an associative list").arg(out.elements.size()));
+                fail(QStringLiteral("element %1 has no key in an associative list")
+                         .arg(out.elements.size()));
                 return false;
             }
             auto [it, inserted] = out.byElement.emplace(*e, &item);
             if (!inserted) {
                 if (!allowDuplicates) {
-                    fail(QStringLiteral("duplicate entries for key %1").arg(QString::fromStdString(e->toString())));
+                    fail(QStringLiteral("duplicate entries for key %1")
+                             .arg(QString::fromStdString(e->toString())));
                     return false;
                 }
                 it->second = &duplicate;
@@ -131,7 +146,8 @@ struct MergeWalker
         return true;
     }
 
-    void mergeItem(const PathElement &e, const json *lhs, const json *rhs, const ListAtom &type, json &out)
+    void mergeItem(
+        const PathElement &e, const json *lhs, const json *rhs, const ListAtom &type, json &out)
     {
         path.push_back(e);
         if (Out merged = merge(lhs, rhs, type.elementType))
@@ -151,7 +167,9 @@ struct MergeWalker
                 shared.push_back(e);
         }
         std::size_t nextShared = 0;
-        auto sharedDone = [&] { return nextShared >= shared.size(); };
+        auto sharedDone = [&] {
+            return nextShared >= shared.size();
+        };
         std::map<PathElement, bool> mergedRight;
         json out = json::array();
         const std::size_t lLen = left.elements.size(), rLen = right.elements.size();
@@ -245,7 +263,8 @@ json removeFrom(const json &value, const FieldSet &remove, const TypeRef &type)
     if (!type)
         return value;
     switch (shapeOf(*type, &value)) {
-    case Shape::Scalar: return value;
+    case Shape::Scalar:
+        return value;
     case Shape::List: {
         const ListAtom &list = *type->list;
         if (!value.is_array() || value.empty() || list.relationship == Relationship::Atomic)
@@ -275,7 +294,8 @@ json removeFrom(const json &value, const FieldSet &remove, const TypeRef &type)
         }
         return out.empty() ? json() : out;
     }
-    case Shape::None: return value;
+    case Shape::None:
+        return value;
     }
     return value;
 }

@@ -34,10 +34,14 @@ Atom atomOf(const TypeNode &type, const json *value)
 bool shapeMatches(Atom atom, const json &value)
 {
     switch (atom) {
-    case Atom::Scalar: return value.is_null() || value.is_primitive();
-    case Atom::List: return value.is_null() || value.is_array();
-    case Atom::Map: return value.is_null() || value.is_object();
-    case Atom::None: return false;
+    case Atom::Scalar:
+        return value.is_null() || value.is_primitive();
+    case Atom::List:
+        return value.is_null() || value.is_array();
+    case Atom::Map:
+        return value.is_null() || value.is_object();
+    case Atom::None:
+        return false;
     }
     return false;
 }
@@ -61,26 +65,31 @@ std::optional<PathElement> itemElement(const ListAtom &list, const json &item, Q
     }
     if (list.keys.empty()) {
         if (item.is_object() || item.is_array() || item.is_null()) {
-            *error = QStringLiteral("a set holds only scalars, not %1").arg(QString::fromUtf8(item.type_name()));
+            *error = QStringLiteral("a set holds only scalars, not %1")
+                         .arg(QString::fromUtf8(item.type_name()));
             return std::nullopt;
         }
         return PathElement::member(item);
     }
     if (!item.is_object()) {
-        *error = item.is_null() ? QStringLiteral("associative list with keys may not have a null element")
-                                : QStringLiteral("associative list with keys may not have non-map elements");
+        *error = item.is_null()
+            ? QStringLiteral("associative list with keys may not have a null element")
+            : QStringLiteral("associative list with keys may not have non-map elements");
         return std::nullopt;
     }
     json key = json::object();
-    const MapAtom *itemMap = list.elementType && list.elementType->map ? &*list.elementType->map : nullptr;
+    const MapAtom *itemMap
+        = list.elementType && list.elementType->map ? &*list.elementType->map : nullptr;
     for (const std::string &name : list.keys) {
         if (auto it = item.find(name); it != item.end())
             key[name] = *it;
-        else if (const StructField *f = itemMap ? itemMap->field(name) : nullptr; f && f->defaultValue)
+        else if (const StructField *f = itemMap ? itemMap->field(name) : nullptr;
+                 f && f->defaultValue)
             key[name] = *f->defaultValue;
     }
     if (key.empty()) {
-        *error = QStringLiteral("associative list with keys has an element that omits all key fields");
+        *error
+            = QStringLiteral("associative list with keys has an element that omits all key fields");
         return std::nullopt;
     }
     return PathElement::key(std::move(key));
@@ -107,12 +116,22 @@ struct FieldSetWalker
         }
         const Atom atom = atomOf(*type, &value);
         if (strict && !shapeMatches(atom, value))
-            fail(QStringLiteral("expected %1, got %2").arg(QString::fromUtf8(shapeName(atom)), QString::fromUtf8(value.type_name())));
+            fail(
+                QStringLiteral("expected %1, got %2")
+                    .arg(QString::fromUtf8(shapeName(atom)), QString::fromUtf8(value.type_name())));
         switch (atom) {
-        case Atom::Scalar: set.insert(path); break;
-        case Atom::List: walkList(value, *type->list); break;
-        case Atom::Map: walkMap(value, *type->map); break;
-        case Atom::None: fail(QStringLiteral("schema error: invalid atom")); break;
+        case Atom::Scalar:
+            set.insert(path);
+            break;
+        case Atom::List:
+            walkList(value, *type->list);
+            break;
+        case Atom::Map:
+            walkMap(value, *type->map);
+            break;
+        case Atom::None:
+            fail(QStringLiteral("schema error: invalid atom"));
+            break;
         }
     }
 
@@ -138,7 +157,8 @@ struct FieldSetWalker
                 seen.push_back(e);
             else if (std::find(duplicates.begin(), duplicates.end(), e) == duplicates.end()) {
                 if (strict)
-                    fail(QStringLiteral("duplicate entries for key %1").arg(QString::fromStdString(e.toString())));
+                    fail(QStringLiteral("duplicate entries for key %1")
+                             .arg(QString::fromStdString(e.toString())));
                 duplicates.push_back(e);
                 path.push_back(e);
                 set.insert(path);
@@ -146,7 +166,9 @@ struct FieldSetWalker
             }
         }
         for (std::size_t i = 0; i < value.size(); ++i) {
-            if (!elements[i] || std::find(duplicates.begin(), duplicates.end(), *elements[i]) != duplicates.end())
+            if (!elements[i]
+                || std::find(duplicates.begin(), duplicates.end(), *elements[i])
+                    != duplicates.end())
                 continue;
             path.push_back(*elements[i]);
             walk(value[i], list.elementType);
@@ -220,10 +242,14 @@ struct CompareWalker
     bool handle(Atom atom, const json *lhs, const json *rhs, const TypeNode &type)
     {
         switch (atom) {
-        case Atom::Scalar: return leaf(lhs, rhs);
-        case Atom::List: return list(lhs, rhs, *type.list);
-        case Atom::Map: return map(lhs, rhs, *type.map);
-        case Atom::None: return leaf(lhs, rhs);
+        case Atom::Scalar:
+            return leaf(lhs, rhs);
+        case Atom::List:
+            return list(lhs, rhs, *type.list);
+        case Atom::Map:
+            return map(lhs, rhs, *type.map);
+        case Atom::None:
+            return leaf(lhs, rhs);
         }
         return true;
     }
@@ -271,11 +297,16 @@ struct CompareWalker
         return false;
     }
 
-    void compareItems(const PathElement &e, const std::vector<const json *> &left, const std::vector<const json *> &right, const ListAtom &type)
+    void compareItems(const PathElement &e,
+                      const std::vector<const json *> &left,
+                      const std::vector<const json *> &right,
+                      const ListAtom &type)
     {
         path.push_back(e);
         if (left.size() <= 1 && right.size() <= 1) {
-            compare(left.empty() ? nullptr : left[0], right.empty() ? nullptr : right[0], type.elementType);
+            compare(left.empty() ? nullptr : left[0],
+                    right.empty() ? nullptr : right[0],
+                    type.elementType);
         } else if (left.size() >= 2 && right.size() >= 2) {
             bool same = left.size() == right.size();
             for (std::size_t k = 0; same && k < left.size(); ++k)

@@ -25,19 +25,23 @@ struct Comparison
 // and null or empty maps. `strict` refuses what an applied configuration may not hold
 // (duplicate set members or list-map keys, items without keys, values of the wrong shape);
 // otherwise such items are skipped or kept whole as upstream does for live objects.
-models::Result<FieldSet> fieldSetOf(const nlohmann::json &value, const TypeRef &type, bool strict = false);
+models::Result<FieldSet>
+fieldSetOf(const nlohmann::json &value, const TypeRef &type, bool strict = false);
 
 // What changed from `before` to `after` (TypedValue.Compare); non-leaf paths that appear or
 // disappear are listed too.
-models::Result<Comparison> compareTyped(const nlohmann::json &before, const nlohmann::json &after, const TypeRef &type);
+models::Result<Comparison>
+compareTyped(const nlohmann::json &before, const nlohmann::json &after, const TypeRef &type);
 
 // `config` merged into `live` (TypedValue.Merge): maps by key, associative lists by item key
 // (live order kept, new items placed as upstream places them), everything else replaced.
-models::Result<nlohmann::json> mergeTyped(const nlohmann::json &live, const nlohmann::json &config, const TypeRef &type);
+models::Result<nlohmann::json>
+mergeTyped(const nlohmann::json &live, const nlohmann::json &config, const TypeRef &type);
 
 // `value` without the paths of `remove` (TypedValue.RemoveItems); a map or list left empty
 // becomes null, as upstream leaves it.
-nlohmann::json removeItems(const nlohmann::json &value, const FieldSet &remove, const TypeRef &type);
+nlohmann::json
+removeItems(const nlohmann::json &value, const FieldSet &remove, const TypeRef &type);
 
 // `set` plus every struct field on the way to its paths (Set.EnsureNamedFieldsAreMembers).
 FieldSet ensureNamedFieldsAreMembers(const FieldSet &set, const TypeRef &type);

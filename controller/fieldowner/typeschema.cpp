@@ -70,7 +70,9 @@ Relationship mapRelationship(const json &schema)
     const auto it = schema.find("x-kubernetes-map-type");
     if (it == schema.end() || !it->is_string())
         return Relationship::Unset;
-    return *it == "atomic" ? Relationship::Atomic : *it == "granular" ? Relationship::Separable : Relationship::Unset;
+    return *it == "atomic"  ? Relationship::Atomic
+        : *it == "granular" ? Relationship::Separable
+                            : Relationship::Unset;
 }
 
 struct Converter
@@ -116,7 +118,8 @@ struct Converter
             addResourceFields(map);
         const auto additional = schema.find("additionalProperties");
         if (additional == schema.end() || additional->is_null())
-            map.elementType = (preserve || !properties || properties->empty()) ? deduced() : nullptr;
+            map.elementType
+                = (preserve || !properties || properties->empty()) ? deduced() : nullptr;
         else if (additional->is_object())
             map.elementType = convert(*additional, preserve);
         else if (additional->is_boolean() && additional->get<bool>())
@@ -138,7 +141,8 @@ struct Converter
             }
         }
         const auto items = schema.find("items");
-        list.elementType = items != schema.end() && items->is_object() ? convert(*items, preserve) : untypedAtomic();
+        list.elementType = items != schema.end() && items->is_object() ? convert(*items, preserve)
+                                                                       : untypedAtomic();
         return list;
     }
 
@@ -150,7 +154,8 @@ struct Converter
     }
 };
 
-TypeRef makeMap(std::map<std::string, TypeRef> fields, Relationship relationship = Relationship::Unset)
+TypeRef makeMap(std::map<std::string, TypeRef> fields,
+                Relationship relationship = Relationship::Unset)
 {
     auto node = std::make_shared<TypeNode>();
     node->map = MapAtom{};
@@ -176,31 +181,50 @@ TypeRef stringMap()
 
 } // namespace
 
-TypeRef untypedAtomic() { return untyped().atomic; }
+TypeRef untypedAtomic()
+{
+    return untyped().atomic;
+}
 
-TypeRef deduced() { return untyped().deduced; }
+TypeRef deduced()
+{
+    return untyped().deduced;
+}
 
 TypeRef objectMeta()
 {
     static const TypeRef meta = [] {
         const TypeRef s = scalarType();
-        const TypeRef ownerReference = makeMap({ { "apiVersion", s }, { "kind", s }, { "name", s }, { "uid", s }, { "controller", s }, { "blockOwnerDeletion", s } }, Relationship::Atomic);
-        const TypeRef managedFieldsEntry = makeMap({ { "manager", s }, { "operation", s }, { "apiVersion", s }, { "time", s }, { "fieldsType", s }, { "fieldsV1", deduced() }, { "subresource", s } });
-        return makeMap({ { "name", s },
-                         { "generateName", s },
-                         { "namespace", s },
-                         { "selfLink", s },
-                         { "uid", s },
-                         { "resourceVersion", s },
-                         { "generation", s },
-                         { "creationTimestamp", s },
-                         { "deletionTimestamp", s },
-                         { "deletionGracePeriodSeconds", s },
-                         { "labels", stringMap() },
-                         { "annotations", stringMap() },
-                         { "ownerReferences", makeList(ownerReference, Relationship::Associative, { "uid" }) },
-                         { "finalizers", makeList(s, Relationship::Associative) },
-                         { "managedFields", makeList(managedFieldsEntry, Relationship::Atomic) } });
+        const TypeRef ownerReference = makeMap({ { "apiVersion", s },
+                                                 { "kind", s },
+                                                 { "name", s },
+                                                 { "uid", s },
+                                                 { "controller", s },
+                                                 { "blockOwnerDeletion", s } },
+                                               Relationship::Atomic);
+        const TypeRef managedFieldsEntry = makeMap({ { "manager", s },
+                                                     { "operation", s },
+                                                     { "apiVersion", s },
+                                                     { "time", s },
+                                                     { "fieldsType", s },
+                                                     { "fieldsV1", deduced() },
+                                                     { "subresource", s } });
+        return makeMap(
+            { { "name", s },
+              { "generateName", s },
+              { "namespace", s },
+              { "selfLink", s },
+              { "uid", s },
+              { "resourceVersion", s },
+              { "generation", s },
+              { "creationTimestamp", s },
+              { "deletionTimestamp", s },
+              { "deletionGracePeriodSeconds", s },
+              { "labels", stringMap() },
+              { "annotations", stringMap() },
+              { "ownerReferences", makeList(ownerReference, Relationship::Associative, { "uid" }) },
+              { "finalizers", makeList(s, Relationship::Associative) },
+              { "managedFields", makeList(managedFieldsEntry, Relationship::Atomic) } });
     }();
     return meta;
 }
@@ -219,7 +243,8 @@ TypeRef fromCrdSchema(const json &openAPIV3Schema, bool preserveUnknownFields)
     json root = openAPIV3Schema;
     root["type"] = "object";
     auto node = std::make_shared<TypeNode>();
-    node->map = converter.object(root, preserveUnknownFields || flag(root, "x-kubernetes-preserve-unknown-fields"));
+    node->map = converter.object(
+        root, preserveUnknownFields || flag(root, "x-kubernetes-preserve-unknown-fields"));
     Converter::addResourceFields(*node->map);
     return node;
 }

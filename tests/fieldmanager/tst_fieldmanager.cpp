@@ -40,7 +40,8 @@ json normalizedManagedFields(const json &object)
     json out = *fields;
     for (json &entry : out) {
         if (entry.contains("time") && entry["time"].is_string()) {
-            const QDateTime time = QDateTime::fromString(QString::fromStdString(entry["time"].get<std::string>()), Qt::ISODate);
+            const QDateTime time = QDateTime::fromString(
+                QString::fromStdString(entry["time"].get<std::string>()), Qt::ISODate);
             entry["time"] = base.secsTo(time);
         }
     }
@@ -94,7 +95,9 @@ json causesSorted(json causes)
 {
     if (!causes.is_array())
         return json::array();
-    std::sort(causes.begin(), causes.end(), [](const json &a, const json &b) { return a.dump() < b.dump(); });
+    std::sort(causes.begin(), causes.end(), [](const json &a, const json &b) {
+        return a.dump() < b.dump();
+    });
     return causes;
 }
 
@@ -103,13 +106,17 @@ bool sameJson(const json &actual, const json &expected, const QByteArray &where)
 {
     if (actual == expected)
         return true;
-    qWarning("%s\n  actual:   %s\n  expected: %s", where.constData(), actual.dump().c_str(), expected.dump().c_str());
+    qWarning("%s\n  actual:   %s\n  expected: %s",
+             where.constData(),
+             actual.dump().c_str(),
+             expected.dump().c_str());
     return false;
 }
 
 std::string optionalString(const json &step, const char *key)
 {
-    return step.contains(key) && step[key].is_string() ? step[key].get<std::string>() : std::string();
+    return step.contains(key) && step[key].is_string() ? step[key].get<std::string>()
+                                                       : std::string();
 }
 
 } // namespace
@@ -160,30 +167,55 @@ void tst_FieldManager::recordedSequences()
     json live; // null: the object does not exist yet
     int index = 0;
     for (const json &step : sequence["steps"]) {
-        const QByteArray where = QByteArray("step ") + QByteArray::number(index) + " (" + QByteArray::fromStdString(step["op"].get<std::string>()) + ")";
+        const QByteArray where = QByteArray("step ") + QByteArray::number(index) + " ("
+            + QByteArray::fromStdString(step["op"].get<std::string>()) + ")";
         const bool status = step["status"].get<bool>();
         const QDateTime at = base.addSecs(index);
-        const FieldManager manager(type, apiVersion, "Gadget", status ? "status" : "", customResourceResetFields(true, status ? "status" : ""), [at] { return at; });
+        const FieldManager manager(type,
+                                   apiVersion,
+                                   "Gadget",
+                                   status ? "status" : "",
+                                   customResourceResetFields(true, status ? "status" : ""),
+                                   [at] { return at; });
         const int code = step["code"];
         const json &answer = step["answer"];
         if (step["op"] == "apply") {
-            auto result = manager.apply(live, step["body"], step["manager"], step["force"].get<bool>());
+            auto result
+                = manager.apply(live, step["body"], step["manager"], step["force"].get<bool>());
             if (code == 409) {
                 QVERIFY2(!result, where.constData());
                 QCOMPARE(result.error().code, 409);
-                QCOMPARE(QString::fromStdString(result.error().message), QString::fromStdString(answer["message"]));
-                QCOMPARE(QString::fromStdString(causesSorted(result.error().toStatus()["details"]["causes"]).dump()), QString::fromStdString(causesSorted(answer["details"]["causes"]).dump()));
+                QCOMPARE(QString::fromStdString(result.error().message),
+                         QString::fromStdString(answer["message"]));
+                QCOMPARE(QString::fromStdString(
+                             causesSorted(result.error().toStatus()["details"]["causes"]).dump()),
+                         QString::fromStdString(causesSorted(answer["details"]["causes"]).dump()));
                 ++index;
                 continue;
             }
-            QVERIFY2(result, (where + ": " + QByteArray::fromStdString(result ? std::string() : result.error().message)).constData());
-            if (code >= 300) { // refused after the merge (validation): nothing stored
+            QVERIFY2(result,
+                     (where + ": "
+                      + QByteArray::fromStdString(result ? std::string() : result.error().message))
+                         .constData());
+            if (code >= 300) {
+                // Refused by validation after the merge: the field the server names is null in
+                // the merged object too (a map or list the apply emptied), and nothing is stored.
+                QCOMPARE(code, 422);
+                json value = resetLikeStrategy(*result, live, status);
+                for (const QString &part :
+                     QString::fromStdString(answer["details"]["causes"][0]["field"])
+                         .split(QLatin1Char('.')))
+                    value = value.is_object() ? value.value(part.toStdString(), json("absent"))
+                                              : json("absent");
+                QVERIFY2(value.is_null(), where.constData());
                 ++index;
                 continue;
             }
             const json stored = resetLikeStrategy(*result, live, status);
             QVERIFY(sameJson(content(stored), content(answer), where + " object"));
-            QVERIFY(sameJson(normalizedManagedFields(stored), expectedManagedFields(answer), where + " managedFields"));
+            QVERIFY(sameJson(normalizedManagedFields(stored),
+                             expectedManagedFields(answer),
+                             where + " managedFields"));
             live = carryOver(answer, stored);
         } else {
             QVERIFY2(code < 300, where.constData());
@@ -193,16 +225,22 @@ void tst_FieldManager::recordedSequences()
             const json &body = step["body"];
             if (step["op"] == "update" || step["op"] == "create") {
                 // Decoding a custom resource's metadata drops an empty list (omitempty).
-                if (body.contains("metadata") && body["metadata"].contains("managedFields") && !body["metadata"]["managedFields"].empty())
+                if (body.contains("metadata") && body["metadata"].contains("managedFields")
+                    && !body["metadata"]["managedFields"].empty())
                     updated["metadata"]["managedFields"] = body["metadata"]["managedFields"];
             } else if (const json *fields = managedFieldsOf(live)) {
                 updated["metadata"]["managedFields"] = *fields;
             }
             // HTTP drops the spaces around a header's value before the server reads it.
-            const QString userAgent = QString::fromStdString(optionalString(step, "userAgent")).trimmed();
-            const std::string name = updateManagerName(optionalString(step, "manager"), userAgent.toStdString());
-            const json stored = manager.update(step["op"] == "create" ? json() : live, updated, name);
-            QVERIFY(sameJson(normalizedManagedFields(stored), expectedManagedFields(answer), where + " managedFields"));
+            const QString userAgent
+                = QString::fromStdString(optionalString(step, "userAgent")).trimmed();
+            const std::string name
+                = updateManagerName(optionalString(step, "manager"), userAgent.toStdString());
+            const json stored
+                = manager.update(step["op"] == "create" ? json() : live, updated, name);
+            QVERIFY(sameJson(normalizedManagedFields(stored),
+                             expectedManagedFields(answer),
+                             where + " managedFields"));
             live = carryOver(answer, stored);
         }
         ++index;
@@ -216,56 +254,77 @@ void tst_FieldManager::conflictMessages()
     const ManagerId status{ "ctl", Operation::Update, "v1", "status" };
     const Path replicas{ PathElement::field("spec"), PathElement::field("replicas") };
     const Path image{ PathElement::field("spec"), PathElement::field("image") };
-    const Path port{ PathElement::field("spec"), PathElement::field("ports"), PathElement::key({ { "name", "http" } }), PathElement::field("port") };
+    const Path port{ PathElement::field("spec"),
+                     PathElement::field("ports"),
+                     PathElement::key({ { "name", "http" } }),
+                     PathElement::field("port") };
 
     ApplyError one = conflictError({ { gitops, replicas } });
-    QCOMPARE(QString::fromStdString(one.message), QStringLiteral("Apply failed with 1 conflict: conflict with \"gitops\": .spec.replicas"));
+    QCOMPARE(
+        QString::fromStdString(one.message),
+        QStringLiteral("Apply failed with 1 conflict: conflict with \"gitops\": .spec.replicas"));
     QCOMPARE(one.code, 409);
-    QCOMPARE(QString::fromStdString(one.toStatus()["details"]["causes"][0]["reason"]), QStringLiteral("FieldManagerConflict"));
+    QCOMPARE(QString::fromStdString(one.toStatus()["details"]["causes"][0]["reason"]),
+             QStringLiteral("FieldManagerConflict"));
 
-    ApplyError several = conflictError({ { hpa, replicas }, { gitops, image }, { hpa, port }, { status, image } });
+    ApplyError several
+        = conflictError({ { hpa, replicas }, { gitops, image }, { hpa, port }, { status, image } });
     QCOMPARE(QString::fromStdString(several.message),
-             QStringLiteral("Apply failed with 4 conflicts: conflicts with \"ctl\" with subresource \"status\" using v1:\n- .spec.image\n"
-                            "conflicts with \"gitops\":\n- .spec.image\nconflicts with \"hpa\" using apps/v1:\n- .spec.replicas\n"
+             QStringLiteral("Apply failed with 4 conflicts: conflicts with \"ctl\" with "
+                            "subresource \"status\" using v1:\n- .spec.image\n"
+                            "conflicts with \"gitops\":\n- .spec.image\nconflicts with \"hpa\" "
+                            "using apps/v1:\n- .spec.replicas\n"
                             "- .spec.ports[name=\"http\"].port"));
     QCOMPARE(several.causes.size(), std::size_t(4));
-    QCOMPARE(QString::fromStdString(several.causes[0].message), QStringLiteral("conflict with \"hpa\" using apps/v1"));
+    QCOMPARE(QString::fromStdString(several.causes[0].message),
+             QStringLiteral("conflict with \"hpa\" using apps/v1"));
 }
 
 void tst_FieldManager::applyRefusals()
 {
-    const FieldManager manager(types::fromCrdSchema(json::parse(R"({"type":"object","properties":{"spec":{"type":"object","properties":{"replicas":{"type":"integer"},"ports":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name"],"items":{"type":"object","properties":{"name":{"type":"string"}}}}}}}})")), "example.com/v1", "Thing");
-    const json good = json::parse(R"({"apiVersion":"example.com/v1","kind":"Thing","metadata":{"name":"a"},"spec":{"replicas":1}})");
+    const FieldManager manager(
+        types::fromCrdSchema(json::parse(
+            R"({"type":"object","properties":{"spec":{"type":"object","properties":{"replicas":{"type":"integer"},"ports":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name"],"items":{"type":"object","properties":{"name":{"type":"string"}}}}}}}})")),
+        "example.com/v1",
+        "Thing");
+    const json good = json::parse(
+        R"({"apiVersion":"example.com/v1","kind":"Thing","metadata":{"name":"a"},"spec":{"replicas":1}})");
 
     json wrongKind = good;
     wrongKind["kind"] = "Other";
     auto refused = manager.apply(json(), wrongKind, "m", false);
     QVERIFY(!refused);
     QCOMPARE(refused.error().code, 400);
-    QCOMPARE(QString::fromStdString(refused.error().message), QStringLiteral("invalid object type: example.com/v1, Kind=Other"));
+    QCOMPARE(QString::fromStdString(refused.error().message),
+             QStringLiteral("invalid object type: example.com/v1, Kind=Other"));
 
     json withFields = good;
     withFields["metadata"]["managedFields"] = json::array();
     refused = manager.apply(json(), withFields, "m", false);
     QVERIFY(!refused);
-    QCOMPARE(QString::fromStdString(refused.error().message), QStringLiteral("metadata.managedFields must be nil"));
+    QCOMPARE(QString::fromStdString(refused.error().message),
+             QStringLiteral("metadata.managedFields must be nil"));
 
     json duplicate = good;
     duplicate["spec"]["ports"] = json::parse(R"([{"name":"a"},{"name":"a"}])");
     refused = manager.apply(json(), duplicate, "m", false);
     QVERIFY(!refused);
     QCOMPARE(refused.error().code, 500);
-    QVERIFY(refused.error().message.find("duplicate entries for key [name=\"a\"]") != std::string::npos);
+    QVERIFY(refused.error().message.find("duplicate entries for key [name=\"a\"]")
+            != std::string::npos);
 
     json undeclared = good;
     undeclared["spec"]["nope"] = 1;
     QVERIFY(!manager.apply(json(), undeclared, "m", false));
 
     json brokenLive = good;
-    brokenLive["metadata"]["managedFields"] = json::parse(R"([{"manager":"x","operation":"Apply","apiVersion":"example.com/v1","fieldsType":"FieldsV2","fieldsV1":{}}])");
+    brokenLive["metadata"]["managedFields"] = json::parse(
+        R"([{"manager":"x","operation":"Apply","apiVersion":"example.com/v1","fieldsType":"FieldsV2","fieldsV1":{}}])");
     refused = manager.apply(brokenLive, good, "m", false);
     QVERIFY(!refused);
-    QCOMPARE(QString::fromStdString(refused.error().message), QStringLiteral("failed to decode managed fields: invalid fieldsType \"FieldsV2\" in managed fields entry 0"));
+    QCOMPARE(QString::fromStdString(refused.error().message),
+             QStringLiteral("failed to decode managed fields: invalid fieldsType \"FieldsV2\" in "
+                            "managed fields entry 0"));
 
     // An update over broken managedFields starts them afresh rather than failing.
     json changed = good;

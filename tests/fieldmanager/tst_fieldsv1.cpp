@@ -42,10 +42,14 @@ void tst_FieldsV1::roundTrip_data()
     QTest::addColumn<QString>("fields");
     QTest::newRow("empty") << text(R"({})");
     QTest::newRow("fields") << text(R"({"f:spec":{"f:image":{},"f:replicas":{}}})");
-    QTest::newRow("member with children") << text(R"({"f:metadata":{"f:labels":{".":{},"f:app":{}}}})");
-    QTest::newRow("list-map keys") << text(R"({"f:spec":{"f:ports":{"k:{\"name\":\"http\"}":{".":{},"f:name":{},"f:port":{}}}}})");
-    QTest::newRow("two keys sorted") << text(R"({"f:spec":{"f:endpoints":{"k:{\"host\":\"a\",\"port\":1}":{".":{},"f:weight":{}}}}})");
-    QTest::newRow("set members") << text(R"({"f:spec":{"f:tags":{"v:\"a\"":{},"v:1":{},"v:true":{}}}})");
+    QTest::newRow("member with children")
+        << text(R"({"f:metadata":{"f:labels":{".":{},"f:app":{}}}})");
+    QTest::newRow("list-map keys") << text(
+        R"({"f:spec":{"f:ports":{"k:{\"name\":\"http\"}":{".":{},"f:name":{},"f:port":{}}}}})");
+    QTest::newRow("two keys sorted") << text(
+        R"({"f:spec":{"f:endpoints":{"k:{\"host\":\"a\",\"port\":1}":{".":{},"f:weight":{}}}}})");
+    QTest::newRow("set members") << text(
+        R"({"f:spec":{"f:tags":{"v:\"a\"":{},"v:1":{},"v:true":{}}}})");
     QTest::newRow("index") << text(R"({"f:list":{"i:0":{},"i:12":{"f:x":{}}}})");
     QTest::newRow("html escaped key") << text(R"({"f:tags":{"v:\"\\u003cb\\u003e\\u0026\"":{}}})");
 }
@@ -56,21 +60,36 @@ void tst_FieldsV1::roundTrip()
     const json value = json::parse(fields.toStdString());
     auto set = decodeFieldsV1(value);
     QVERIFY2(set, qPrintable(set ? QString() : set.error().message));
-    QCOMPARE(QString::fromStdString(encodeFieldsV1(*set).dump()), QString::fromStdString(value.dump()));
+    QCOMPARE(QString::fromStdString(encodeFieldsV1(*set).dump()),
+             QString::fromStdString(value.dump()));
 }
 
 void tst_FieldsV1::malformed_data()
 {
     QTest::addColumn<QString>("fields");
     QTest::addColumn<QString>("error");
-    QTest::newRow("not an object") << text(R"([1])") << QStringLiteral("fieldsV1 at the top is a array, not an object");
-    QTest::newRow("child not an object") << text(R"({"f:a":3})") << QStringLiteral("fieldsV1 at .a is a number, not an object");
-    QTest::newRow("short key") << text(R"({"f":{}})") << QStringLiteral("fieldsV1 key \"f\" at the top: a path element is at least 2 characters long");
-    QTest::newRow("no colon") << text(R"({"f-a":{}})") << QStringLiteral("fieldsV1 key \"f-a\" at the top: missing colon");
-    QTest::newRow("bad key json") << text("{\"f:a\":{\"k:{\\\"x\\\"\":{}}}") << QStringLiteral("fieldsV1 key \"k:{\\\"x\\\"\" at .a: not JSON after \"k:\"");
-    QTest::newRow("key not object") << text(R"({"k:[1]":{}})") << QStringLiteral("fieldsV1 key \"k:[1]\" at the top: the key fields after \"k:\" are not a JSON object");
-    QTest::newRow("bad value") << text(R"({"v:nope":{}})") << QStringLiteral("fieldsV1 key \"v:nope\" at the top: not JSON after \"v:\"");
-    QTest::newRow("bad index") << text(R"({"i:1x":{}})") << QStringLiteral("fieldsV1 key \"i:1x\" at the top: not an index after \"i:\"");
+    QTest::newRow("not an object")
+        << text(R"([1])") << QStringLiteral("fieldsV1 at the top is a array, not an object");
+    QTest::newRow("child not an object")
+        << text(R"({"f:a":3})") << QStringLiteral("fieldsV1 at .a is a number, not an object");
+    QTest::newRow("short key")
+        << text(R"({"f":{}})")
+        << QStringLiteral(
+               "fieldsV1 key \"f\" at the top: a path element is at least 2 characters long");
+    QTest::newRow("no colon") << text(R"({"f-a":{}})")
+                              << QStringLiteral("fieldsV1 key \"f-a\" at the top: missing colon");
+    QTest::newRow("bad key json")
+        << text("{\"f:a\":{\"k:{\\\"x\\\"\":{}}}")
+        << QStringLiteral("fieldsV1 key \"k:{\\\"x\\\"\" at .a: not JSON after \"k:\"");
+    QTest::newRow("key not object") << text(R"({"k:[1]":{}})")
+                                    << QStringLiteral("fieldsV1 key \"k:[1]\" at the top: the key "
+                                                      "fields after \"k:\" are not a JSON object");
+    QTest::newRow("bad value") << text(R"({"v:nope":{}})")
+                               << QStringLiteral(
+                                      "fieldsV1 key \"v:nope\" at the top: not JSON after \"v:\"");
+    QTest::newRow("bad index")
+        << text(R"({"i:1x":{}})")
+        << QStringLiteral("fieldsV1 key \"i:1x\" at the top: not an index after \"i:\"");
 }
 
 void tst_FieldsV1::malformed()
@@ -85,9 +104,11 @@ void tst_FieldsV1::malformed()
 void tst_FieldsV1::lenientForms()
 {
     // Unknown element types are dropped; null and "." alone mean the path itself.
-    auto set = decodeFieldsV1(json::parse(R"({"x:later":{},"f:a":null,"f:b":{".":{}},"f:c":{"z:q":{}}})"));
+    auto set = decodeFieldsV1(
+        json::parse(R"({"x:later":{},"f:a":null,"f:b":{".":{}},"f:c":{"z:q":{}}})"));
     QVERIFY(set);
-    QCOMPARE(QString::fromStdString(encodeFieldsV1(*set).dump()), text(R"({"f:a":{},"f:b":{},"f:c":{}})"));
+    QCOMPARE(QString::fromStdString(encodeFieldsV1(*set).dump()),
+             text(R"({"f:a":{},"f:b":{},"f:c":{}})"));
     // Deep nesting is refused, not a stack overflow.
     json deep = json::object();
     for (int i = 0; i < 300; ++i)
@@ -95,17 +116,36 @@ void tst_FieldsV1::lenientForms()
     QVERIFY(!decodeFieldsV1(deep));
     // A managedFields list that is not one.
     QVERIFY(!decodeManagedFields(json::parse(R"({"manager":"x"})")));
-    QCOMPARE(decodeManagedFields(json::parse(R"([{"manager":"x","operation":"Apply","apiVersion":"v1"}])")).error().message, QStringLiteral("missing fieldsType in managed fields entry 0"));
-    QCOMPARE(decodeManagedFields(json::parse(R"([{"manager":"x","operation":"Patch","apiVersion":"v1","fieldsType":"FieldsV1"}])")).error().message, QStringLiteral("operation must be `Apply` or `Update`"));
+    QCOMPARE(decodeManagedFields(
+                 json::parse(R"([{"manager":"x","operation":"Apply","apiVersion":"v1"}])"))
+                 .error()
+                 .message,
+             QStringLiteral("missing fieldsType in managed fields entry 0"));
+    QCOMPARE(
+        decodeManagedFields(
+            json::parse(
+                R"([{"manager":"x","operation":"Patch","apiVersion":"v1","fieldsType":"FieldsV1"}])"))
+            .error()
+            .message,
+        QStringLiteral("operation must be `Apply` or `Update`"));
 }
 
 void tst_FieldsV1::pathStrings()
 {
-    const Path path{ PathElement::field("spec"), PathElement::field("ports"), PathElement::key({ { "port", 80 }, { "name", "http" } }), PathElement::field("protocol") };
-    QCOMPARE(QString::fromStdString(pathString(path)), QStringLiteral(".spec.ports[name=\"http\",port=80].protocol"));
-    QCOMPARE(QString::fromStdString(pathString({ PathElement::field("tags"), PathElement::member("a\tb") })), QStringLiteral(".tags[=\"a\\tb\"]"));
-    QCOMPARE(QString::fromStdString(pathString({ PathElement::at(3), PathElement::member(1.5), PathElement::member(true) })), QStringLiteral("[3][=1.5][=true]"));
-    QCOMPARE(QString::fromStdString(encodePathElement(PathElement::member(1e-7))), QStringLiteral("v:1e-7"));
+    const Path path{ PathElement::field("spec"),
+                     PathElement::field("ports"),
+                     PathElement::key({ { "port", 80 }, { "name", "http" } }),
+                     PathElement::field("protocol") };
+    QCOMPARE(QString::fromStdString(pathString(path)),
+             QStringLiteral(".spec.ports[name=\"http\",port=80].protocol"));
+    QCOMPARE(QString::fromStdString(
+                 pathString({ PathElement::field("tags"), PathElement::member("a\tb") })),
+             QStringLiteral(".tags[=\"a\\tb\"]"));
+    QCOMPARE(QString::fromStdString(pathString(
+                 { PathElement::at(3), PathElement::member(1.5), PathElement::member(true) })),
+             QStringLiteral("[3][=1.5][=true]"));
+    QCOMPARE(QString::fromStdString(encodePathElement(PathElement::member(1e-7))),
+             QStringLiteral("v:1e-7"));
     // Upstream's order: fields, keys, values, indices; values numbers before strings.
     QVERIFY(PathElement::field("z") < PathElement::key({ { "a", 1 } }));
     QVERIFY(PathElement::member(2) < PathElement::member("1"));
@@ -116,11 +156,15 @@ void tst_FieldsV1::setOperations()
 {
     auto a = *decodeFieldsV1(json::parse(R"({"f:spec":{".":{},"f:a":{},"f:b":{"f:c":{}}}})"));
     auto b = *decodeFieldsV1(json::parse(R"({"f:spec":{"f:b":{}}})"));
-    QCOMPARE(QString::fromStdString(encodeFieldsV1(a.difference(b)).dump()), text(R"({"f:spec":{".":{},"f:a":{},"f:b":{"f:c":{}}}})"));
-    QCOMPARE(QString::fromStdString(encodeFieldsV1(a.recursiveDifference(b)).dump()), text(R"({"f:spec":{".":{},"f:a":{}}})"));
+    QCOMPARE(QString::fromStdString(encodeFieldsV1(a.difference(b)).dump()),
+             text(R"({"f:spec":{".":{},"f:a":{},"f:b":{"f:c":{}}}})"));
+    QCOMPARE(QString::fromStdString(encodeFieldsV1(a.recursiveDifference(b)).dump()),
+             text(R"({"f:spec":{".":{},"f:a":{}}})"));
     QCOMPARE(QString::fromStdString(encodeFieldsV1(a.intersection(b)).dump()), text(R"({})"));
-    QCOMPARE(QString::fromStdString(encodeFieldsV1(b.unite(a)).dump()), QString::fromStdString(encodeFieldsV1(a.unite(b)).dump()));
-    QVERIFY(a.has({ PathElement::field("spec"), PathElement::field("b"), PathElement::field("c") }));
+    QCOMPARE(QString::fromStdString(encodeFieldsV1(b.unite(a)).dump()),
+             QString::fromStdString(encodeFieldsV1(a.unite(b)).dump()));
+    QVERIFY(
+        a.has({ PathElement::field("spec"), PathElement::field("b"), PathElement::field("c") }));
     QVERIFY(!a.has({ PathElement::field("spec"), PathElement::field("b") }));
     QCOMPARE(a.paths().size(), std::size_t(3));
 }
@@ -130,13 +174,19 @@ void tst_FieldsV1::managerNames_data()
     QTest::addColumn<QString>("fieldManager");
     QTest::addColumn<QString>("userAgent");
     QTest::addColumn<QString>("name");
-    QTest::newRow("field manager") << QStringLiteral("gitops") << QStringLiteral("kubectl/v1.36") << QStringLiteral("gitops");
-    QTest::newRow("kubectl") << QString() << QStringLiteral("kubectl/v1.36.3 (linux/amd64) kubernetes/abc") << QStringLiteral("kubectl");
-    QTest::newRow("client-go") << QString() << QStringLiteral("my-operator/v0.3.1 (linux/amd64) go") << QStringLiteral("my-operator");
+    QTest::newRow("field manager")
+        << QStringLiteral("gitops") << QStringLiteral("kubectl/v1.36") << QStringLiteral("gitops");
+    QTest::newRow("kubectl") << QString()
+                             << QStringLiteral("kubectl/v1.36.3 (linux/amd64) kubernetes/abc")
+                             << QStringLiteral("kubectl");
+    QTest::newRow("client-go") << QString() << QStringLiteral("my-operator/v0.3.1 (linux/amd64) go")
+                               << QStringLiteral("my-operator");
     QTest::newRow("no slash") << QString() << QStringLiteral("curl") << QStringLiteral("curl");
-    QTest::newRow("unprintable dropped") << QString() << QStringLiteral("a\tb\u00a0c/1") << QStringLiteral("abc");
+    QTest::newRow("unprintable dropped")
+        << QString() << QStringLiteral("a\tb\u00a0c/1") << QStringLiteral("abc");
     QTest::newRow("empty") << QString() << QString() << QStringLiteral("unknown");
-    QTest::newRow("cut at 128") << QString() << QString(200, QLatin1Char('x')) << QString(128, QLatin1Char('x'));
+    QTest::newRow("cut at 128") << QString() << QString(200, QLatin1Char('x'))
+                                << QString(128, QLatin1Char('x'));
 }
 
 void tst_FieldsV1::managerNames()
@@ -144,23 +194,29 @@ void tst_FieldsV1::managerNames()
     QFETCH(QString, fieldManager);
     QFETCH(QString, userAgent);
     QFETCH(QString, name);
-    QCOMPARE(QString::fromStdString(updateManagerName(fieldManager.toStdString(), userAgent.toStdString())), name);
+    QCOMPARE(QString::fromStdString(
+                 updateManagerName(fieldManager.toStdString(), userAgent.toStdString())),
+             name);
 }
 
 void tst_FieldsV1::fieldSetOfObject()
 {
-    const TypeRef type = types::fromCrdSchema(json::parse(R"({"type":"object","properties":{"spec":{"type":"object","properties":{
+    const TypeRef type = types::fromCrdSchema(
+        json::parse(R"({"type":"object","properties":{"spec":{"type":"object","properties":{
         "tags":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string"}},
         "args":{"type":"array","items":{"type":"string"}},
         "limits":{"type":"object","x-kubernetes-map-type":"atomic","properties":{"cpu":{"type":"string"}}},
         "env":{"type":"object","additionalProperties":{"type":"string"}}}}}})"));
-    const json object = json::parse(R"({"apiVersion":"v1","kind":"K","metadata":{"name":"n","labels":{"a":"b"}},
+    const json object
+        = json::parse(R"({"apiVersion":"v1","kind":"K","metadata":{"name":"n","labels":{"a":"b"}},
         "spec":{"tags":["x","y"],"args":["p"],"limits":{"cpu":"1"},"env":{"E":"1"}}})");
     auto set = fieldSetOf(object, type, true);
     QVERIFY(set);
     QCOMPARE(QString::fromStdString(encodeFieldsV1(*set).dump()),
-             text("{\"f:apiVersion\":{},\"f:kind\":{},\"f:metadata\":{\"f:labels\":{\"f:a\":{}},\"f:name\":{}},"
-                  "\"f:spec\":{\"f:args\":{},\"f:env\":{\"f:E\":{}},\"f:limits\":{},\"f:tags\":{\"v:\\\"x\\\"\":{},\"v:\\\"y\\\"\":{}}}}"));
+             text("{\"f:apiVersion\":{},\"f:kind\":{},\"f:metadata\":{\"f:labels\":{\"f:a\":{}},"
+                  "\"f:name\":{}},"
+                  "\"f:spec\":{\"f:args\":{},\"f:env\":{\"f:E\":{}},\"f:limits\":{},\"f:tags\":{"
+                  "\"v:\\\"x\\\"\":{},\"v:\\\"y\\\"\":{}}}}"));
 }
 
 QTEST_GUILESS_MAIN(tst_FieldsV1)

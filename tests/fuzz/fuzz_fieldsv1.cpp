@@ -20,13 +20,15 @@ namespace {
 
 const FieldManager &manager()
 {
-    static const FieldManager *m = new FieldManager(types::fromCrdSchema(json::parse(R"({"type":"object","properties":{"spec":{"type":"object","properties":{
+    static const FieldManager *m = new FieldManager(
+        types::fromCrdSchema(
+            json::parse(R"({"type":"object","properties":{"spec":{"type":"object","properties":{
             "replicas":{"type":"integer"},
             "tags":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string"}},
             "ports":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name"],
                      "items":{"type":"object","properties":{"name":{"type":"string"},"port":{"type":"integer"}}}}}}}})")),
-                                                    "example.com/v1",
-                                                    "Thing");
+        "example.com/v1",
+        "Thing");
     return *m;
 }
 
@@ -46,10 +48,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         if (!again || !(*again == *set))
             std::abort(); // what the writer writes, the reader reads back
     }
-    json live = json::parse(R"({"apiVersion":"example.com/v1","kind":"Thing","metadata":{"name":"a"},
+    json live
+        = json::parse(R"({"apiVersion":"example.com/v1","kind":"Thing","metadata":{"name":"a"},
         "spec":{"replicas":1,"tags":["a"],"ports":[{"name":"http","port":80}]}})");
     live["metadata"]["managedFields"] = value;
-    const json config = json::parse(R"({"apiVersion":"example.com/v1","kind":"Thing","metadata":{"name":"a"},
+    const json config
+        = json::parse(R"({"apiVersion":"example.com/v1","kind":"Thing","metadata":{"name":"a"},
         "spec":{"replicas":2,"tags":["b"],"ports":[{"name":"http","port":81}]}})");
     auto applied = manager().apply(live, config, "fuzz", false);
     if (!applied && (applied.error().code < 400 || applied.error().message.empty()))
