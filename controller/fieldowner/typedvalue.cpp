@@ -1,5 +1,7 @@
 #include "controller/fieldowner/typedvalue.h"
 
+#include "controller/fieldowner/gotext.h"
+
 #include <QString>
 
 #include <optional>
@@ -31,24 +33,90 @@ Atom atomOf(const TypeNode &type, const json *value)
     return type.list ? Atom::List : Atom::None;
 }
 
-bool shapeMatches(Atom atom, const json &value)
+// Go's %T of a decoded JSON value.
+std::string goType(const json &value)
 {
-    switch (atom) {
-    case Atom::Scalar:
-        return value.is_null() || value.is_primitive();
-    case Atom::List:
-        return value.is_null() || value.is_array();
-    case Atom::Map:
-        return value.is_null() || value.is_object();
-    case Atom::None:
-        return false;
+    switch (value.type()) {
+    case json::value_t::string:
+        return "string";
+    case json::value_t::boolean:
+        return "bool";
+    case json::value_t::number_float:
+        return "float64";
+    case json::value_t::array:
+        return "[]interface {}";
+    case json::value_t::object:
+        return "map[string]interface {}";
+    default:
+        return value.is_number() ? "int64" : "<nil>";
     }
-    return false;
 }
 
-const char *shapeName(Atom atom)
+// Go's %v (`sharp`: %#v) of a decoded JSON value.
+std::string goValue(const json &value, bool sharp)
 {
-    return atom == Atom::Scalar ? "a scalar" : atom == Atom::List ? "a list" : "a map";
+    switch (value.type()) {
+    case json::value_t::string:
+        return sharp ? gotext::quote(value.get<std::string>()) : value.get<std::string>();
+    case json::value_t::number_float:
+        return gotext::floatV(value.get<double>());
+    case json::value_t::array: {
+        std::string out = sharp ? "[]interface {}{" : "[";
+        for (std::size_t i = 0; i < value.size(); ++i)
+            out += (i ? (sharp ? ", " : " ") : "") + goValue(value[i], sharp);
+        return out + (sharp ? "}" : "]");
+    }
+    case json::value_t::object: {
+        std::string out = sharp ? "map[string]interface {}{" : "map[";
+        bool first = true;
+        for (const auto &[key, member] : value.items()) {
+            out += (first ? "" : (sharp ? ", " : " ")) + (sharp ? gotext::quote(key) : key) + ":"
+                + goValue(member, sharp);
+            first = false;
+        }
+        return out + (sharp ? "}" : "]");
+    }
+    case json::value_t::null:
+        return "<nil>";
+    default:
+        return value.dump();
+    }
+}
+
+// What structured-merge-diff's validation says of a value of the wrong shape or scalar kind
+// (the %v of its value.Value wrapper included); nothing when the value fits.
+std::optional<QString> mismatch(Atom atom, const TypeNode &type, const json &value)
+{
+    if (value.is_null())
+        return std::nullopt;
+    const std::string v = "&{" + goValue(value, false) + "}";
+    std::string message;
+    if (atom == Atom::List && !value.is_array())
+        message = "expected list, got " + v;
+    else if (atom == Atom::Map && !value.is_object())
+        message = "expected map, got " + v;
+    else if (atom == Atom::Scalar) {
+        switch (type.scalarKind) {
+        case ScalarKind::Numeric:
+            if (!value.is_number())
+                message = "expected numeric (int or float), got " + goType(value);
+            break;
+        case ScalarKind::String:
+            if (!value.is_string())
+                message = "expected string, got &value.valueUnstructured{Value:"
+                    + goValue(value, true) + "}";
+            break;
+        case ScalarKind::Boolean:
+            if (!value.is_boolean())
+                message = "expected boolean, got " + v;
+            break;
+        case ScalarKind::Untyped:
+            if (!value.is_primitive())
+                message = "expected any scalar, got " + v;
+            break;
+        }
+    }
+    return message.empty() ? std::nullopt : std::optional(QString::fromStdString(message));
 }
 
 QString where(const Path &path)
@@ -115,10 +183,10 @@ struct FieldSetWalker
             return;
         }
         const Atom atom = atomOf(*type, &value);
-        if (strict && !shapeMatches(atom, value))
-            fail(
-                QStringLiteral("expected %1, got %2")
-                    .arg(QString::fromUtf8(shapeName(atom)), QString::fromUtf8(value.type_name())));
+        if (strict) {
+            if (auto message = mismatch(atom, *type, value))
+                fail(*message);
+        }
         switch (atom) {
         case Atom::Scalar:
             set.insert(path);

@@ -20,14 +20,23 @@ namespace types {
 
 namespace {
 
-TypeRef scalarType()
+TypeRef scalarType(ScalarKind kind = ScalarKind::Untyped)
 {
-    static const TypeRef node = [] {
-        auto n = std::make_shared<TypeNode>();
-        n->scalar = true;
-        return n;
-    }();
-    return node;
+    auto n = std::make_shared<TypeNode>();
+    n->scalar = true;
+    n->scalarKind = kind;
+    return n;
+}
+
+ScalarKind scalarKindOf(const std::string &type, const std::string &format)
+{
+    if (type == "integer" || type == "number")
+        return ScalarKind::Numeric;
+    if (type == "boolean")
+        return ScalarKind::Boolean;
+    if (type == "string" && (format.empty() || format == "byte"))
+        return ScalarKind::String;
+    return ScalarKind::Untyped;
 }
 
 // The untyped nodes refer to themselves; they live as long as the process.
@@ -93,8 +102,10 @@ struct Converter
             node->map = object(schema, preserve);
         if (type == "array" || type.empty())
             node->list = array(schema, preserve);
-        if (type != "object" && type != "array")
+        if (type != "object" && type != "array") {
             node->scalar = true;
+            node->scalarKind = scalarKindOf(type, text(schema, "format"));
+        }
         --depth;
         return node;
     }
@@ -148,8 +159,9 @@ struct Converter
 
     static void addResourceFields(MapAtom &map)
     {
-        map.fields.try_emplace("apiVersion", StructField{ scalarType(), std::nullopt });
-        map.fields.try_emplace("kind", StructField{ scalarType(), std::nullopt });
+        map.fields.try_emplace("apiVersion",
+                               StructField{ scalarType(ScalarKind::String), std::nullopt });
+        map.fields.try_emplace("kind", StructField{ scalarType(ScalarKind::String), std::nullopt });
         map.fields.insert_or_assign("metadata", StructField{ objectMeta(), std::nullopt });
     }
 };
@@ -175,7 +187,7 @@ TypeRef makeList(TypeRef element, Relationship relationship, std::vector<std::st
 TypeRef stringMap()
 {
     auto node = std::make_shared<TypeNode>();
-    node->map = MapAtom{ {}, scalarType(), Relationship::Unset };
+    node->map = MapAtom{ {}, scalarType(ScalarKind::String), Relationship::Unset };
     return node;
 }
 
@@ -194,18 +206,21 @@ TypeRef deduced()
 TypeRef objectMeta()
 {
     static const TypeRef meta = [] {
-        const TypeRef s = scalarType();
+        const TypeRef s = scalarType(ScalarKind::String);
+        const TypeRef number = scalarType(ScalarKind::Numeric);
+        const TypeRef boolean = scalarType(ScalarKind::Boolean);
+        const TypeRef time = scalarType(ScalarKind::Untyped); // date-time
         const TypeRef ownerReference = makeMap({ { "apiVersion", s },
                                                  { "kind", s },
                                                  { "name", s },
                                                  { "uid", s },
-                                                 { "controller", s },
-                                                 { "blockOwnerDeletion", s } },
+                                                 { "controller", boolean },
+                                                 { "blockOwnerDeletion", boolean } },
                                                Relationship::Atomic);
         const TypeRef managedFieldsEntry = makeMap({ { "manager", s },
                                                      { "operation", s },
                                                      { "apiVersion", s },
-                                                     { "time", s },
+                                                     { "time", time },
                                                      { "fieldsType", s },
                                                      { "fieldsV1", deduced() },
                                                      { "subresource", s } });
@@ -216,10 +231,10 @@ TypeRef objectMeta()
               { "selfLink", s },
               { "uid", s },
               { "resourceVersion", s },
-              { "generation", s },
-              { "creationTimestamp", s },
-              { "deletionTimestamp", s },
-              { "deletionGracePeriodSeconds", s },
+              { "generation", number },
+              { "creationTimestamp", time },
+              { "deletionTimestamp", time },
+              { "deletionGracePeriodSeconds", number },
               { "labels", stringMap() },
               { "annotations", stringMap() },
               { "ownerReferences", makeList(ownerReference, Relationship::Associative, { "uid" }) },

@@ -46,9 +46,14 @@ struct ListAtom
     std::vector<std::string> keys; // list-type=map
 };
 
+// The kind of a scalar (schema.Scalar): integer and number are numeric; strings with a format
+// other than byte, and schemas without a type, take any scalar.
+enum class ScalarKind { Untyped, Numeric, String, Boolean };
+
 struct TypeNode
 {
     bool scalar = false;
+    ScalarKind scalarKind = ScalarKind::Untyped;
     std::optional<MapAtom> map;
     std::optional<ListAtom> list;
 };

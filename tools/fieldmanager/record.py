@@ -272,6 +272,14 @@ def sequences():
             update(obj(n, {"replicas": 2, "image": "httpd", "ports": [{"name": "p",
                                                                         "port": 1}]}),
                    manager="replacer")]
+    n = "apply-invalid"
+    s[n] = [apply("gitops", obj(n, {"replicas": 1})),
+            apply("gitops", obj(n, {"replicas": "two"})),
+            apply("gitops", obj(n, {"ports": [{"name": "a"}, {"name": "a", "port": 2}]})),
+            apply("gitops", obj(n, {"tags": ["x", "x"]})),
+            apply("gitops", obj(n, {"nope": 1})),
+            apply("gitops", dict(obj(n, {"replicas": 1}), metadata={"name": n,
+                                                                   "managedFields": []}))]
     return s
 
 
