@@ -182,22 +182,16 @@ void tst_FieldManager::recordedSequences()
         if (step["op"] == "apply") {
             auto result
                 = manager.apply(live, step["body"], step["manager"], step["force"].get<bool>());
-            if (code == 400 || code == 500) { // refused by the field manager itself
+            if (code == 400 || code == 500 || code == 409) { // refused by the field manager
                 QVERIFY2(!result, where.constData());
-                QCOMPARE(result.error().code, code);
-                QCOMPARE(QString::fromStdString(result.error().message),
-                         QString::fromStdString(answer["message"]));
-                ++index;
-                continue;
-            }
-            if (code == 409) {
-                QVERIFY2(!result, where.constData());
-                QCOMPARE(result.error().code, 409);
-                QCOMPARE(QString::fromStdString(result.error().message),
-                         QString::fromStdString(answer["message"]));
-                QCOMPARE(QString::fromStdString(
-                             causesSorted(result.error().toStatus()["details"]["causes"]).dump()),
-                         QString::fromStdString(causesSorted(answer["details"]["causes"]).dump()));
+                // The whole Status; conflict causes in any order (upstream lists managers in
+                // Go's map order).
+                json status = result.error().toStatus(), expected = answer;
+                if (code == 409) {
+                    status["details"]["causes"] = causesSorted(status["details"]["causes"]);
+                    expected["details"]["causes"] = causesSorted(expected["details"]["causes"]);
+                }
+                QVERIFY(sameJson(status, expected, where + " status"));
                 ++index;
                 continue;
             }
