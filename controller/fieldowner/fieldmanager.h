@@ -75,9 +75,13 @@ public:
     // A write other than apply (create: `live` null; update; merge, JSON or strategic patch):
     // `updated` is the object about to be stored; returns it with managedFields kept as upstream
     // keeps them: the fields it changed given to `manager` (an Update entry) and taken from the
-    // others, entries left empty removed, at most 10 Update entries. managedFields in `updated`
-    // are taken as given unless empty or broken ([] clears them). Never fails: upstream stores
-    // the object without managedFields when they cannot be computed, and so does this.
+    // others, entries left empty removed, at most 10 Update entries ("ancient-changes" takes the
+    // oldest). managedFields in `updated` are taken as given unless absent, empty or broken (the
+    // stored ones are used then); [] or [{}] clear them, but decoding a custom resource's
+    // metadata drops [] first (omitempty), so for those only [{}] does. An object stored without
+    // managedFields stays without them. Never fails: upstream stores the object without
+    // managedFields when they cannot be computed, and so does this. When only entry times would
+    // change, `live` is returned (the store's IgnoreManagedFieldsTimestampsTransformer).
     nlohmann::json
     update(const nlohmann::json &live, nlohmann::json updated, const std::string &manager) const;
 
@@ -85,15 +89,15 @@ public:
     // yet): the merged object with its managedFields, fields the manager applied before and
     // no longer applies removed unless someone else owns them. Conflicts with other managers
     // (a field they own that this apply would change) fail the apply unless `force`, which takes
-    // the fields from them.
+    // the fields from them; an equal value is shared ownership, no conflict. The applier's entry
+    // gets the time only when the object changes. The first apply to an object without
+    // managedFields gives its existing fields to a "before-first-apply" Update entry.
     models::Result<nlohmann::json, ApplyError> apply(const nlohmann::json &live,
                                                      const nlohmann::json &config,
                                                      const std::string &manager,
                                                      bool force) const;
 
 private:
-    struct Outcome;
-
     QDateTime now() const;
     nlohmann::json emptyObject() const;
     models::Result<Managed> updateManaged(const nlohmann::json &live,
