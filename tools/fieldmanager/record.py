@@ -280,6 +280,20 @@ def sequences():
             apply("gitops", obj(n, {"nope": 1})),
             apply("gitops", dict(obj(n, {"replicas": 1}), metadata={"name": n,
                                                                    "managedFields": []}))]
+    n = "cap-update-managers"
+    s[n] = [create(obj(n, {"config": {"m0": "0"}}), manager="m0")]
+    s[n] += [merge({"spec": {"config": {"m%d" % i: str(i)}}}, manager="m%d" % i)
+             for i in range(1, 12)]
+    n = "force-over-shared"
+    s[n] = [apply("a", obj(n, {"replicas": 1, "image": "x"})),
+            apply("b", obj(n, {"replicas": 1})),
+            apply("c", obj(n, {"replicas": 2})),
+            apply("c", obj(n, {"replicas": 2}), force=True)]
+    n = "same-name-update-then-apply"
+    s[n] = [create(obj(n, {"replicas": 1}), manager="tool"),
+            apply("tool", obj(n, {"replicas": 1, "image": "a"})),
+            apply("tool", obj(n, {"replicas": 3, "image": "a"})),
+            apply("tool", obj(n, {"image": "a"}))]
     return s
 
 
