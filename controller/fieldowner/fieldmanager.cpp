@@ -1,5 +1,6 @@
 #include "controller/fieldowner/fieldmanager.h"
 
+#include "controller/fieldowner/lastapplied.h"
 #include "controller/fieldowner/typedvalue.h"
 #include "models/rfc3339.h"
 
@@ -316,8 +317,12 @@ FieldManager::prune(const json &merged, const Managed &managed, const FieldSet &
     return removeItems(merged, mergedSet.difference(prunedSet).intersection(last), m_type);
 }
 
-ApplyResult FieldManager::applyManaged(
-    const json &live, const json &config, Managed &managed, const ManagerId &id, bool force) const
+ApplyResult FieldManager::applyManaged(const json &live,
+                                       const json &config,
+                                       Managed &managed,
+                                       const ManagerId &id,
+                                       bool force,
+                                       std::vector<Conflict> *conflictsOut) const
 {
     if (const json *given = managedFieldsOf(config); given && !given->is_null())
         return failure(400, "BadRequest", "metadata.managedFields must be nil");
@@ -356,8 +361,11 @@ ApplyResult FieldManager::applyManaged(
             conflicts.push_back({ other, path });
         });
     }
-    if (!force && !conflicts.empty())
+    if (!force && !conflicts.empty()) {
+        if (conflictsOut)
+            *conflictsOut = conflicts;
         return conflictError(conflicts);
+    }
     for (auto it = managed.begin(); it != managed.end();) {
         if (it->first != id.identifier())
             it->second.fields = it->second.fields.difference(changed).difference(removed);
@@ -373,28 +381,20 @@ ApplyResult FieldManager::applyManaged(
     return *pruned;
 }
 
-ApplyResult FieldManager::apply(const json &live,
-                                const json &config,
-                                const std::string &manager,
-                                bool force) const
+ApplyResult FieldManager::applyOnce(const json &live,
+                                    const json &config,
+                                    Managed managed,
+                                    const std::string &manager,
+                                    bool force,
+                                    std::vector<Conflict> *conflicts) const
 {
-    if (memberString(config, "apiVersion") != m_apiVersion
-        || memberString(config, "kind") != m_kind)
-        return failure(400, "BadRequest", "invalid object type: " + gvkString(config));
-    json liveObject = live.is_null() ? emptyObject() : live;
-    auto decoded
-        = decodeManagedFields(managedFieldsOf(liveObject) ? *managedFieldsOf(liveObject) : json());
-    if (!decoded)
-        return failure(
-            500, {}, "failed to decode managed fields: " + decoded.error().message.toStdString());
-    Managed managed = std::move(*decoded);
     if (managed.empty()) {
         // The fields of an object no one managed yet go to "before-first-apply" (skipNonApplied).
         const ManagerId before{
             "before-first-apply", Operation::Update, m_apiVersion, m_subresource
         };
-        auto result = updateManaged(
-            emptyObject(), withoutManagedFields(liveObject), std::move(managed), before);
+        auto result
+            = updateManaged(emptyObject(), withoutManagedFields(live), std::move(managed), before);
         if (!result)
             return failure(500,
                            {},
@@ -404,10 +404,41 @@ ApplyResult FieldManager::apply(const json &live,
         capUpdateManagers(managed);
     }
     const ManagerId id{ manager, Operation::Apply, {}, m_subresource };
-    auto object = applyManaged(liveObject, config, managed, id, force);
+    auto object = applyManaged(live, config, managed, id, force, conflicts);
+    if (object)
+        setManagedFields(*object, managed);
+    return object;
+}
+
+ApplyResult FieldManager::apply(const json &live,
+                                const json &config,
+                                const std::string &manager,
+                                bool force) const
+{
+    if (memberString(config, "apiVersion") != m_apiVersion
+        || memberString(config, "kind") != m_kind)
+        return failure(400, "BadRequest", "invalid object type: " + gvkString(config));
+    const json liveObject = live.is_null() ? emptyObject() : live;
+    auto decoded
+        = decodeManagedFields(managedFieldsOf(liveObject) ? *managedFieldsOf(liveObject) : json());
+    if (!decoded)
+        return failure(
+            500, {}, "failed to decode managed fields: " + decoded.error().message.toStdString());
+    std::vector<Conflict> conflicts;
+    auto object = applyOnce(liveObject, config, *decoded, manager, force, &conflicts);
+    // kubectl takes, unforced, what its client-side last-applied annotation still describes.
+    if (!object && manager == "kubectl" && !conflicts.empty()) {
+        if (auto allowed = lastapplied::allowedConflicts(liveObject, m_apiVersion, m_type)) {
+            std::erase_if(conflicts, [&](const Conflict &c) { return allowed->has(c.path); });
+            if (!conflicts.empty())
+                return conflictError(conflicts);
+            object = applyOnce(liveObject, config, *decoded, manager, true, nullptr);
+        }
+    }
     if (!object)
         return object;
-    setManagedFields(*object, managed);
+    if (manager == "kubectl")
+        lastapplied::follow(*object, config);
     return live.is_null() ? std::move(*object) : ignoreTimeOnlyChanges(live, std::move(*object));
 }
 

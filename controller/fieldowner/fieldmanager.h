@@ -91,7 +91,9 @@ public:
     // (a field they own that this apply would change) fail the apply unless `force`, which takes
     // the fields from them; an equal value is shared ownership, no conflict. The applier's entry
     // gets the time only when the object changes. The first apply to an object without
-    // managedFields gives its existing fields to a "before-first-apply" Update entry.
+    // managedFields gives its existing fields to a "before-first-apply" Update entry. The applier
+    // "kubectl" may take, unforced, the fields its client-side last-applied annotation still
+    // describes, and the annotation then follows what it applies.
     models::Result<nlohmann::json, ApplyError> apply(const nlohmann::json &live,
                                                      const nlohmann::json &config,
                                                      const std::string &manager,
@@ -104,11 +106,18 @@ private:
                                           const nlohmann::json &updated,
                                           Managed managed,
                                           const ManagerId &id) const;
+    models::Result<nlohmann::json, ApplyError> applyOnce(const nlohmann::json &live,
+                                                         const nlohmann::json &config,
+                                                         Managed managed,
+                                                         const std::string &manager,
+                                                         bool force,
+                                                         std::vector<Conflict> *conflicts) const;
     models::Result<nlohmann::json, ApplyError> applyManaged(const nlohmann::json &live,
                                                             const nlohmann::json &config,
                                                             Managed &managed,
                                                             const ManagerId &id,
-                                                            bool force) const;
+                                                            bool force,
+                                                            std::vector<Conflict> *conflicts) const;
     models::Result<nlohmann::json>
     prune(const nlohmann::json &merged, const Managed &managed, const FieldSet &lastApplied) const;
     void capUpdateManagers(Managed &managed) const;

@@ -294,6 +294,20 @@ def sequences():
             apply("tool", obj(n, {"replicas": 1, "image": "a"})),
             apply("tool", obj(n, {"replicas": 3, "image": "a"})),
             apply("tool", obj(n, {"image": "a"}))]
+    # kubectl apply --server-side over an object kubectl applied client-side: conflicts with
+    # fields the last-applied annotation still describes are taken silently, and the annotation
+    # follows the new configuration.
+    n = "kubectl-client-to-server-side"
+    last = obj(n, {"replicas": 1, "image": "a"}, metadata={"annotations": {},
+                                                          "namespace": "default"})
+    annotation = {"kubectl.kubernetes.io/last-applied-configuration":
+                  json.dumps(last, sort_keys=True, separators=(",", ":")) + "\n"}
+    s[n] = [create(obj(n, {"replicas": 1, "image": "a"}, metadata={"annotations": annotation}),
+                   manager="kubectl-client-side-apply"),
+            apply("kubectl", obj(n, {"replicas": 2, "image": "a"})),
+            merge({"spec": {"replicas": 5}}, manager="hpa"),
+            apply("kubectl", obj(n, {"replicas": 3, "image": "a", "paused": True})),
+            apply("kubectl", obj(n, {"replicas": 5, "image": "b", "tags": ["<&>"]}))]
     return s
 
 
