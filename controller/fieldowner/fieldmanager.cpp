@@ -202,6 +202,8 @@ models::Result<Managed> FieldManager::updateManaged(const json &live,
                                                     Managed managed,
                                                     const ManagerId &id) const
 {
+    for (auto &[identifier, entry] : managed)
+        entry.fields = reconcileWithSchema(entry.fields, m_type);
     auto comparison = compareTyped(live, updated, m_type);
     if (!comparison)
         return comparison.error();
@@ -326,6 +328,8 @@ ApplyResult FieldManager::applyManaged(const json &live,
 {
     if (const json *given = managedFieldsOf(config); given && !given->is_null())
         return failure(400, "BadRequest", "metadata.managedFields must be nil");
+    for (auto &[identifier, entry] : managed)
+        entry.fields = reconcileWithSchema(entry.fields, m_type);
     auto configSet = fieldSetOf(config, m_type, true);
     if (!configSet)
         return failure(500,

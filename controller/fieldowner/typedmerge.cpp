@@ -300,7 +300,86 @@ json removeFrom(const json &value, const FieldSet &remove, const TypeRef &type)
     return value;
 }
 
+// Collapses what was recorded below nodes the schema now declares atomic.
+struct SchemaReconciler
+{
+    FieldSet toRemove, toAdd;
+    Path path;
+
+    static bool deducedMap(const MapAtom &map)
+    {
+        const TypeRef &element = map.elementType;
+        return map.fields.empty() && element
+            && (element == types::deduced()
+                || (element->scalar && element->scalarKind == ScalarKind::Untyped));
+    }
+
+    void collapse()
+    {
+        toRemove.insert(path);
+        toAdd.insert(path);
+    }
+
+    void visit(const FieldSet *set, const TypeRef &type, bool atomicMember)
+    {
+        if (!type)
+            return;
+        if (type->map) {
+            const MapAtom &map = *type->map;
+            if (deducedMap(map))
+                return;
+            if (!atomicMember && map.relationship == Relationship::Atomic) {
+                if (set && !set->empty())
+                    collapse();
+                return;
+            }
+            if (set)
+                items(*set, [&](const PathElement &e) {
+                    return e.kind == PathElement::Kind::Field ? map.typeOf(e.name)
+                                                              : map.elementType;
+                });
+        } else if (type->list && !type->scalar) {
+            const ListAtom &list = *type->list;
+            if (!atomicMember && list.relationship == Relationship::Atomic) {
+                collapse();
+                return;
+            }
+            if (set)
+                items(*set, [&](const PathElement &) { return list.elementType; });
+        }
+    }
+
+    template<typename TypeOf>
+    void items(const FieldSet &set, TypeOf typeOf)
+    {
+        auto handle = [&](const PathElement &e, bool member) {
+            const TypeRef type = typeOf(e);
+            if (!type)
+                return; // not in the schema: left as it is
+            const FieldSet &below = set.withPrefix(e);
+            path.push_back(e);
+            visit(below.empty() ? nullptr : &below, type, member && below.empty());
+            path.pop_back();
+        };
+        for (const FieldSet::Child &child : set.children()) {
+            if (!set.hasMember(child.element))
+                handle(child.element, false);
+        }
+        for (const PathElement &member : set.members())
+            handle(member, true);
+    }
+};
+
 } // namespace
+
+FieldSet reconcileWithSchema(const FieldSet &set, const TypeRef &type)
+{
+    SchemaReconciler reconciler;
+    reconciler.visit(&set, type, false);
+    if (reconciler.toRemove.empty() && reconciler.toAdd.empty())
+        return set;
+    return set.recursiveDifference(reconciler.toRemove).unite(reconciler.toAdd);
+}
 
 models::Result<json> mergeTyped(const json &live, const json &config, const TypeRef &type)
 {

@@ -46,4 +46,8 @@ removeItems(const nlohmann::json &value, const FieldSet &remove, const TypeRef &
 // `set` plus every struct field on the way to its paths (Set.EnsureNamedFieldsAreMembers).
 FieldSet ensureNamedFieldsAreMembers(const FieldSet &set, const TypeRef &type);
 
+// `set` fitted to the schema as it is now (ReconcileFieldSetWithSchema): paths below a map or
+// list that has become atomic since they were recorded are replaced by the atomic node itself.
+FieldSet reconcileWithSchema(const FieldSet &set, const TypeRef &type);
+
 } // namespace reconscope::controller::fieldowner

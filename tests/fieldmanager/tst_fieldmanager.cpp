@@ -130,6 +130,7 @@ private slots:
     void recordedSequences();
     void conflictMessages();
     void applyRefusals();
+    void schemaBecameAtomic();
 
 private:
     // The object the next step starts from: the server's answer carrying the managedFields this
@@ -333,6 +334,29 @@ void tst_FieldManager::applyRefusals()
     changed["spec"]["replicas"] = 2;
     const json updated = manager.update(brokenLive, changed, "kubectl-edit");
     QVERIFY(managedFieldsOf(updated));
+}
+
+void tst_FieldManager::schemaBecameAtomic()
+{
+    // Entries recorded while spec.limits and spec.args were granular keep paths below them; once
+    // the schema makes them atomic, those collapse into the node itself.
+    const TypeRef type = types::fromCrdSchema(json::parse(R"({"type":"object","properties":{"spec":{
+        "type":"object","properties":{"replicas":{"type":"integer"},
+        "limits":{"type":"object","x-kubernetes-map-type":"atomic","properties":{"cpu":{"type":"string"}}},
+        "args":{"type":"array","items":{"type":"string"}}}}}})"));
+    const FieldManager manager(type, "example.com/v1", "Thing");
+    json live
+        = json::parse(R"({"apiVersion":"example.com/v1","kind":"Thing","metadata":{"name":"a"},
+        "spec":{"replicas":1,"limits":{"cpu":"1"},"args":["x"]}})");
+    live["metadata"]["managedFields"] = json::parse(R"([{"manager":"old","operation":"Update",
+        "apiVersion":"example.com/v1","fieldsType":"FieldsV1","time":"2026-01-01T00:00:00Z",
+        "fieldsV1":{"f:spec":{"f:limits":{".":{},"f:cpu":{}},"f:args":{"v:\"x\"":{}},"f:replicas":{}}}}])");
+    json updated = live;
+    updated["spec"]["replicas"] = 2;
+    const json stored = manager.update(live, updated, "scaler");
+    QVERIFY(sameJson(stored["metadata"]["managedFields"][0]["fieldsV1"],
+                     json::parse(R"({"f:spec":{"f:args":{},"f:limits":{}}})"),
+                     "collapsed"));
 }
 
 QTEST_GUILESS_MAIN(tst_FieldManager)
