@@ -4,7 +4,9 @@
 
 #include <QString>
 
+#include <map>
 #include <optional>
+#include <set>
 
 using json = nlohmann::json;
 
@@ -212,7 +214,7 @@ struct FieldSetWalker
         if (!value.is_array())
             return;
         std::vector<std::optional<PathElement>> elements;
-        std::vector<PathElement> seen, duplicates;
+        std::set<PathElement> seen, duplicates;
         for (const json &item : value) {
             QString message;
             elements.push_back(itemElement(list, item, &message));
@@ -221,22 +223,19 @@ struct FieldSetWalker
                 continue;
             }
             const PathElement &e = *elements.back();
-            if (std::find(seen.begin(), seen.end(), e) == seen.end())
-                seen.push_back(e);
-            else if (std::find(duplicates.begin(), duplicates.end(), e) == duplicates.end()) {
+            if (seen.insert(e).second)
+                continue;
+            if (duplicates.insert(e).second) {
                 if (strict)
                     fail(QStringLiteral("duplicate entries for key %1")
                              .arg(QString::fromStdString(e.toString())));
-                duplicates.push_back(e);
                 path.push_back(e);
                 set.insert(path);
                 path.pop_back();
             }
         }
         for (std::size_t i = 0; i < value.size(); ++i) {
-            if (!elements[i]
-                || std::find(duplicates.begin(), duplicates.end(), *elements[i])
-                    != duplicates.end())
+            if (!elements[i] || duplicates.count(*elements[i]))
                 continue;
             path.push_back(*elements[i]);
             walk(value[i], list.elementType);
@@ -336,6 +335,7 @@ struct CompareWalker
             return false;
         // Items by element, each side's duplicates together, in order of first appearance.
         std::vector<PathElement> order;
+        std::map<PathElement, std::size_t> positions;
         std::vector<std::pair<std::vector<const json *>, std::vector<const json *>>> items;
         auto index = [&](const json *side, bool left) {
             if (!side)
@@ -348,13 +348,12 @@ struct CompareWalker
                         error = where(path) + QStringLiteral(": ") + message;
                     continue;
                 }
-                auto it = std::find(order.begin(), order.end(), *e);
-                if (it == order.end()) {
+                auto [it, added] = positions.emplace(*e, order.size());
+                if (added) {
                     order.push_back(*e);
                     items.emplace_back();
-                    it = order.end() - 1;
                 }
-                auto &slot = items[std::size_t(it - order.begin())];
+                auto &slot = items[it->second];
                 (left ? slot.first : slot.second).push_back(&item);
             }
         };
