@@ -326,7 +326,8 @@ ApplyResult FieldManager::applyManaged(const json &live,
                                        bool force,
                                        std::vector<Conflict> *conflictsOut) const
 {
-    if (const json *given = managedFieldsOf(config); given && !given->is_null())
+    // Upstream reads the member as a list (GetManagedFields): only a list, even [], is refused.
+    if (const json *given = managedFieldsOf(config); given && given->is_array())
         return failure(400, "BadRequest", "metadata.managedFields must be nil");
     for (auto &[identifier, entry] : managed)
         entry.fields = reconcileWithSchema(entry.fields, m_type);
