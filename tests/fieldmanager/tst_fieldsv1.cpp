@@ -35,6 +35,8 @@ private slots:
     void managerNames_data();
     void managerNames();
     void fieldSetOfObject();
+    void setMergeOrder_data();
+    void setMergeOrder();
 };
 
 void tst_FieldsV1::roundTrip_data()
@@ -217,6 +219,74 @@ void tst_FieldsV1::fieldSetOfObject()
                   "\"f:name\":{}},"
                   "\"f:spec\":{\"f:args\":{},\"f:env\":{\"f:E\":{}},\"f:limits\":{},\"f:tags\":{"
                   "\"v:\\\"x\\\"\":{},\"v:\\\"y\\\"\":{}}}}"));
+}
+
+// The order a set merge leaves its items in: the live order kept, new items placed after the
+// shared item they follow in the configuration, duplicates in the live list collapsed when the
+// configuration names them (cases from structured-merge-diff's documented behaviour).
+void tst_FieldsV1::setMergeOrder_data()
+{
+    QTest::addColumn<QByteArray>("live");
+    QTest::addColumn<QByteArray>("config");
+    QTest::addColumn<QByteArray>("merged");
+    QTest::newRow("0") << QByteArray(R"(["a","b","c"])") << QByteArray(R"(["a","b"])")
+                       << QByteArray(R"(["a","b","c"])");
+    QTest::newRow("1") << QByteArray(R"(["a","b"])") << QByteArray(R"(["b","a"])")
+                       << QByteArray(R"(["b","a"])");
+    QTest::newRow("2") << QByteArray(R"(["a","b","c"])") << QByteArray(R"(["c","d","e","f"])")
+                       << QByteArray(R"(["a","b","c","d","e","f"])");
+    QTest::newRow("3") << QByteArray(R"(["a","b","c","g","f"])")
+                       << QByteArray(R"(["c","d","e","f"])")
+                       << QByteArray(R"(["a","b","c","g","d","e","f"])");
+    QTest::newRow("4") << QByteArray(R"(["c","d","e","f"])") << QByteArray(R"(["a","c","e"])")
+                       << QByteArray(R"(["a","c","d","e","f"])");
+    QTest::newRow("5") << QByteArray(R"(["a","b","c","x","y","z"])")
+                       << QByteArray(R"(["d","e","f","x","y","z"])")
+                       << QByteArray(R"(["a","b","c","d","e","f","x","y","z"])");
+    QTest::newRow("6") << QByteArray(R"(["c","a","g","f"])") << QByteArray(R"(["c","f","a","g"])")
+                       << QByteArray(R"(["c","f","a","g"])");
+    QTest::newRow("7") << QByteArray(R"(["a","b","c","d"])") << QByteArray(R"(["d","e","f","a"])")
+                       << QByteArray(R"(["b","c","d","e","f","a"])");
+    QTest::newRow("8") << QByteArray(R"(["c","d","e","f","g","h","i","j"])")
+                       << QByteArray(R"(["2","h","3","e","4","k","l"])")
+                       << QByteArray(R"(["c","d","f","g","2","h","i","j","3","e","4","k","l"])");
+    QTest::newRow("9")
+        << QByteArray(R"(["a","b","c","d","e","f","g","h","i","j"])")
+        << QByteArray(R"(["1","b","2","h","3","e","4","k","l"])")
+        << QByteArray(R"(["a","1","b","c","d","f","g","2","h","i","j","3","e","4","k","l"])");
+    QTest::newRow("10") << QByteArray(R"(["a","b","b"])") << QByteArray(R"(["c"])")
+                        << QByteArray(R"(["a","b","b","c"])");
+    QTest::newRow("11") << QByteArray(R"(["a","b","b"])") << QByteArray(R"(["b"])")
+                        << QByteArray(R"(["a","b"])");
+    QTest::newRow("12") << QByteArray(R"(["a","b","c","d","e","c"])")
+                        << QByteArray(R"(["1","b","2","e","d"])")
+                        << QByteArray(R"(["a","1","b","c","2","e","c","d"])");
+    QTest::newRow("13") << QByteArray(R"(["a","b","c","d","e","c"])")
+                        << QByteArray(R"(["1","b","2","c","e","d"])")
+                        << QByteArray(R"(["a","1","b","2","c","e","d"])");
+    QTest::newRow("14") << QByteArray(R"(["a","a","b","b"])") << QByteArray(R"(["b","c","d"])")
+                        << QByteArray(R"(["a","a","b","c","d"])");
+    QTest::newRow("15") << QByteArray(R"(["a","a","b","b"])") << QByteArray(R"([])")
+                        << QByteArray(R"(["a","a","b","b"])");
+    QTest::newRow("16") << QByteArray(R"([1,2,3.5])") << QByteArray(R"([1,2,3])")
+                        << QByteArray(R"([1,2,3.5,3])");
+    QTest::newRow("17") << QByteArray(R"([true,false,true])") << QByteArray(R"([true])")
+                        << QByteArray(R"([true,false])");
+}
+
+void tst_FieldsV1::setMergeOrder()
+{
+    QFETCH(QByteArray, live);
+    QFETCH(QByteArray, config);
+    QFETCH(QByteArray, merged);
+    const TypeRef type = types::fromOpenApi(json::parse(
+        R"({"type":"object","properties":{"set":{"type":"array","x-kubernetes-list-type":"set"}}})"));
+    auto result = mergeTyped(json{ { "set", json::parse(live.toStdString()) } },
+                             json{ { "set", json::parse(config.toStdString()) } },
+                             type);
+    QVERIFY(result);
+    QCOMPARE(QString::fromStdString((*result)["set"].dump()),
+             QString::fromStdString(json::parse(merged.toStdString()).dump()));
 }
 
 QTEST_GUILESS_MAIN(tst_FieldsV1)
