@@ -294,7 +294,7 @@ json FieldManager::update(const json &live, json updated, const std::string &man
         return updated; // UpdateNoErrors: stored without managedFields
     capUpdateManagers(*result);
     setManagedFields(updated, *result);
-    return live.is_null() ? updated : ignoreTimeOnlyChanges(live, std::move(updated));
+    return updated;
 }
 
 models::Result<json>
@@ -444,7 +444,7 @@ ApplyResult FieldManager::apply(const json &live,
         return object;
     if (manager == "kubectl")
         lastapplied::follow(*object, config);
-    return live.is_null() ? std::move(*object) : ignoreTimeOnlyChanges(live, std::move(*object));
+    return object;
 }
 
 } // namespace reconscope::controller::fieldowner

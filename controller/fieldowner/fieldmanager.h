@@ -57,7 +57,8 @@ FieldSet customResourceResetFields(bool statusSubresource, const std::string &su
 // The field manager of one resource version, seen through one subresource ("" or "status").
 // Objects are JSON with their metadata; managedFields are read from and written to
 // metadata.managedFields. Not done here (the cluster's write path does it): defaulting,
-// pruning, validation and the strategy's resets of the merged object.
+// pruning, validation and the strategy's resets of the merged object, then
+// ignoreTimeOnlyChanges() against the stored object, as kube-apiserver's store does.
 class FieldManager
 {
 public:
@@ -80,8 +81,8 @@ public:
     // stored ones are used then); [] or [{}] clear them, but decoding a custom resource's
     // metadata drops [] first (omitempty), so for those only [{}] does. An object stored without
     // managedFields stays without them. Never fails: upstream stores the object without
-    // managedFields when they cannot be computed, and so does this. When only entry times would
-    // change, `live` is returned (the store's IgnoreManagedFieldsTimestampsTransformer).
+    // managedFields when they cannot be computed, and so does this. The store then keeps `live`
+    // when nothing but entry times changed: ignoreTimeOnlyChanges(), after the strategy's resets.
     nlohmann::json
     update(const nlohmann::json &live, nlohmann::json updated, const std::string &manager) const;
 
