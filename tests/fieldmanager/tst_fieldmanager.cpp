@@ -1,12 +1,16 @@
 // The field manager (controller/fieldowner) replayed against kube-apiserver: each file of data/
 // is a sequence of applies and updates by several managers that tools/fieldmanager/record.py
-// sent to a real kube-apiserver 1.36, with its answers. Every step goes through FieldManager;
+// sent to a real kube-apiserver 1.36, with its answers: over a CRD of its own with every list
+// and map type, and (real-*) over the real CRDs and objects of shared/fixtures/real-crds, whose
+// schema the test reads from there. Every step goes through FieldManager;
 // managedFields must come out as the server's (times compared as the index of the step that
 // wrote them), conflicts with the server's status code, message and causes, and an apply's
 // object with the server's spec, status and metadata maps.
 
+#include "controller/cluster/schema/structuralschema.h"
 #include "controller/fieldowner/fieldmanager.h"
 #include "controller/fieldowner/typeschema.h"
+#include "models/yamljson.h"
 
 #include <nlohmann/json.hpp>
 
@@ -29,6 +33,27 @@ json readJson(const QString &path)
     if (!file.open(QIODevice::ReadOnly))
         return json();
     return json::parse(file.readAll().toStdString(), nullptr, false);
+}
+
+// The openAPIV3Schema of the sequence's version: given, or read from the CRD file it names.
+json schemaOf(const json &sequence)
+{
+    if (sequence.contains("schema"))
+        return sequence["schema"];
+    QFile file(QStringLiteral(RECONSCOPE_SHARED_DIR "/")
+               + QString::fromStdString(sequence["crdFile"].get<std::string>()));
+    if (!file.open(QIODevice::ReadOnly))
+        return json();
+    auto crd = reconscope::models::yamlToJson(file.readAll());
+    if (!crd)
+        return json();
+    const std::string apiVersion = sequence["apiVersion"];
+    const std::string version = apiVersion.substr(apiVersion.rfind('/') + 1);
+    for (const json &v : (*crd)["spec"]["versions"]) {
+        if (v["name"] == version)
+            return v["schema"]["openAPIV3Schema"];
+    }
+    return json();
 }
 
 // managedFields with each time replaced by the index of the step that wrote it.
@@ -164,8 +189,15 @@ void tst_FieldManager::recordedSequences()
     QFETCH(QString, file);
     const json sequence = readJson(file);
     QVERIFY(sequence.is_object());
-    const TypeRef type = types::fromCrdSchema(sequence["schema"]);
+    const json openApi = schemaOf(sequence);
+    QVERIFY2(openApi.is_object(), "no schema for the sequence");
+    const TypeRef type = types::fromCrdSchema(openApi);
     const std::string apiVersion = sequence["apiVersion"];
+    const std::string kind = sequence["kind"];
+    const bool statusSubresource = sequence["statusSubresource"];
+    auto structural = reconscope::controller::cluster::StructuralSchema::fromJson(openApi);
+    QVERIFY(structural);
+    const reconscope::controller::cluster::StructuralSchema schema = *structural;
     json live; // null: the object does not exist yet
     int index = 0;
     for (const json &step : sequence["steps"]) {
@@ -173,12 +205,13 @@ void tst_FieldManager::recordedSequences()
             + QByteArray::fromStdString(step["op"].get<std::string>()) + ")";
         const bool status = step["status"].get<bool>();
         const QDateTime at = base.addSecs(index);
-        const FieldManager manager(type,
-                                   apiVersion,
-                                   "Gadget",
-                                   status ? "status" : "",
-                                   customResourceResetFields(true, status ? "status" : ""),
-                                   [at] { return at; });
+        const FieldManager manager(
+            type,
+            apiVersion,
+            kind,
+            status ? "status" : "",
+            customResourceResetFields(statusSubresource, status ? "status" : ""),
+            [at] { return at; });
         const int code = step["code"];
         const json &answer = step["answer"];
         if (step["op"] == "apply") {
@@ -217,6 +250,10 @@ void tst_FieldManager::recordedSequences()
             }
             // The store after the strategy: a write that changes nothing but times keeps none.
             json stored = resetLikeStrategy(*result, live, status);
+            // The custom resource's defaults and pruning, which the cluster applies after the
+            // field manager (upstream defaults the merged object and prunes it on its way in).
+            schema.applyDefaults(stored);
+            schema.prune(stored);
             if (!live.is_null())
                 stored = ignoreTimeOnlyChanges(live, std::move(stored));
             QVERIFY(sameJson(content(stored), content(answer), where + " object"));

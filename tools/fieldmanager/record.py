@@ -3,7 +3,7 @@
 sequences of server-side applies and updates by two or more managers, each answer saved as an
 expectation file that tests/fieldmanager/tst_fieldmanager replays through controller/fieldowner.
 
-    record.py --kube-bin DIR [--out tests/fieldmanager/data] [--only NAME...]
+    record.py --kube-bin DIR [--out tests/fieldmanager/data] [--only NAME...] [--real-crds | --real-only]
 
 Starts etcd + kube-apiserver as the fidelity harness does (tools/fidelity/servers.py RealServer),
 stops them at the end. Writes are spaced by more than a second, so that every write has a time of
@@ -19,6 +19,8 @@ import sys
 import tempfile
 import time
 import urllib.parse
+
+import yaml
 
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -316,7 +318,7 @@ def content_type(op):
             "update": "application/json", "create": "application/json"}[op]
 
 
-def run_step(client, name, step):
+def run_step(client, name, step, base=BASE):
     query = {}
     if step.get("manager"):
         query["fieldManager"] = step["manager"]
@@ -325,12 +327,12 @@ def run_step(client, name, step):
     headers = {"Content-Type": content_type(step["op"])}
     if step.get("userAgent") is not None:
         headers["User-Agent"] = step["userAgent"]
-    path = BASE if step["op"] == "create" else BASE + "/" + name
+    path = base if step["op"] == "create" else base + "/" + name
     if step["status"]:
         path += "/status"
     body = copy.deepcopy(step["body"])
     if step["op"] == "update":
-        status, current = client.request("GET", BASE + "/" + name)
+        status, current = client.request("GET", base + "/" + name)
         body["metadata"]["resourceVersion"] = json.loads(current)["metadata"]["resourceVersion"]
     method = {"apply": "PATCH", "merge": "PATCH", "update": "PUT", "create": "POST"}[step["op"]]
     if query:
@@ -339,12 +341,12 @@ def run_step(client, name, step):
     return status, json.loads(answer)
 
 
-def record(client, name, steps):
+def record(client, name, steps, base=BASE):
     times = {}  # server time -> index of the first step whose answer showed it
     out = []
     for index, step in enumerate(steps):
         time.sleep(1.2)
-        code, answer = run_step(client, name, step)
+        code, answer = run_step(client, name, step, base)
         for entry in (answer.get("metadata", {}).get("managedFields") or []):
             if "time" not in entry:
                 continue  # an applier whose apply changed nothing has none
@@ -355,11 +357,93 @@ def record(client, name, steps):
     return out
 
 
+REAL_CRDS = os.path.join(ROOT, "..", "shared", "fixtures", "real-crds")
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+
+
+def real_sequences(client):
+    """Sequences over the real CRDs of shared/fixtures/real-crds and their objects: the object's
+    spec applied by "gitops", its status applied by "controller" through /status, a label edited
+    by "kubectl-edit", the spec applied again without its first optional field. Objects of
+    versions other than the CRD's storage version, or that their CRD refuses, are skipped."""
+    crds = {}
+    for name in sorted(os.listdir(os.path.join(REAL_CRDS, "crds"))):
+        with open(os.path.join(REAL_CRDS, "crds", name)) as f:
+            crd = yaml.safe_load(f)
+        crd["file"] = name
+        crds[(crd["spec"]["group"], crd["spec"]["names"]["kind"])] = crd
+    installed = set()
+    for name in sorted(os.listdir(os.path.join(REAL_CRDS, "objects"))):
+        with open(os.path.join(REAL_CRDS, "objects", name)) as f:
+            source = yaml.safe_load(f)
+        group, _, version = source["apiVersion"].rpartition("/")
+        crd = crds.get((group, source["kind"]))
+        # Only objects of the storage version: without the CRD's conversion webhook (removed
+        # here) another version's objects would be stored, and pruned, as the storage version.
+        served = [v for v in (crd or {}).get("spec", {}).get("versions", [])
+                  if v["name"] == version and v.get("served") and v.get("storage")]
+        if not served:
+            continue
+        if crd["metadata"]["name"] not in installed:
+            crd = copy.deepcopy(crd)
+            crd.pop("file")
+            crd["spec"].pop("conversion", None)
+            for key in ("resourceVersion", "uid", "creationTimestamp", "generation"):
+                crd["metadata"].pop(key, None)
+            status, answer = client.request(
+                "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                json.dumps(crd).encode(), {"Content-Type": "application/json"})
+            if status not in (200, 201):
+                print("skipped", name, "the CRD was refused:", answer[:200])
+                continue
+            installed.add(crd["metadata"]["name"])
+        plural = crd["spec"]["names"]["plural"]
+        base = "/apis/%s/%s/%s%s" % (group, version, "namespaces/default/"
+                                     if crd["spec"]["scope"] == "Namespaced" else "", plural)
+        for _ in range(100):
+            if client.request("GET", base)[0] == 200:
+                break
+            time.sleep(0.2)
+        object_name = "real-" + name[:-len(".yaml")]
+        metadata = {"name": object_name}
+        for key in ("labels", "annotations"):
+            values = {k: v for k, v in (source["metadata"].get(key) or {}).items()
+                      if k != LAST_APPLIED}
+            if values:
+                metadata[key] = values
+        head = {"apiVersion": source["apiVersion"], "kind": source["kind"]}
+        spec = source.get("spec") or {}
+        steps = [apply("gitops", dict(head, metadata=metadata, spec=spec))]
+        has_status = bool(served[0].get("subresources", {}).get("status") is not None)
+        if source.get("status") and has_status:
+            steps.append(apply("controller", dict(head, metadata={"name": object_name},
+                                                  status=source["status"]), status=True))
+        steps.append(merge({"metadata": {"labels": {"edited": "true"}}}, manager="kubectl-edit"))
+        # The spec again without its first field the schema does not require.
+        required = served[0]["schema"]["openAPIV3Schema"].get("properties", {}).get(
+            "spec", {}).get("required", [])
+        optional = [key for key in spec if key not in required]
+        fewer = {k: v for k, v in spec.items() if not optional or k != optional[0]}
+        steps.append(apply("gitops", dict(head, metadata=metadata, spec=fewer)))
+        yield (object_name, source["apiVersion"], source["kind"], crds[(group, source["kind"])]["file"],
+               has_status, steps, base)
+
+
+def write(out, name, result):
+    with open(os.path.join(out, name + ".json"), "w") as f:
+        json.dump(result, f, indent=1, sort_keys=True)
+        f.write("\n")
+    print("recorded", name, [s["code"] for s in result["steps"]])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--kube-bin", required=True)
     parser.add_argument("--out", default=os.path.join(ROOT, "tests", "fieldmanager", "data"))
     parser.add_argument("--only", nargs="*")
+    parser.add_argument("--real-crds", action="store_true",
+                        help="also the CRDs and objects of shared/fixtures/real-crds")
+    parser.add_argument("--real-only", action="store_true", help="only those")
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="fieldmanager-record-")
     server = RealServer(args.kube_bin, work)
@@ -376,14 +460,25 @@ def main():
                 break
             time.sleep(0.2)
         for name, steps in sequences().items():
-            if args.only and name not in args.only:
+            if (args.only and name not in args.only) or args.real_only:
                 continue
-            result = {"name": name, "apiVersion": API_VERSION, "schema": SCHEMA,
-                      "statusSubresource": True, "steps": record(admin, name, steps)}
-            with open(os.path.join(args.out, name + ".json"), "w") as f:
-                json.dump(result, f, indent=1, sort_keys=True)
-                f.write("\n")
-            print("recorded", name, [s["code"] for s in result["steps"]])
+            write(args.out, name, {"name": name, "apiVersion": API_VERSION, "kind": KIND,
+                                   "schema": SCHEMA, "statusSubresource": True,
+                                   "steps": record(admin, name, steps)})
+        if args.real_crds or args.real_only:
+            for name, api_version, kind, crd_file, has_status, steps, base in real_sequences(admin):
+                if args.only and name not in args.only:
+                    continue
+                # The schema stays in shared/ (the test reads that version's from the CRD file).
+                result = {"name": name, "apiVersion": api_version, "kind": kind,
+                          "crdFile": "fixtures/real-crds/crds/" + crd_file,
+                          "statusSubresource": has_status,
+                          "steps": record(admin, name, steps, base)}
+                if result["steps"][0]["code"] != 201:
+                    print("skipped", name, "the object was refused:",
+                          result["steps"][0]["answer"].get("message", "")[:200])
+                    continue
+                write(args.out, name, result)
     finally:
         server.stop()
 
