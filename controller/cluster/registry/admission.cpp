@@ -258,8 +258,15 @@ std::optional<ApiError> Admission::validateObject(const TypeEntry &type,
             errors.append(update);
             errors.append(update);
         }
-        errors.append(previous ? type.schema.validateUpdate(object, *previous)
-                               : type.schema.validate(object));
+        if (!create && !old && previous) {
+            // A status write: apiextensions validates the status alone, against its own schema.
+            if (const auto status = object.find("status"); status != object.end())
+                errors.append(type.schema.validateMemberUpdate(
+                    "status", *status, &objectjson::member(*previous, "status")));
+        } else {
+            errors.append(previous ? type.schema.validateUpdate(object, *previous)
+                                   : type.schema.validate(object));
+        }
     }
     if (errors.isEmpty())
         return std::nullopt;
