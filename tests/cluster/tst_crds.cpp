@@ -284,6 +284,24 @@ void tst_Crds::invalidCrdIs422()
                 u"CustomResourceDefinition.apiextensions.k8s.io \"things.nodot\" is invalid: "_s),
         response.body.constData());
     QCOMPARE(call("GET", u"/apis/nodot/v1/namespaces/default/things"_s).status, 404);
+
+    // Without a storage version the create strategy leaves status.storedVersions nil, which is
+    // refused too; spec.versions is printed as the internal versions encode.
+    const QByteArray noStorage
+        = R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"nostores.example.com"},
+      "spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"nostores","kind":"NoStore"},
+      "versions":[{"name":"v1","served":true,"storage":false,"schema":{"openAPIV3Schema":{"type":"object"}}}]}})";
+    const ApiResponse refused = call("POST", crdsPath, noStorage);
+    QCOMPARE(refused.status, 422);
+    const json causes = parse(refused.body)["details"]["causes"];
+    QCOMPARE(causes.size(), std::size_t(2));
+    QCOMPARE(str(causes[0]["field"]), u"spec.versions"_s);
+    QCOMPARE(
+        str(causes[0]["message"]),
+        uR"(Invalid value: [{"Name":"v1","Served":true,"Storage":false,"Deprecated":false,"DeprecationWarning":null,"Schema":null,"Subresources":null,"AdditionalPrinterColumns":null,"SelectableFields":null}]: must have exactly one version marked as storage version)"_s);
+    QCOMPARE(str(causes[1]["field"]), u"status.storedVersions"_s);
+    QCOMPARE(str(causes[1]["message"]),
+             u"Invalid value: null: must have at least one stored version"_s);
 }
 
 void tst_Crds::crdUpdateChangesWhatIsServed()

@@ -214,6 +214,9 @@ std::optional<ApiError> Admission::validateObject(const TypeEntry &type,
         if (mainUpdate)
             errors.append(metavalidation::validateObjectMetaUpdate(metadata, oldMetadata));
         errors.append(validateCrd(object));
+        // On an update the stored status is kept as the CRD controller maintains it.
+        if (create)
+            errors.append(validateCrdStoredVersions(object));
         if (old) {
             const json stored = objectjson::parseStored(old->json);
             const auto member = [](const json &crd, const char *key) {
