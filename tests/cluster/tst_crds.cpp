@@ -28,6 +28,7 @@ private slots:
     void realObjects();
     void fluxStatusDefaultReadsBack();
     void otherServedVersionRewritesApiVersion();
+    void writesInAnotherVersionKeepWhatStorageDeclares();
     void invalidCrdIs422();
     void crdUpdateChangesWhatIsServed();
     void deletingCrdDeletesItsResources();
@@ -267,6 +268,38 @@ void tst_Crds::otherServedVersionRewritesApiVersion()
     response
         = call("GET", u"/apis/cluster.x-k8s.io/"_s + other + u"/namespaces/default/clusters"_s);
     QCOMPARE(str(parse(response.body)["items"][0]["apiVersion"]), u"cluster.x-k8s.io/"_s + other);
+}
+
+// Cluster API's MachinePool v1beta1 names its infrastructureRef's apiVersion, the storage version
+// v1beta2 does not: converted for storage (strategy None), the object is pruned by v1beta2's
+// schema, so the field is gone from the answer and from every read, dry runs included.
+void tst_Crds::writesInAnotherVersionKeepWhatStorageDeclares()
+{
+    installRealCrd(u"cluster.x-k8s.io_machinepools.yaml"_s);
+    const QString pools = u"/apis/cluster.x-k8s.io/v1beta1/namespaces/default/machinepools"_s;
+    json pool = parse(
+        R"({"apiVersion":"cluster.x-k8s.io/v1beta1","kind":"MachinePool","metadata":{"name":"pool"},
+        "spec":{"clusterName":"c","replicas":2,"template":{"spec":{"clusterName":"c","bootstrap":{"dataSecretName":""},
+        "infrastructureRef":{"apiVersion":"infrastructure.cluster.x-k8s.io/v1beta2","kind":"AWSManagedMachinePool","name":"pool"}}}}})");
+    const auto infrastructureRef = [](const json &object) {
+        return object["spec"]["template"]["spec"]["infrastructureRef"];
+    };
+    const json expectedRef = { { "kind", "AWSManagedMachinePool" }, { "name", "pool" } };
+    ApiResponse response = call("POST", pools + u"?dryRun=All"_s, dump(pool));
+    QVERIFY2(response.status == 201, response.body.constData());
+    JSON_COMPARE(infrastructureRef(parse(response.body)), expectedRef);
+    response = call("POST", pools, dump(pool));
+    QVERIFY2(response.status == 201, response.body.constData());
+    json created = parse(response.body);
+    QCOMPARE(str(created["apiVersion"]), u"cluster.x-k8s.io/v1beta1"_s);
+    JSON_COMPARE(infrastructureRef(created), expectedRef);
+    JSON_COMPARE(infrastructureRef(parse(call("GET", pools + u"/pool"_s).body)), expectedRef);
+    // An update that sets it again stores it without.
+    created["spec"]["template"]["spec"]["infrastructureRef"]["apiVersion"] = "x/v1";
+    response = call("PUT", pools + u"/pool"_s, dump(created));
+    QVERIFY2(response.status == 200, response.body.constData());
+    JSON_COMPARE(infrastructureRef(parse(response.body)), expectedRef);
+    JSON_COMPARE(infrastructureRef(parse(call("GET", pools + u"/pool"_s).body)), expectedRef);
 }
 
 void tst_Crds::invalidCrdIs422()

@@ -44,6 +44,15 @@ QStringList StructuralSchema::prune(json &object) const
     return paths;
 }
 
+void StructuralSchema::coerce(json &object) const
+{
+    if (!m_root)
+        return;
+    std::vector<std::string> pruned;
+    structural::prune(object, m_root.get(), true, std::string(), pruned);
+    structural::pruneNonNullableNulls(object, *m_root);
+}
+
 void StructuralSchema::applyDefaults(json &object) const
 {
     if (!m_root)

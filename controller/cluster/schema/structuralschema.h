@@ -33,6 +33,9 @@ public:
     // pruned paths sorted, e.g. "spec.foo", "spec.items[0].bar", "spec.template.metadata.x"
     // (for fieldValidation Warn/Strict).
     QStringList prune(nlohmann::json &object) const;
+    // What the storage codec's conversion into this schema's version does to an object: prune()
+    // and the removal of nulls in fields that are neither nullable nor defaulted; no defaults.
+    void coerce(nlohmann::json &object) const;
     // Applies the schema's `default`s as upstream does: defaults inside absent parents are not
     // created; a null in a non-nullable field is replaced by its default, or removed when it has
     // none (PruneNonNullableNullsWithoutDefaults).
