@@ -220,6 +220,16 @@ QString summarizeBody(const QByteArray &body, qsizetype maxLength = 30)
     return QString::fromLatin1(excerpt.toHex()) + more;
 }
 
+// handlers/rest.go's transformDecodeError for a body whose kind could not be read.
+ApiError unrecognizedBody(const ApiRequest &request, const QString &kind, const QString &error)
+{
+    if (kind.isEmpty())
+        return ApiError::badRequest(error);
+    return ApiError::badRequest(
+        u"the object provided is unrecognized (must be of type %1): %2 (%3)"_s.arg(
+            kind, error, summarizeBody(request.body)));
+}
+
 // Go's decoder does not reject invalid UTF-8 in strings: each invalid byte becomes U+FFFD.
 QByteArray replaceInvalidUtf8(const QByteArray &body)
 {
@@ -243,21 +253,22 @@ models::Result<json, ApiError>
 parseBody(const ApiRequest &request, bool protobuf, const QString &decodeKind)
 {
     const QByteArray mediaType = bodyMediaType(request);
-    if (protobuf && mediaType == "application/vnd.kubernetes.protobuf")
-        return protobufBodyToJson(request.body);
+    const auto unrecognized = [&](const QString &error) {
+        return unrecognizedBody(request, decodeKind, error);
+    };
+    if (protobuf && mediaType == "application/vnd.kubernetes.protobuf") {
+        if (const auto error = protobufPrefixError(request.body))
+            return unrecognized(*error);
+        return protobufBodyToJson(request.body, decodeKind);
+    }
     if (mediaType != "application/json" && mediaType != "application/yaml") {
         return ApiError::unsupportedMediaType(
             u"the body of the request was in an unknown format - accepted media types include: "
             u"application/json, application/yaml"_s
             + (protobuf ? u", application/vnd.kubernetes.protobuf"_s : QString()));
     }
-    // handlers/rest.go's transformDecodeError for a body whose kind could not be read.
     const auto decodeError = [&](const QString &error) {
-        QString message = u"couldn't get version/kind; json parse error: "_s + error;
-        if (!decodeKind.isEmpty())
-            message = u"the object provided is unrecognized (must be of type %1): %2 (%3)"_s.arg(
-                decodeKind, message, summarizeBody(request.body));
-        return ApiError::badRequest(message);
+        return unrecognized(u"couldn't get version/kind; json parse error: "_s + error);
     };
     if (mediaType == "application/yaml") {
         auto documents = yamlDocumentsToJson(request.body);
