@@ -325,7 +325,17 @@ models::Result<json, ApiError> parseWriteRequest(const ApiRequest &request,
     if (auto error = parseWriteOptions(request, optionsKind, options))
         return *error;
     options.returnObject = false;
-    return parseBody(request, type.builtin, type.kind);
+    auto body = parseBody(request, type.builtin, type.kind);
+    // The unstructured decoder of custom resources requires a kind (built-in kinds default it),
+    // and quotes the JSON it decoded: the request's bytes, or what a YAML body became.
+    if (body && !type.builtin && body->is_object() && objectjson::string(*body, "kind").isEmpty()) {
+        const QString decoded = bodyMediaType(request) == "application/json"
+            ? QString::fromUtf8(request.body)
+            : QString::fromUtf8(objectjson::dump(*body));
+        return unrecognizedBody(
+            request, type.kind, u"Object 'Kind' is missing in '%1'"_s.arg(decoded));
+    }
+    return body;
 }
 
 models::Result<PatchType, ApiError> patchTypeOf(const ApiRequest &request, bool builtin)
