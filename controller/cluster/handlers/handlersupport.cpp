@@ -5,6 +5,9 @@
 #include "controller/cluster/schema/gofmt.h"
 #include "controller/cluster/yamldocuments.h"
 #include "models/gojson.h"
+#include "models/objectyaml.h"
+
+#include <algorithm>
 
 using namespace Qt::StringLiterals;
 using json = nlohmann::json;
@@ -138,6 +141,51 @@ bool wantsTable(const ApiRequest &request)
             return true;
     }
     return false;
+}
+
+bool wantsYaml(const ApiRequest &request)
+{
+    struct Range
+    {
+        QByteArray type;
+        double q = 1;
+    };
+    QList<Range> ranges;
+    for (const QByteArray &clause : request.header("accept").split(',')) {
+        const QList<QByteArray> params = clause.split(';');
+        Range range{ params.first().trimmed().toLower(), 1 };
+        for (qsizetype i = 1; i < params.size(); ++i) {
+            const QByteArray param = params[i].trimmed();
+            if (param.startsWith("q="))
+                range.q = param.mid(2).toDouble();
+        }
+        if (!range.type.isEmpty() && range.q > 0)
+            ranges.append(range);
+    }
+    std::stable_sort(
+        ranges.begin(), ranges.end(), [](const Range &a, const Range &b) { return a.q > b.q; });
+    for (const Range &range : std::as_const(ranges)) {
+        if (range.type == "application/yaml")
+            return true;
+        if (range.type == "application/json" || range.type == "application/vnd.kubernetes.protobuf"
+            || range.type == "*/*" || range.type == "application/*")
+            return false;
+    }
+    return false;
+}
+
+ApiResponse yamlResponse(ApiResponse response)
+{
+    if (response.watch || response.contentType != "application/json")
+        return response;
+    const QByteArray body = response.flatBody();
+    const json parsed = json::parse(body.constBegin(), body.constEnd(), nullptr, false);
+    if (parsed.is_discarded())
+        return response;
+    response.body = models::jsonToYaml(parsed);
+    response.bodyPieces.clear();
+    response.contentType = "application/yaml";
+    return response;
 }
 
 // Options kinds name the 422s of option validation: "CreateOptions.meta.k8s.io "" is invalid".
