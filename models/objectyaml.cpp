@@ -2,16 +2,31 @@
 
 #include "models/yamljson.h"
 
+#include <QRegularExpression>
+
 #include <yaml-cpp/yaml.h>
+
+using namespace Qt::StringLiterals;
 
 namespace reconscope::models {
 
 namespace {
 
-// Whether a plain scalar `text` reads back as the same string.
+// YAML 1.1's timestamp: what go-yaml quotes (and PyYAML would read as a date) though JSON
+// readers of YAML keep it a string.
+bool looksLikeTimestamp(const std::string &text)
+{
+    static const QRegularExpression timestamp(
+        uR"(^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(([Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(\.[0-9]*)?)"
+        uR"(([ \t]*(Z|[-+][0-9]{1,2}(:[0-9]{2})?))?)?$)"_s);
+    return text.size() >= 8 && text[4] == '-'
+        && timestamp.match(QString::fromStdString(text)).hasMatch();
+}
+
+// Whether a plain scalar `text` reads back as the same string, for YAML 1.1 readers too.
 bool plainIsSafe(const std::string &text)
 {
-    if (text.empty() || text.find('\n') != std::string::npos)
+    if (text.empty() || text.find('\n') != std::string::npos || looksLikeTimestamp(text))
         return false;
     const auto parsed = yamlToJson(QByteArrayView(text.data(), qsizetype(text.size())));
     return parsed.ok() && parsed.value().is_string() && parsed.value().get<std::string>() == text;

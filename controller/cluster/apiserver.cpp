@@ -204,7 +204,8 @@ ApiResponse ApiServer::handleRequest(const ApiRequest &request)
         return plainNotFound();
     if (auto refusal = authorize(request, *info))
         return errorResponse(request, *refusal);
-    return handleResource(request, *info);
+    ApiResponse response = handleResource(request, *info);
+    return wantsYaml(request) ? yamlResponse(std::move(response)) : response;
 }
 
 std::optional<ApiServer::RequestInfo>

@@ -28,6 +28,7 @@ private slots:
     void realObjects();
     void fluxStatusDefaultReadsBack();
     void otherServedVersionRewritesApiVersion();
+    void writesInAnotherVersionKeepWhatStorageDeclares();
     void invalidCrdIs422();
     void crdUpdateChangesWhatIsServed();
     void deletingCrdDeletesItsResources();
@@ -269,6 +270,38 @@ void tst_Crds::otherServedVersionRewritesApiVersion()
     QCOMPARE(str(parse(response.body)["items"][0]["apiVersion"]), u"cluster.x-k8s.io/"_s + other);
 }
 
+// Cluster API's MachinePool v1beta1 names its infrastructureRef's apiVersion, the storage version
+// v1beta2 does not: converted for storage (strategy None), the object is pruned by v1beta2's
+// schema, so the field is gone from the answer and from every read, dry runs included.
+void tst_Crds::writesInAnotherVersionKeepWhatStorageDeclares()
+{
+    installRealCrd(u"cluster.x-k8s.io_machinepools.yaml"_s);
+    const QString pools = u"/apis/cluster.x-k8s.io/v1beta1/namespaces/default/machinepools"_s;
+    json pool = parse(
+        R"({"apiVersion":"cluster.x-k8s.io/v1beta1","kind":"MachinePool","metadata":{"name":"pool"},
+        "spec":{"clusterName":"c","replicas":2,"template":{"spec":{"clusterName":"c","bootstrap":{"dataSecretName":""},
+        "infrastructureRef":{"apiVersion":"infrastructure.cluster.x-k8s.io/v1beta2","kind":"AWSManagedMachinePool","name":"pool"}}}}})");
+    const auto infrastructureRef = [](const json &object) {
+        return object["spec"]["template"]["spec"]["infrastructureRef"];
+    };
+    const json expectedRef = { { "kind", "AWSManagedMachinePool" }, { "name", "pool" } };
+    ApiResponse response = call("POST", pools + u"?dryRun=All"_s, dump(pool));
+    QVERIFY2(response.status == 201, response.body.constData());
+    JSON_COMPARE(infrastructureRef(parse(response.body)), expectedRef);
+    response = call("POST", pools, dump(pool));
+    QVERIFY2(response.status == 201, response.body.constData());
+    json created = parse(response.body);
+    QCOMPARE(str(created["apiVersion"]), u"cluster.x-k8s.io/v1beta1"_s);
+    JSON_COMPARE(infrastructureRef(created), expectedRef);
+    JSON_COMPARE(infrastructureRef(parse(call("GET", pools + u"/pool"_s).body)), expectedRef);
+    // An update that sets it again stores it without.
+    created["spec"]["template"]["spec"]["infrastructureRef"]["apiVersion"] = "x/v1";
+    response = call("PUT", pools + u"/pool"_s, dump(created));
+    QVERIFY2(response.status == 200, response.body.constData());
+    JSON_COMPARE(infrastructureRef(parse(response.body)), expectedRef);
+    JSON_COMPARE(infrastructureRef(parse(call("GET", pools + u"/pool"_s).body)), expectedRef);
+}
+
 void tst_Crds::invalidCrdIs422()
 {
     const QByteArray noDot
@@ -284,6 +317,24 @@ void tst_Crds::invalidCrdIs422()
                 u"CustomResourceDefinition.apiextensions.k8s.io \"things.nodot\" is invalid: "_s),
         response.body.constData());
     QCOMPARE(call("GET", u"/apis/nodot/v1/namespaces/default/things"_s).status, 404);
+
+    // Without a storage version the create strategy leaves status.storedVersions nil, which is
+    // refused too; spec.versions is printed as the internal versions encode.
+    const QByteArray noStorage
+        = R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"nostores.example.com"},
+      "spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"nostores","kind":"NoStore"},
+      "versions":[{"name":"v1","served":true,"storage":false,"schema":{"openAPIV3Schema":{"type":"object"}}}]}})";
+    const ApiResponse refused = call("POST", crdsPath, noStorage);
+    QCOMPARE(refused.status, 422);
+    const json causes = parse(refused.body)["details"]["causes"];
+    QCOMPARE(causes.size(), std::size_t(2));
+    QCOMPARE(str(causes[0]["field"]), u"spec.versions"_s);
+    QCOMPARE(
+        str(causes[0]["message"]),
+        uR"(Invalid value: [{"Name":"v1","Served":true,"Storage":false,"Deprecated":false,"DeprecationWarning":null,"Schema":null,"Subresources":null,"AdditionalPrinterColumns":null,"SelectableFields":null}]: must have exactly one version marked as storage version)"_s);
+    QCOMPARE(str(causes[1]["field"]), u"status.storedVersions"_s);
+    QCOMPARE(str(causes[1]["message"]),
+             u"Invalid value: null: must have at least one stored version"_s);
 }
 
 void tst_Crds::crdUpdateChangesWhatIsServed()

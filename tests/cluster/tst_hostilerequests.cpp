@@ -25,6 +25,7 @@ private slots:
     void objectOverStorageLimitIsRefused();
     void malformedJsonIs400_data();
     void malformedJsonIs400();
+    void customResourceWithoutKindIs400();
     void undecodablePatchOrQueryIs400_data();
     void undecodablePatchOrQueryIs400();
     void deeplyNestedJsonIs400_data();
@@ -256,6 +257,27 @@ void tst_HostileRequests::malformedJsonIs400()
         const ApiResponse patch = call("PATCH", webPath, body, type);
         QCOMPARE(patch.status, 400);
         QCOMPARE(str(parse(patch.body)["reason"]), u"BadRequest"_s);
+    }
+    verifyUnchanged();
+}
+
+// The unstructured decoder requires a kind and quotes the body as the client sent it (spacing and
+// member order kept), which transformDecodeError then summarizes.
+void tst_HostileRequests::customResourceWithoutKindIs400()
+{
+    const QByteArray body = R"({"apiVersion": "infrastructure.internal.net/v1", "metadata": )"
+                            R"({"name": "web"}, "spec": {"image": "x"}})";
+    const QString expected = u"the object provided is unrecognized (must be of type CustomApp): "
+                             "Object 'Kind' is missing in '"_s
+        + QString::fromUtf8(body) + u"' ("_s + QString::fromUtf8(body.left(30)) + u" ...)"_s;
+    for (const QByteArray &method : { QByteArray("POST"), QByteArray("PUT") }) {
+        // As sent: call() would add a resourceVersion to the PUT.
+        const ApiResponse response
+            = m_server->handle(request(method, method == "POST" ? customApps : webPath, body));
+        QCOMPARE(response.status, 400);
+        const json status = parse(response.body);
+        QCOMPARE(str(status["reason"]), u"BadRequest"_s);
+        QCOMPARE(str(status["message"]), expected);
     }
     verifyUnchanged();
 }

@@ -207,6 +207,13 @@ void tst_Pagination::continueTokenErrors()
                     customApps + u"?limit=1&resourceVersion=0&continue="_s
                         + str(page["metadata"]["continue"]));
     QCOMPARE(response.status, 200);
+    // Served from the watch cache, which ignores the limit for resourceVersion=0: the rest of
+    // the list at the token's revision, in one page.
+    const json rest = parse(response.body);
+    QCOMPARE(names(rest), (QStringList{ u"default/app-1"_s, u"default/app-2"_s }));
+    QCOMPARE(str(rest["metadata"]["continue"]), QString());
+    QVERIFY(!rest["metadata"].contains("remainingItemCount"));
+    QCOMPARE(str(rest["metadata"]["resourceVersion"]), str(page["metadata"]["resourceVersion"]));
 }
 
 void tst_Pagination::expiredContinueIs410WithFreshToken()

@@ -88,6 +88,9 @@ private Q_SLOTS:
     void malformedIs400_data();
     void malformedIs400();
     void everyTruncationOfTheObjectIs400();
+    void bodiesWithoutAnEnvelopeAsUpstreamWordsThem_data();
+    void bodiesWithoutAnEnvelopeAsUpstreamWordsThem();
+    void envelopeWithoutKindTakesTheEndpoints();
     void customResourcesStillRefuseProtobuf();
 };
 
@@ -208,8 +211,9 @@ void tst_ProtobufBody::malformedIs400_data()
     QTest::addColumn<QByteArray>("body");
     QTest::addColumn<QString>("detail");
     const QByteArray kubectl = readFile(DataDir + u"/kubectl-create-deployment.pb"_s);
-    QTest::newRow("no prefix") << kubectl.mid(
-        4) << u"the data does not start with the protobuf prefix \"k8s\\x00\""_s;
+    QTest::newRow("no prefix") << kubectl.mid(4)
+                               << u"provided data does not appear to be a protobuf message, "
+                                  "expected prefix [107 56 115 0]"_s;
     QTest::newRow("envelope cut") << kubectl.chopped(10) << u"truncated length-delimited field 2"_s;
     QTest::newRow("length past the message")
         << envelope("v1", "Namespace", bytesField(1, QByteArray("\x0a\x05web", 4)))
@@ -250,6 +254,52 @@ void tst_ProtobufBody::everyTruncationOfTheObjectIs400()
         const QString error = decodeError(kubectl.left(size), code);
         QVERIFY2(code == 400, qPrintable(u"%1 bytes: %2 %3"_s.arg(size).arg(code).arg(error)));
     }
+}
+
+// The protobuf serializer refuses these before it reads an envelope; handlers/rest.go's
+// transformDecodeError names the endpoint's kind and quotes the body in hex.
+void tst_ProtobufBody::bodiesWithoutAnEnvelopeAsUpstreamWordsThem_data()
+{
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<QString>("message");
+    const QString prefix = u"the object provided is unrecognized (must be of type ConfigMap): "_s;
+    QTest::newRow("prefix only") << QByteArray("k8s\0", 4) << prefix + u"empty body (6b387300)"_s;
+    QTest::newRow("empty") << QByteArray() << prefix + u"empty data (<empty>)"_s;
+    QTest::newRow("no prefix") << QByteArray("k8x\0\x0a", 5)
+                               << prefix
+            + u"provided data does not appear to be a protobuf message, expected prefix "
+              "[107 56 115 0] (6b3878000a)"_s;
+}
+
+void tst_ProtobufBody::bodiesWithoutAnEnvelopeAsUpstreamWordsThem()
+{
+    QFETCH(QByteArray, body);
+    QFETCH(QString, message);
+    ApiRequest r = request("POST", u"/api/v1/namespaces/default/configmaps"_s);
+    r.body = body;
+    r.headers.append(
+        qMakePair(QByteArray("content-type"), QByteArray("application/vnd.kubernetes.protobuf")));
+    const ApiResponse response = m_server->handle(r);
+    QCOMPARE(response.status, 400);
+    const json status = parse(response.body);
+    QCOMPARE(str(status["reason"]), u"BadRequest"_s);
+    QCOMPARE(str(status["message"]), message);
+}
+
+// An envelope without apiVersion and kind is read as the endpoint's kind.
+void tst_ProtobufBody::envelopeWithoutKindTakesTheEndpoints()
+{
+    const QByteArray configMap = bytesField(1, bytesField(1, "bare"));
+    const ApiResponse response = call("POST",
+                                      u"/api/v1/namespaces/default/configmaps"_s,
+                                      envelope({}, {}, configMap),
+                                      "application/vnd.kubernetes.protobuf");
+    QVERIFY2(response.status == 201, response.body.constData());
+    QCOMPARE(str(parse(response.body)["kind"]), u"ConfigMap"_s);
+    int code = 0;
+    QCOMPARE(decodeError(envelope("v1", {}, configMap), code),
+             u"Object 'Kind' is missing in 'runtime.TypeMeta{APIVersion:\"v1\", Kind:\"\"}'"_s);
+    QCOMPARE(code, 400);
 }
 
 void tst_ProtobufBody::customResourcesStillRefuseProtobuf()

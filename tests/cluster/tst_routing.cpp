@@ -1,5 +1,7 @@
 #include "apitestsupport.h"
 
+#include "models/yamljson.h"
+
 using namespace Qt::StringLiterals;
 using namespace reconscope::controller::cluster;
 using namespace reconscope::controller::cluster::testsupport;
@@ -19,6 +21,7 @@ private slots:
     void methodsAPathDoesNotRoute();
     void customResourceCreateAtAnObjectPath();
     void unproducibleAcceptIs406();
+    void acceptYamlAnswersYaml();
     void unknownResourceOfAServedVersionIsAStatus();
     void selfSubjectAccessReview_data();
     void selfSubjectAccessReview();
@@ -91,6 +94,49 @@ void tst_Routing::unproducibleAcceptIs406()
     QCOMPARE(m_server->handle(get).status, 404);
     get.headers.last().second = "text/html;q=0.9, */*;q=0.1";
     QCOMPARE(m_server->handle(get).status, 404);
+}
+
+// Accept negotiated as kube-apiserver does: YAML when it is the preferred type the server writes,
+// for objects, lists and errors of built-in and custom kinds alike; JSON when JSON comes first.
+void tst_Routing::acceptYamlAnswersYaml()
+{
+    const QString configMaps = u"/api/v1/namespaces/default/configmaps"_s;
+    QCOMPARE(
+        call(
+            "POST",
+            configMaps,
+            R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"y"},"data":{"on":"yes","n":"1"}})")
+            .status,
+        201);
+    createApp("app");
+    const auto get = [this](const QString &path, const QByteArray &accept) {
+        ApiRequest r = request("GET", path);
+        r.headers.append(qMakePair(QByteArray("accept"), accept));
+        return m_server->handle(r);
+    };
+    for (const QString &path : { configMaps + u"/y"_s, configMaps, customApps + u"/app"_s }) {
+        const ApiResponse yaml = get(path, "application/yaml");
+        QCOMPARE(yaml.status, 200);
+        QCOMPARE(yaml.contentType, QByteArray("application/yaml"));
+        const auto back = reconscope::models::yamlToJson(yaml.body);
+        QVERIFY2(back.ok(), yaml.body.constData());
+        const ApiResponse plain = get(path, "application/json");
+        QCOMPARE(plain.contentType, QByteArray("application/json"));
+        JSON_COMPARE(back.value(), parse(plain.flatBody()));
+    }
+    // Strings a YAML 1.1 reader would take for something else are quoted, timestamps too.
+    const QByteArray object = get(configMaps + u"/y"_s, "application/yaml").body;
+    QVERIFY2(object.contains("\"on\": \"yes\"") && object.contains("\"n\": \"1\"")
+                 && object.contains("creationTimestamp: \""),
+             object.constData());
+    QVERIFY(object.startsWith("apiVersion: v1\ndata:\n"));
+    QCOMPARE(get(configMaps + u"/y"_s, "application/json, application/yaml").contentType,
+             QByteArray("application/json"));
+    QCOMPARE(get(configMaps + u"/y"_s, "application/json;q=0.5, application/yaml").contentType,
+             QByteArray("application/yaml"));
+    const ApiResponse missing = get(configMaps + u"/none"_s, "application/yaml");
+    QCOMPARE(missing.status, 404);
+    QVERIFY2(missing.body.contains("reason: NotFound"), missing.body.constData());
 }
 
 // Inside a served group and version, go-restful's 404 is a Status with empty details; under a

@@ -43,6 +43,7 @@ private slots:
 
     void everyKindOfWriteCommitsWhatGetAndWatchersSee();
     void statusWriteKeepsTheStoredObjectExactly();
+    void statusWriteValidatesTheStatusAlone();
     void metadataValidationStillRefusesChangedLabels();
     void inProcessResultWithAndWithoutObject();
     void eventLinesSharedOnlyBetweenLikeWatchers();
@@ -204,6 +205,36 @@ void tst_WritePath::statusWriteKeepsTheStoredObjectExactly()
     QCOMPARE(m_cluster->currentResourceVersion(), revision);
     QCOMPARE(withoutNewline(call("GET", item).body), afterStatus);
     QVERIFY(watcher->events.empty());
+}
+
+// apiextensions validates a status write's status against the status schema alone: the causes'
+// fields start at "status", kube-openapi's names in the messages below it (the general way and
+// the in-place status patch alike).
+void tst_WritePath::statusWriteValidatesTheStatusAlone()
+{
+    const QString status = customApps + u"/checked/status"_s;
+    createApp("checked");
+    for (bool inPlace : { false, true }) {
+        if (inPlace) // a stored status first: the next status patch may take the shortcut
+            QCOMPARE(call("PATCH",
+                          status,
+                          R"({"status":{"observedGeneration":1}})",
+                          "application/merge-patch+json")
+                         .status,
+                     200);
+        const ApiResponse answer = call(
+            "PATCH",
+            status,
+            R"({"status":{"conditions":[{"type":"Ready","status":"True","reason":"not a reason","message":"m","lastTransitionTime":"2026-01-01T00:00:00Z"}]}})",
+            "application/merge-patch+json");
+        QVERIFY2(answer.status == 422, answer.body.constData());
+        const json causes = parse(answer.body)["details"]["causes"];
+        QCOMPARE(causes.size(), std::size_t(1));
+        QCOMPARE(str(causes[0]["field"]), u"status.conditions[0].reason"_s);
+        QCOMPARE(str(causes[0]["message"]),
+                 u"Invalid value: \"not a reason\": conditions[0].reason in body should match "
+                 "'^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$'"_s);
+    }
 }
 
 void tst_WritePath::metadataValidationStillRefusesChangedLabels()

@@ -1,4 +1,5 @@
 #include "controller/cluster/schema/crd.h"
+#include "controller/cluster/schema/crdvalidation.h"
 #include "controller/cluster/schema/structuralschema.h"
 #include "schematestutil.h"
 
@@ -64,6 +65,7 @@ private slots:
     void invalidCrds_data();
     void invalidCrds();
     void invalidCrdIsRejectedWithMessage();
+    void versionsPrintAsInternalTypes();
     void absurdlyNestedSchemaIsRejected();
     void fixtureObjectsValidate_data();
     void fixtureObjectsValidate();
@@ -195,23 +197,31 @@ void tst_Crd::invalidCrds_data()
         << QStringList{
                u"FieldValueInvalid|spec.group|Invalid value: \"infra\": should be a domain with at least one dot"_s
            };
+    // field.Error prints spec.versions as Go's json.Marshal of the internal versions, whose
+    // members alike in every version (here all) the v1 conversion moved up to the spec.
+    const auto versionText = [](const char *name, bool storage) {
+        return u"{\"Name\":\"%1\",\"Served\":true,\"Storage\":%2,\"Deprecated\":false,"
+               "\"DeprecationWarning\":null,\"Schema\":null,\"Subresources\":null,"
+               "\"AdditionalPrinterColumns\":null,\"SelectableFields\":null}"_s.arg(
+                   QLatin1StringView(name), storage ? u"true"_s : u"false"_s);
+    };
     QTest::newRow("no storage version")
         << QByteArray(R"([{"op":"replace","path":"/spec/versions/0/storage","value":false}])")
-        << QStringList{
-               u"FieldValueInvalid|spec.versions|Invalid value: ...: must have exactly one version marked as storage version"_s
-           };
+        << QStringList{ u"FieldValueInvalid|spec.versions|Invalid value: ["_s
+                        + versionText("v1", false)
+                        + u"]: must have exactly one version marked as storage version"_s };
+    const QByteArray twoVersions
+        = R"([{"op":"replace","path":"/spec/versions","value":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}},{"name":"%1","served":true,"storage":%2,"schema":{"openAPIV3Schema":{"type":"object"}}}]}])";
     QTest::newRow("two storage versions")
-        << QByteArray(
-               R"([{"op":"add","path":"/spec/versions/-","value":{"name":"v2","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}}])")
-        << QStringList{
-               u"FieldValueInvalid|spec.versions|Invalid value: ...: must have exactly one version marked as storage version"_s
-           };
+        << QByteArray(twoVersions).replace("%1", "v2").replace("%2", "true")
+        << QStringList{ u"FieldValueInvalid|spec.versions|Invalid value: ["_s
+                        + versionText("v1", true) + u',' + versionText("v2", true)
+                        + u"]: must have exactly one version marked as storage version"_s };
     QTest::newRow("duplicate version names")
-        << QByteArray(
-               R"([{"op":"add","path":"/spec/versions/-","value":{"name":"v1","served":true,"storage":false,"schema":{"openAPIV3Schema":{"type":"object"}}}}])")
-        << QStringList{
-               u"FieldValueInvalid|spec.versions|Invalid value: ...: must contain unique version names"_s
-           };
+        << QByteArray(twoVersions).replace("%1", "v1").replace("%2", "false")
+        << QStringList{ u"FieldValueInvalid|spec.versions|Invalid value: ["_s
+                        + versionText("v1", true) + u',' + versionText("v1", false)
+                        + u"]: must contain unique version names"_s };
     QTest::newRow("bad scope")
         << QByteArray(R"([{"op":"replace","path":"/spec/scope","value":"Global"}])")
         << QStringList{
@@ -438,6 +448,50 @@ void tst_Crd::invalidCrdIsRejectedWithMessage()
     QCOMPARE(
         types.error().message,
         u"CustomResourceDefinition.apiextensions.k8s.io \"customapps.infrastructure.internal.net\" is invalid: [metadata.name: Invalid value: \"customapps.infrastructure.internal.net\": must be spec.names.plural+\".\"+spec.group, spec.group: Invalid value: \"infra\": should be a domain with at least one dot]"_s);
+}
+
+// Members that differ between versions stay in them, printed as Go's json.Marshal writes the
+// internal types: Go's field names in declaration order, nil pointers and slices as null, numbers
+// decoded into interface{} or *float64 as float64.
+void tst_Crd::versionsPrintAsInternalTypes()
+{
+    const json versions = schematest::parse(R"([
+        {"name":"v1","served":true,"storage":true,"deprecated":true,"deprecationWarning":"old",
+         "schema":{"openAPIV3Schema":{"type":"object","properties":{"n":{"type":"number",
+           "maximum":1e21,"minimum":0.0000005,"default":3,"enum":[1,"a"]}}}},
+         "subresources":{"status":{}}},
+        {"name":"v2","served":false,"storage":false,
+         "schema":{"openAPIV3Schema":{"type":"object"}},
+         "subresources":{"status":{}},
+         "additionalPrinterColumns":[{"name":"A","type":"string","jsonPath":".a"}]}])");
+    const auto props = [](const QString &type, const QString &number, const QString &properties) {
+        return uR"({"ID":"","Schema":"","Ref":null,"Description":"","Type":"%1","Nullable":false,"Format":"","Title":"",)"
+               uR"(%2"ExclusiveMinimum":false,"MaxLength":null,"MinLength":null,"Pattern":"","MaxItems":null,)"
+               uR"("MinItems":null,"UniqueItems":false,"MultipleOf":null,%3"MaxProperties":null,"MinProperties":null,)"
+               uR"("Required":null,"Items":null,"AllOf":null,"OneOf":null,"AnyOf":null,"Not":null,"Properties":%4,)"
+               uR"("AdditionalProperties":null,"PatternProperties":null,"Dependencies":null,"AdditionalItems":null,)"
+               uR"("Definitions":null,"ExternalDocs":null,"Example":null,"XPreserveUnknownFields":null,)"
+               uR"("XEmbeddedResource":false,"XIntOrString":false,"XListMapKeys":null,"XListType":null,)"
+               uR"("XMapType":null,"XValidations":null})"_s.arg(
+                   type, number.section(u'|', 0, 0), number.section(u'|', 1, 1), properties);
+    };
+    const QString plain
+        = uR"("Default":null,"Maximum":null,"ExclusiveMaximum":false,"Minimum":null,|"Enum":null,)"_s;
+    const QString n = props(
+        u"number"_s,
+        uR"("Default":3,"Maximum":1e+21,"ExclusiveMaximum":false,"Minimum":5e-7,|"Enum":[1,"a"],)"_s,
+        u"null"_s);
+    const QString expected
+        = uR"([{"Name":"v1","Served":true,"Storage":true,"Deprecated":true,"DeprecationWarning":"old",)"
+          uR"("Schema":{"OpenAPIV3Schema":)"_s
+        + props(u"object"_s, plain, u"{\"n\":"_s + n + u'}')
+        + uR"(},"Subresources":null,"AdditionalPrinterColumns":null,"SelectableFields":null},)"
+          uR"({"Name":"v2","Served":false,"Storage":false,"Deprecated":false,"DeprecationWarning":null,)"
+          uR"("Schema":{"OpenAPIV3Schema":)"_s
+        + props(u"object"_s, plain, u"null"_s)
+        + uR"(},"Subresources":null,"AdditionalPrinterColumns":[{"Name":"A","Type":"string",)"
+          uR"("Format":"","Description":"","Priority":0,"JSONPath":".a"}],"SelectableFields":null}])"_s;
+    QCOMPARE(crdvalidation::internalVersions(versions), expected);
 }
 
 void tst_Crd::absurdlyNestedSchemaIsRejected()

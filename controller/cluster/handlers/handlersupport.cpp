@@ -5,6 +5,9 @@
 #include "controller/cluster/schema/gofmt.h"
 #include "controller/cluster/yamldocuments.h"
 #include "models/gojson.h"
+#include "models/objectyaml.h"
+
+#include <algorithm>
 
 using namespace Qt::StringLiterals;
 using json = nlohmann::json;
@@ -140,6 +143,51 @@ bool wantsTable(const ApiRequest &request)
     return false;
 }
 
+bool wantsYaml(const ApiRequest &request)
+{
+    struct Range
+    {
+        QByteArray type;
+        double q = 1;
+    };
+    QList<Range> ranges;
+    for (const QByteArray &clause : request.header("accept").split(',')) {
+        const QList<QByteArray> params = clause.split(';');
+        Range range{ params.first().trimmed().toLower(), 1 };
+        for (qsizetype i = 1; i < params.size(); ++i) {
+            const QByteArray param = params[i].trimmed();
+            if (param.startsWith("q="))
+                range.q = param.mid(2).toDouble();
+        }
+        if (!range.type.isEmpty() && range.q > 0)
+            ranges.append(range);
+    }
+    std::stable_sort(
+        ranges.begin(), ranges.end(), [](const Range &a, const Range &b) { return a.q > b.q; });
+    for (const Range &range : std::as_const(ranges)) {
+        if (range.type == "application/yaml")
+            return true;
+        if (range.type == "application/json" || range.type == "application/vnd.kubernetes.protobuf"
+            || range.type == "*/*" || range.type == "application/*")
+            return false;
+    }
+    return false;
+}
+
+ApiResponse yamlResponse(ApiResponse response)
+{
+    if (response.watch || response.contentType != "application/json")
+        return response;
+    const QByteArray body = response.flatBody();
+    const json parsed = json::parse(body.constBegin(), body.constEnd(), nullptr, false);
+    if (parsed.is_discarded())
+        return response;
+    response.body = models::jsonToYaml(parsed);
+    response.bodyPieces.clear();
+    response.contentType = "application/yaml";
+    return response;
+}
+
 // Options kinds name the 422s of option validation: "CreateOptions.meta.k8s.io "" is invalid".
 ApiError optionsInvalid(const QString &kind, const QList<FieldError> &errors)
 {
@@ -220,6 +268,16 @@ QString summarizeBody(const QByteArray &body, qsizetype maxLength = 30)
     return QString::fromLatin1(excerpt.toHex()) + more;
 }
 
+// handlers/rest.go's transformDecodeError for a body whose kind could not be read.
+ApiError unrecognizedBody(const ApiRequest &request, const QString &kind, const QString &error)
+{
+    if (kind.isEmpty())
+        return ApiError::badRequest(error);
+    return ApiError::badRequest(
+        u"the object provided is unrecognized (must be of type %1): %2 (%3)"_s.arg(
+            kind, error, summarizeBody(request.body)));
+}
+
 // Go's decoder does not reject invalid UTF-8 in strings: each invalid byte becomes U+FFFD.
 QByteArray replaceInvalidUtf8(const QByteArray &body)
 {
@@ -243,21 +301,22 @@ models::Result<json, ApiError>
 parseBody(const ApiRequest &request, bool protobuf, const QString &decodeKind)
 {
     const QByteArray mediaType = bodyMediaType(request);
-    if (protobuf && mediaType == "application/vnd.kubernetes.protobuf")
-        return protobufBodyToJson(request.body);
+    const auto unrecognized = [&](const QString &error) {
+        return unrecognizedBody(request, decodeKind, error);
+    };
+    if (protobuf && mediaType == "application/vnd.kubernetes.protobuf") {
+        if (const auto error = protobufPrefixError(request.body))
+            return unrecognized(*error);
+        return protobufBodyToJson(request.body, decodeKind);
+    }
     if (mediaType != "application/json" && mediaType != "application/yaml") {
         return ApiError::unsupportedMediaType(
             u"the body of the request was in an unknown format - accepted media types include: "
             u"application/json, application/yaml"_s
             + (protobuf ? u", application/vnd.kubernetes.protobuf"_s : QString()));
     }
-    // handlers/rest.go's transformDecodeError for a body whose kind could not be read.
     const auto decodeError = [&](const QString &error) {
-        QString message = u"couldn't get version/kind; json parse error: "_s + error;
-        if (!decodeKind.isEmpty())
-            message = u"the object provided is unrecognized (must be of type %1): %2 (%3)"_s.arg(
-                decodeKind, message, summarizeBody(request.body));
-        return ApiError::badRequest(message);
+        return unrecognized(u"couldn't get version/kind; json parse error: "_s + error);
     };
     if (mediaType == "application/yaml") {
         auto documents = yamlDocumentsToJson(request.body);
@@ -314,7 +373,17 @@ models::Result<json, ApiError> parseWriteRequest(const ApiRequest &request,
     if (auto error = parseWriteOptions(request, optionsKind, options))
         return *error;
     options.returnObject = false;
-    return parseBody(request, type.builtin, type.kind);
+    auto body = parseBody(request, type.builtin, type.kind);
+    // The unstructured decoder of custom resources requires a kind (built-in kinds default it),
+    // and quotes the JSON it decoded: the request's bytes, or what a YAML body became.
+    if (body && !type.builtin && body->is_object() && objectjson::string(*body, "kind").isEmpty()) {
+        const QString decoded = bodyMediaType(request) == "application/json"
+            ? QString::fromUtf8(request.body)
+            : QString::fromUtf8(objectjson::dump(*body));
+        return unrecognizedBody(
+            request, type.kind, u"Object 'Kind' is missing in '%1'"_s.arg(decoded));
+    }
+    return body;
 }
 
 models::Result<PatchType, ApiError> patchTypeOf(const ApiRequest &request, bool builtin)

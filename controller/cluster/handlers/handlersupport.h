@@ -25,6 +25,11 @@ models::Result<qint64, apimachinery::ApiError> parseQueryInteger(const QString &
 bool wantsPretty(const ApiRequest &request);
 // Accept asks for a meta.k8s.io/v1 Table.
 bool wantsTable(const ApiRequest &request);
+// Accept negotiated as kube-apiserver's NegotiateOutputMediaType does (the ranges by falling q,
+// the first that names a type the server writes wins, JSON for */*), and YAML won.
+bool wantsYaml(const ApiRequest &request);
+// A JSON answer re-encoded as YAML (application/yaml); a watch, a Table or text stays as it is.
+ApiResponse yamlResponse(ApiResponse response);
 
 // The plain-text 404 of anything that does not resolve.
 ApiResponse plainNotFound();

@@ -606,11 +606,23 @@ ApiResult<json> decodeMessage(const MessageType &type, QByteArrayView bytes)
 
 } // namespace
 
-ApiResult<json> protobufBodyToJson(const QByteArray &body)
+std::optional<QString> protobufPrefixError(const QByteArray &body)
 {
     static constexpr char magic[] = { 'k', '8', 's', '\0' };
+    if (body.isEmpty())
+        return u"empty data"_s;
     if (!body.startsWith(QByteArrayView(magic, 4)))
-        return malformed(u"the data does not start with the protobuf prefix \"k8s\\x00\""_s);
+        return u"provided data does not appear to be a protobuf message, expected prefix "
+               "[107 56 115 0]"_s;
+    if (body.size() == 4)
+        return u"empty body"_s;
+    return std::nullopt;
+}
+
+ApiResult<json> protobufBodyToJson(const QByteArray &body, const QString &defaultKind)
+{
+    if (const auto error = protobufPrefixError(body))
+        return malformed(*error);
     // runtime.Unknown {typeMeta=1 {apiVersion=1, kind=2}, raw=2, contentEncoding=3,
     // contentType=4}.
     const auto envelope = smallMessage(QByteArrayView(body).sliced(4), "runtime.Unknown", 4, {});
@@ -623,8 +635,18 @@ ApiResult<json> protobufBodyToJson(const QByteArray &body)
         return ApiError::unsupportedMediaType(
             u"protobuf content encoding \"%1\" is not supported by the embedded cluster; send JSON"_s
                 .arg(QString::fromUtf8((*envelope)[3].bytes)));
-    const QByteArrayView apiVersion = (*typeMeta)[1].bytes;
-    const QByteArrayView kind = (*typeMeta)[2].bytes;
+    const QByteArray defaultKindBytes = defaultKind.toUtf8();
+    const QByteArrayView kind
+        = (*typeMeta)[2].bytes.isEmpty() ? QByteArrayView(defaultKindBytes) : (*typeMeta)[2].bytes;
+    QByteArrayView apiVersion = (*typeMeta)[1].bytes;
+    if (kind.isEmpty())
+        return ApiError::badRequest(
+            u"Object 'Kind' is missing in 'runtime.TypeMeta{APIVersion:\"%1\", Kind:\"\"}'"_s.arg(
+                QString::fromUtf8(apiVersion)));
+    for (const TopLevelKind &known : kKinds) {
+        if (apiVersion.isEmpty() && kind == QByteArrayView(known.kind))
+            apiVersion = known.apiVersion;
+    }
     for (const TopLevelKind &known : kKinds) {
         if (apiVersion != QByteArrayView(known.apiVersion) || kind != QByteArrayView(known.kind))
             continue;

@@ -214,6 +214,9 @@ std::optional<ApiError> Admission::validateObject(const TypeEntry &type,
         if (mainUpdate)
             errors.append(metavalidation::validateObjectMetaUpdate(metadata, oldMetadata));
         errors.append(validateCrd(object));
+        // On an update the stored status is kept as the CRD controller maintains it.
+        if (create)
+            errors.append(validateCrdStoredVersions(object));
         if (old) {
             const json stored = objectjson::parseStored(old->json);
             const auto member = [](const json &crd, const char *key) {
@@ -258,8 +261,15 @@ std::optional<ApiError> Admission::validateObject(const TypeEntry &type,
             errors.append(update);
             errors.append(update);
         }
-        errors.append(previous ? type.schema.validateUpdate(object, *previous)
-                               : type.schema.validate(object));
+        if (!create && !old && previous) {
+            // A status write: apiextensions validates the status alone, against its own schema.
+            if (const auto status = object.find("status"); status != object.end())
+                errors.append(type.schema.validateMemberUpdate(
+                    "status", *status, &objectjson::member(*previous, "status")));
+        } else {
+            errors.append(previous ? type.schema.validateUpdate(object, *previous)
+                                   : type.schema.validate(object));
+        }
     }
     if (errors.isEmpty())
         return std::nullopt;

@@ -92,6 +92,7 @@ ApiResult<WriteResult> createObject(VerbContext &context,
 
     if (auto error = context.admission.validateObject(type, object, true, {}))
         return *error;
+    context.store.coerceForStorage(type, object);
 
     if (context.store.find(type, ns, name))
         return ApiError::alreadyExists(type.type.group, type.type.plural, name);

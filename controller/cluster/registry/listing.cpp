@@ -176,6 +176,10 @@ ApiResult<ReadPoint> readPoint(const Store &store, const ListOptions &options)
             }
             point.rv = std::min(token->rv, store.revision());
         }
+        // The watch cache serves a continued list from its snapshot, and with resourceVersion
+        // "0" it ignores the limit (cacher's computeListLimit): the rest in one page.
+        if (rvText == u"0")
+            point.limit = 0;
     } else if (requestedRv && *requestedRv == 0) {
         point.limit = 0; // "any": served whole from the cache
     } else if (requestedRv) {

@@ -126,8 +126,9 @@ void Store::registerTypes(const QList<ResourceType> &types)
         }
         if (entry->serial == 0)
             entry->serial = ++m_lastTypeSerial;
+        // Writes in another version are coerced to the storage version's schema first.
         entry->statusInPlace = !type.builtin && type.statusSubresource && !type.schema.is_null()
-            && entry->schema.checksMembersAlone();
+            && type.version == storageVersion && entry->schema.checksMembersAlone();
         for (const QString &field : type.selectableFields) {
             if (!target.selectableFields.contains(field))
                 target.selectableFields.append(field);
@@ -392,6 +393,15 @@ void Store::forEachAt(const Bucket &b,
             ++current;
         }
     }
+}
+
+void Store::coerceForStorage(const TypeEntry &type, json &object) const
+{
+    if (type.type.builtin || type.type.version == type.storageVersion)
+        return;
+    const TypePtr storage = storageTypeFor(type.storageKey);
+    if (storage && storage->type.version == type.storageVersion)
+        storage->schema.coerce(object);
 }
 
 QByteArray Store::renderRecord(const TypeEntry &type, const RecordPtr &record) const

@@ -159,6 +159,12 @@ public:
                    const std::string &startKey,
                    const std::function<bool(const RecordPtr &)> &visit) const;
 
+    // What the storage codec does to a custom resource written in a version other than the
+    // storage one: converted (strategy None changes the apiVersion alone), it is coerced to the
+    // storage version's schema (StructuralSchema::coerce), losing what that version does not
+    // declare. `object` keeps the request's apiVersion.
+    void coerceForStorage(const TypeEntry &type, nlohmann::json &object) const;
+
     // --- rendering ---
     // The record in `type`'s version: its stored bytes when stored in it, else re-rendered.
     QByteArray renderRecord(const TypeEntry &type, const RecordPtr &record) const;

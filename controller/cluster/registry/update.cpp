@@ -164,6 +164,7 @@ ApiResult<WriteResult> commitUpdate(VerbContext &context,
                                     QStringList warnings)
 {
     Store &store = context.store;
+    store.coerceForStorage(type, updated);
     WriteResult result;
     result.warnings = std::move(warnings);
     json &resourceVersion = updated["metadata"]["resourceVersion"];

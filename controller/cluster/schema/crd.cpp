@@ -3,6 +3,8 @@
 #include "controller/cluster/schema/crdvalidation.h"
 #include "controller/cluster/schema/gofmt.h"
 
+#include <map>
+
 using namespace Qt::StringLiterals;
 using json = nlohmann::json;
 
@@ -78,6 +80,37 @@ QList<FieldError> validateCrd(const json &crd)
     crdvalidation::validateVersions(jsonMember(spec, "versions"), errors);
     crdvalidation::validateNames(jsonMember(spec, "names"), errors);
     crdvalidation::validateConversion(spec, errors);
+    return errors;
+}
+
+QList<FieldError> validateCrdStoredVersions(const json &crd)
+{
+    const json &stored = jsonMember(jsonMember(crd, "status"), "storedVersions");
+    const QStringList storedNames = jsonStrings(stored);
+    const QString path = u"status.storedVersions"_s;
+    // A nil []string, as the create strategy leaves it without a storage version, prints null.
+    if (storedNames.isEmpty())
+        return { fielderrors::invalid(
+            path, u"null"_s, u"must have at least one stored version"_s) };
+    std::map<QString, qsizetype> unmatched; // name -> its (last) index
+    for (qsizetype i = 0; i < storedNames.size(); ++i)
+        unmatched[storedNames[i]] = i;
+    QList<FieldError> errors;
+    const json &versions = jsonMember(jsonMember(crd, "spec"), "versions");
+    for (std::size_t i = 0; versions.is_array() && i < versions.size(); ++i) {
+        const QString name = jsonString(versions[i], "name");
+        const bool listed = unmatched.erase(name) > 0;
+        if (!listed && models::jsonBool(versions[i], "storage"))
+            errors.append(fielderrors::invalid(
+                path, gofmt::marshal(stored), u"must have the storage version "_s + name));
+    }
+    for (const auto &[name, i] : unmatched)
+        errors.append(fielderrors::invalid(
+            path + u'[' + QString::number(i) + u']',
+            gofmt::quote(name),
+            u"missing from spec.versions; %1 was previously a storage version, and must remain in "
+            "spec.versions until a storage migration ensures no data remains persisted in %1 and "
+            "removes %1 from status.storedVersions"_s.arg(name)));
     return errors;
 }
 

@@ -17,6 +17,10 @@ models::Result<QList<ResourceType>> resourceTypesFromCrd(const nlohmann::json &c
 // value validations only inside allOf/anyOf/oneOf/not), pruned and valid defaults, scale paths,
 // printer columns, selectableFields. Not checked: CEL rule compilation, status.storedVersions.
 QList<FieldError> validateCrd(const nlohmann::json &crd);
+// status.storedVersions as a create or update must leave it: not empty, holding the storage
+// version, naming only versions spec.versions lists
+// (ValidateCustomResourceDefinitionStoredVersions).
+QList<FieldError> validateCrdStoredVersions(const nlohmann::json &crd);
 // The defaults the API server sets on a CRD: names.singular (lower-case kind), names.listKind
 // (kind + "List"), spec.conversion.strategy None.
 void applyCrdDefaults(nlohmann::json &crd);

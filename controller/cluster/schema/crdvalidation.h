@@ -49,6 +49,11 @@ void validateConversion(const nlohmann::json &spec, QList<FieldError> &errors);
 
 // spec.versions: each entry (validateVersion), then unique names and one storage version.
 void validateVersions(const nlohmann::json &versions, QList<FieldError> &errors);
+// spec.versions as field.Error prints them as a bad value (crdinternal.cpp): Go's json.Marshal of
+// apiextensions' internal []CustomResourceDefinitionVersion, after the v1 conversion moved the
+// members every version has alike (schema, subresources, columns, selectable fields) up to the
+// spec.
+QString internalVersions(const nlohmann::json &versions);
 // One spec.versions[] entry at `path`: name, schema, scale, selectableFields, printer columns.
 void validateVersion(const nlohmann::json &version, const QString &path, QList<FieldError> &errors);
 

@@ -166,11 +166,12 @@ void validateVersions(const json &versions, QList<FieldError> &errors)
         validateVersion(version, u"spec.versions["_s + QString::number(i) + u']', errors);
     }
     if (!unique)
-        errors.append(
-            invalid(u"spec.versions"_s, u"..."_s, u"must contain unique version names"_s));
+        errors.append(invalid(u"spec.versions"_s,
+                              internalVersions(versions),
+                              u"must contain unique version names"_s));
     if (versions.is_array() && !versions.empty() && storageCount != 1)
         errors.append(invalid(u"spec.versions"_s,
-                              u"..."_s,
+                              internalVersions(versions),
                               u"must have exactly one version marked as storage version"_s));
 }
 

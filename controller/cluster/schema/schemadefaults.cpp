@@ -87,6 +87,11 @@ bool holdsNull(const json &value)
 
 } // namespace
 
+void pruneNonNullableNulls(json &x, const SchemaNode &root)
+{
+    pruneNonNullableNullsWithoutDefaults(x, &root);
+}
+
 void applyDefaults(json &x, const SchemaNode &root)
 {
     pruneNonNullableNullsWithoutDefaults(x, &root);

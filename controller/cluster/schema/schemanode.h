@@ -79,6 +79,9 @@ void prune(nlohmann::json &x,
 
 // StructuralSchema::applyDefaults() below `root`.
 void applyDefaults(nlohmann::json &x, const SchemaNode &root);
+// Removes the nulls of fields that are not nullable and have no default (what applyDefaults()
+// does before defaulting).
+void pruneNonNullableNulls(nlohmann::json &x, const SchemaNode &root);
 // Whether every default under `s` is free of nulls and left alone by pruning.
 bool canonicalDefaults(const SchemaNode &s);
 

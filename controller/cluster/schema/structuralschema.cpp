@@ -44,6 +44,15 @@ QStringList StructuralSchema::prune(json &object) const
     return paths;
 }
 
+void StructuralSchema::coerce(json &object) const
+{
+    if (!m_root)
+        return;
+    std::vector<std::string> pruned;
+    structural::prune(object, m_root.get(), true, std::string(), pruned);
+    structural::pruneNonNullableNulls(object, *m_root);
+}
+
 void StructuralSchema::applyDefaults(json &object) const
 {
     if (!m_root)
@@ -95,7 +104,19 @@ QList<FieldError> StructuralSchema::validateMemberUpdate(const std::string &key,
         node = m_root->additionalProperties.get();
     if (!node)
         return {};
-    return structural::validate(*node, value, key, old);
+    // Validated as a document of its own: kube-openapi names the values in its messages from
+    // the member down, the fields carry the member's name in front.
+    QList<FieldError> errors = structural::validate(*node, value, std::string(), old);
+    const QString member = QString::fromStdString(key);
+    for (FieldError &error : errors) {
+        if (error.field.isEmpty())
+            error.field = member;
+        else if (error.field.startsWith(u'['))
+            error.field.prepend(member);
+        else
+            error.field.prepend(member + u'.');
+    }
+    return errors;
 }
 
 } // namespace reconscope::controller::cluster

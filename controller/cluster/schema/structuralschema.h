@@ -33,6 +33,9 @@ public:
     // pruned paths sorted, e.g. "spec.foo", "spec.items[0].bar", "spec.template.metadata.x"
     // (for fieldValidation Warn/Strict).
     QStringList prune(nlohmann::json &object) const;
+    // What the storage codec's conversion into this schema's version does to an object: prune()
+    // and the removal of nulls in fields that are neither nullable nor defaulted; no defaults.
+    void coerce(nlohmann::json &object) const;
     // Applies the schema's `default`s as upstream does: defaults inside absent parents are not
     // created; a null in a non-nullable field is replaced by its default, or removed when it has
     // none (PruneNonNullableNullsWithoutDefaults).
@@ -50,8 +53,8 @@ public:
 
     // For writes that change one top-level member only (a status write), whether that member can
     // be pruned, defaulted and validated on its own: prune() and applyDefaults() of a stand-in
-    // object holding nothing but the member, and validateMemberUpdate(), then give what the
-    // whole object's prune(), applyDefaults() and validateUpdate() would for it, provided the
+    // object holding nothing but the member give what the whole object's prune() and
+    // applyDefaults() would for it (validateMemberUpdate() is a status write's check), provided the
     // other members are unchanged and already what prune() and applyDefaults() leave (applying
     // them again then changes and reports nothing) and the requiredMembers() are present. True
     // when the root only dispatches to its properties (no combinators, enum or property counts)
@@ -60,8 +63,11 @@ public:
     bool checksMembersAlone() const;
     // The root's `required` members.
     const std::vector<std::string> &requiredMembers() const;
-    // validateUpdate()'s errors for the top-level member `key` alone (`old`: the stored value,
-    // null when it had none), with its ratcheting.
+    // The errors of the top-level member `key` validated alone (`old`: the stored value, null
+    // when it had none), with validateUpdate()'s ratcheting: what apiextensions' status validator
+    // reports for a status write, whose schema is the status property's own. Field paths start
+    // at the member ("status.conditions[0].reason"), kube-openapi's names in the messages below
+    // it ("conditions[0].reason in body should match ...").
     QList<FieldError> validateMemberUpdate(const std::string &key,
                                            const nlohmann::json &value,
                                            const nlohmann::json *old) const;
