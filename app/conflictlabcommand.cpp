@@ -1,6 +1,7 @@
 // `reconscope conflict-lab --design a|b|c --seconds N [--objects K] [--kubeconfig F] [--context C]
 // [-o json]`: the conflict lab headless, for scripts and CI. Without --kubeconfig/--context it runs
 // on an embedded cluster of its own.
+#include "app/clusterconfig.h"
 #include "app/commands.h"
 #include "controller/kube/kubeconfig.h"
 #include "controller/labs/conflictlab.h"
@@ -153,20 +154,13 @@ int runConflictLab(int argc, char *argv[])
     std::unique_ptr<clabs::LabCluster> embedded; // outlives the lab's clients
     LabRunner runner(options, output == u"json");
     if (parser.isSet(kubeconfigOption) || parser.isSet(contextOption)) {
-        const auto kubeconfig = kube::Kubeconfig::load(parser.value(kubeconfigOption));
-        if (!kubeconfig) {
-            std::fprintf(
-                stderr, "reconscope conflict-lab: %s\n", qPrintable(kubeconfig.error().message));
-            return 1;
-        }
-        const auto config = kubeconfig->resolve(parser.value(contextOption));
+        const auto config = loadClientConfig(
+            "conflict-lab", parser.value(kubeconfigOption), parser.value(contextOption));
         if (!config) {
             std::fprintf(
                 stderr, "reconscope conflict-lab: %s\n", qPrintable(config.error().message));
             return 1;
         }
-        for (const auto &warning : config->warnings)
-            std::fprintf(stderr, "reconscope conflict-lab: warning: %s\n", qPrintable(warning));
         runner.run(config.value());
     } else {
         embedded = std::make_unique<clabs::LabCluster>();
@@ -174,12 +168,10 @@ int runConflictLab(int argc, char *argv[])
                          &clabs::LabCluster::ready,
                          &runner,
                          [&runner](const kube::ClientConfig &config) { runner.run(config); });
-        QObject::connect(embedded.get(),
-                         &clabs::LabCluster::failed,
-                         &runner,
-                         [&runner](const QString &message) {
-                             runner.fail(u"the embedded cluster did not start: %1"_s.arg(message));
-                         });
+        QObject::connect(
+            embedded.get(), &clabs::LabCluster::failed, &runner, [&runner](const QString &message) {
+                runner.fail(u"the embedded cluster did not start: %1"_s.arg(message));
+            });
         const auto started = embedded->start();
         if (!started.ok()) {
             std::fprintf(

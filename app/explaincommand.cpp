@@ -1,6 +1,7 @@
 // `reconscope explain RESOURCE/NAME [-n NS] [-o json] [--kubeconfig F] [--context C]`: "why is it
 // not Ready?" for one object, headless (controller/troubleshoot): its causes, ranked, each with
 // its evidence, and what was looked at.
+#include "app/clusterconfig.h"
 #include "app/commands.h"
 #include "app/resourcelookup.h"
 #include "controller/kube/kubeconfig.h"
@@ -79,15 +80,12 @@ int runExplain(int argc, char *argv[])
     const QString output = parser.value(outputOption);
     if (!output.isEmpty() && output != u"json"_s)
         return usageError(u"unknown output format \"%1\" (only json)"_s.arg(output));
-    const auto kubeconfig = kube::Kubeconfig::load(parser.value(kubeconfigOption));
-    const auto config = kubeconfig ? kubeconfig->resolve(parser.value(contextOption))
-                                   : models::Result<kube::ClientConfig>(kubeconfig.error());
+    const auto config
+        = loadClientConfig("explain", parser.value(kubeconfigOption), parser.value(contextOption));
     if (!config) {
         std::fprintf(stderr, "reconscope explain: %s\n", qPrintable(config.error().message));
         return 1;
     }
-    for (const auto &warning : config->warnings)
-        std::fprintf(stderr, "reconscope explain: warning: %s\n", qPrintable(warning));
     const QString ns = parser.isSet(nsOption) ? parser.value(nsOption) : config->namespace_;
 
     kube::RestClient client(config.value());

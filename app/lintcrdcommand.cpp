@@ -4,6 +4,7 @@
 // server-side dry-run boundary check on one object of that CRD (the first one found unless
 // --object names it). Exit codes, for CI: 0 clean or only warnings, 1 an error-level finding (or
 // a failed live verdict), 2 usage or input errors.
+#include "app/clusterconfig.h"
 #include "app/commands.h"
 #include "controller/kube/discovery.h"
 #include "controller/kube/kubeconfig.h"
@@ -60,25 +61,6 @@ int print(const lint::BoundaryReport &report, Output output)
     if (report.live && !report.live->error.isEmpty())
         return inputError(u"live check: "_s + report.live->error);
     return report.hasErrors() ? 1 : 0;
-}
-
-std::optional<kube::ClientConfig>
-clientConfig(const QString &kubeconfigPath, const QString &context, QString *error)
-{
-    const auto kubeconfig = kube::Kubeconfig::load(kubeconfigPath);
-    if (!kubeconfig) {
-        *error = kubeconfig.error().message;
-        return std::nullopt;
-    }
-    auto config = kubeconfig->resolve(context);
-    if (!config) {
-        *error = config.error().message;
-        return std::nullopt;
-    }
-    for (const auto &warning : config->warnings)
-        std::fprintf(
-            stderr, "reconscope lint-crd: warning: %s\n", warning.toLocal8Bit().constData());
-    return config.value();
 }
 
 // The command line, read.
@@ -205,10 +187,9 @@ int runLintCrd(int argc, char *argv[])
     if (const std::optional<int> stop = lintFile(args, &report, &fileCrd))
         return *stop;
 
-    QString error;
-    const auto config = clientConfig(args.kubeconfig, args.context, &error);
+    const auto config = loadClientConfig("lint-crd", args.kubeconfig, args.context);
     if (!config)
-        return inputError(error);
+        return inputError(config.error().message);
     kube::RestClient client(config.value());
     // Declared after the client it uses, so that it goes first: a check parented to the
     // application would outlive the client and could touch it at exit.

@@ -4,6 +4,7 @@
 // serve`, with a reconciler or the labs against it. It writes, so the cluster is never implied:
 // --kubeconfig is required.
 #include "app/cli/replayarguments.h"
+#include "app/clusterconfig.h"
 #include "app/commands.h"
 #include "controller/kube/kubeconfig.h"
 #include "controller/kube/restclient.h"
@@ -71,15 +72,12 @@ int runPlay(int argc, char *argv[])
                 u"--speed \"%1\" is not a positive number or max"_s.arg(parser.value(speedOption)));
         speed = *parsed;
     }
-    const auto kubeconfig = kube::Kubeconfig::load(parser.value(kubeconfigOption));
-    const auto config = kubeconfig ? kubeconfig->resolve(parser.value(contextOption))
-                                   : models::Result<kube::ClientConfig>(kubeconfig.error());
+    const auto config
+        = loadClientConfig("play", parser.value(kubeconfigOption), parser.value(contextOption));
     if (!config) {
         std::fprintf(stderr, "reconscope play: %s\n", qPrintable(config.error().message));
         return 1;
     }
-    for (const auto &warning : config->warnings)
-        std::fprintf(stderr, "reconscope play: warning: %s\n", qPrintable(warning));
     auto source = record::openRecordSource(parser.positionalArguments());
     if (!source) {
         std::fprintf(stderr, "reconscope play: %s\n", qPrintable(source.error().message));

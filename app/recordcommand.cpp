@@ -3,6 +3,7 @@
 // as every watch event changed them, with receive times, into a recording file
 // (docs/recording.md) until Ctrl-C or the duration. The work is controller/record's
 // RecordSession; this wires it to the command line and to SIGINT/SIGTERM.
+#include "app/clusterconfig.h"
 #include "app/commands.h"
 #include "controller/kube/kubeconfig.h"
 #include "controller/kube/restclient.h"
@@ -113,15 +114,12 @@ int runRecord(int argc, char *argv[])
                 parser.value(durationOption)));
         options.duration = *duration;
     }
-    const auto kubeconfig = kube::Kubeconfig::load(parser.value(kubeconfigOption));
-    const auto config = kubeconfig ? kubeconfig->resolve(parser.value(contextOption))
-                                   : models::Result<kube::ClientConfig>(kubeconfig.error());
+    const auto config
+        = loadClientConfig("record", parser.value(kubeconfigOption), parser.value(contextOption));
     if (!config) {
         std::fprintf(stderr, "reconscope record: %s\n", qPrintable(config.error().message));
         return 1;
     }
-    for (const auto &warning : config->warnings)
-        std::fprintf(stderr, "reconscope record: warning: %s\n", qPrintable(warning));
     options.namespace_ = parser.isSet(allOption) ? QString()
         : parser.isSet(nsOption)                 ? parser.value(nsOption)
                                                  : config->namespace_;

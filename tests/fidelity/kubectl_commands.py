@@ -19,17 +19,14 @@ Exits 1 naming every difference.
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
-import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "fidelity"))
 
 from normalize import Normalizer, differences  # noqa: E402
-from servers import EmbeddedServer, RealServer  # noqa: E402
+from servers import on_both_servers  # noqa: E402
 
 NS = ["-n", "team-a"]
 COMMANDS = [
@@ -98,20 +95,8 @@ def main():
     parser.add_argument("--kube-bin", required=True, help="the control plane's bin directory")
     args = parser.parse_args()
     kubectl_binary = os.path.join(os.path.abspath(args.kube_bin), "kubectl")
-    workdir = tempfile.mkdtemp(prefix="reconscope-kubectl-commands-")
-    sides = {"real": RealServer(os.path.abspath(args.kube_bin), os.path.join(workdir, "real")),
-             "embedded": EmbeddedServer(os.path.abspath(args.embedded),
-                                        os.path.join(workdir, "embedded"))}
-    results = {name: {} for name in sides}
-    try:
-        threads = [threading.Thread(target=run_side, args=(server, kubectl_binary, results[name]))
-                   for name, server in sides.items()]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+    results = on_both_servers(args.embedded, args.kube_bin, "reconscope-kubectl-commands-",
+                              lambda server, out, _: run_side(server, kubectl_binary, out))
     real, embedded = results["real"], results["embedded"]
     for name, side in results.items():
         if "error" in side:

@@ -22,10 +22,8 @@ import datetime
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
@@ -33,7 +31,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "tools", "fidelity"))
 
-from servers import EmbeddedServer, RealServer  # noqa: E402
+from servers import on_both_servers  # noqa: E402
 
 CRD_NAME = "customapps.infrastructure.internal.net"
 CRD_FILE = os.path.join(ROOT, "resources", "crds", CRD_NAME + ".yaml")
@@ -185,24 +183,9 @@ def main():
     args = parser.parse_args()
     kubectl_binary = os.path.join(os.path.abspath(args.kube_bin), "kubectl")
     reconscope = os.path.abspath(args.embedded)
-    workdir = tempfile.mkdtemp(prefix="reconscope-kubectl-capture-")
-    sides = {"real": RealServer(os.path.abspath(args.kube_bin), os.path.join(workdir, "real")),
-             "embedded": EmbeddedServer(reconscope, os.path.join(workdir, "embedded"))}
-    results = {name: {} for name in sides}
-    try:
-        threads = []
-        for name, server in sides.items():
-            side_dir = os.path.join(workdir, name + "-capture")
-            os.makedirs(side_dir)
-            threads.append(threading.Thread(
-                target=run_side,
-                args=(server, kubectl_binary, reconscope, side_dir, results[name])))
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+    results = on_both_servers(
+        reconscope, args.kube_bin, "reconscope-kubectl-capture-",
+        lambda server, out, workdir: run_side(server, kubectl_binary, reconscope, workdir, out))
     failures = []
     for side, result in results.items():
         if "error" in result:

@@ -16,11 +16,8 @@ import datetime
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
-import threading
 
 import yaml
 
@@ -28,7 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "tools", "fidelity"))
 
-from servers import EmbeddedServer, RealServer  # noqa: E402
+from servers import on_both_servers  # noqa: E402
 
 CUSTOMAPP_CRD = os.path.join(ROOT, "resources", "crds", "customapps.infrastructure.internal.net.yaml")
 NS = "triage"
@@ -188,20 +185,8 @@ def main():
     args = parser.parse_args()
     kubectl = os.path.join(os.path.abspath(args.kube_bin), "kubectl")
     reconscope = os.path.abspath(args.embedded)
-    workdir = tempfile.mkdtemp(prefix="reconscope-explain-")
-    sides = {"real": RealServer(os.path.abspath(args.kube_bin), os.path.join(workdir, "real")),
-             "embedded": EmbeddedServer(reconscope, os.path.join(workdir, "embedded"))}
-    results = {name: {} for name in sides}
-    try:
-        threads = [threading.Thread(target=run_side,
-                                    args=(server, kubectl, reconscope, results[name]))
-                   for name, server in sides.items()]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+    results = on_both_servers(reconscope, args.kube_bin, "reconscope-explain-",
+                              lambda server, out, _: run_side(server, kubectl, reconscope, out))
     failures = []
     for side, result in results.items():
         if "error" in result:

@@ -15,10 +15,12 @@ import http.client
 import json
 import os
 import re
+import shutil
 import signal
 import ssl
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.parse
@@ -180,3 +182,29 @@ class RealServer:
     def stop(self):
         subprocess.run([sys.executable, CLUSTER_TOOL, "down", "--state", self.state],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def on_both_servers(embedded_binary, kube_bin, prefix, run_side):
+    """run_side(server, out, workdir) for a fresh kube-apiserver + etcd and a fresh `reconscope
+    serve` at once, each in a thread and a work directory of its own (removed after); returns
+    {"real": out, "embedded": out}. The server is started and stopped by run_side, which records
+    what went wrong in out["error"] rather than raising."""
+    workdir = tempfile.mkdtemp(prefix=prefix)
+    sides = {"real": RealServer(os.path.abspath(kube_bin), os.path.join(workdir, "real")),
+             "embedded": EmbeddedServer(os.path.abspath(embedded_binary),
+                                        os.path.join(workdir, "embedded"))}
+    results = {name: {} for name in sides}
+    try:
+        threads = []
+        for name, server in sides.items():
+            side_dir = os.path.join(workdir, name + "-work")
+            os.makedirs(side_dir)
+            threads.append(threading.Thread(target=run_side,
+                                            args=(server, results[name], side_dir)))
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return results
