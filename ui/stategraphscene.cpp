@@ -27,7 +27,7 @@ using models::StateNode;
 
 namespace {
 
-constexpr QSizeF NodeSize(140, 84);
+constexpr QSizeF NodeSize(150, 84);
 constexpr qreal PseudoRadius = 13;
 
 // 0 = [*] as start, 1 = [*] as end, 2 + state.
