@@ -22,6 +22,7 @@
 
 using namespace Qt::StringLiterals;
 namespace kube = reconscope::controller::kube;
+namespace models = reconscope::models;
 namespace record = reconscope::controller::record;
 
 namespace reconscope::app {
@@ -47,6 +48,20 @@ std::optional<double> parseSpeed(QString text)
     bool ok = false;
     const double speed = text.toDouble(&ok);
     return ok && speed > 0 ? std::optional(speed) : std::nullopt;
+}
+
+// As `watch` saw it: its first list is the census, a relist finds moves across a watch gap.
+models::Observed observedOf(record::ReplayChange::Source source)
+{
+    switch (source) {
+    case record::ReplayChange::Source::FirstList:
+        return models::Observed::AtConnect;
+    case record::ReplayChange::Source::Relist:
+        return models::Observed::AcrossGap;
+    case record::ReplayChange::Source::Event:
+        break;
+    }
+    return models::Observed::Live;
 }
 
 // Plays one recording: which resources are printed, their printers, and the pace.
@@ -213,10 +228,11 @@ int Replay::run()
             if (!printer)
                 continue;
             const QString key = m_prefixes.value(change.resource) + change.key;
+            const models::Observed observed = observedOf(change.source);
             if (change.type == record::ReplayChange::Type::Delete)
-                printer->remove(key, time, change.estimated);
+                printer->remove(key, time, observed, change.estimated);
             else
-                printer->upsert(change.object, key, time, change.estimated);
+                printer->upsert(change.object, key, time, observed, change.estimated);
         }
     }
     std::fflush(stdout);

@@ -33,6 +33,7 @@ TransitionPrinter::TransitionPrinter(const char *command,
 void TransitionPrinter::upsert(QByteArrayView object,
                                const QString &key,
                                const QDateTime &time,
+                               models::Observed observed,
                                bool estimated)
 {
     const auto summary = m_summarizer->summarize(object);
@@ -44,20 +45,33 @@ void TransitionPrinter::upsert(QByteArrayView object,
                      summary.error().message.toLocal8Bit().constData());
         return;
     }
-    if (const auto transition = m_tracker.upsert(summary.value(), m_mapping, time))
+    if (const auto transition = m_tracker.upsert(summary.value(), m_mapping, time, observed))
         print(*transition, estimated);
 }
 
-void TransitionPrinter::remove(const QString &key, const QDateTime &time, bool estimated)
+void TransitionPrinter::remove(const QString &key,
+                               const QDateTime &time,
+                               models::Observed observed,
+                               bool estimated)
 {
-    if (const auto transition = m_tracker.remove(key, time))
+    if (const auto transition = m_tracker.remove(key, time, observed))
         print(*transition, estimated);
 }
 
-QString TransitionPrinter::format(const models::Transition &t, bool json, bool estimated)
+QString TransitionPrinter::format(const models::Transition &t,
+                                  bool json,
+                                  bool estimated,
+                                  const QString &sinceCondition)
 {
+    const bool seen = t.observed == models::Observed::Live;
+    const QString sinceFrom = !seen && t.since.isValid() && !sinceCondition.isEmpty()
+        ? sinceCondition + u".lastTransitionTime"_s
+        : QString();
     if (json) {
         nlohmann::json object = t.toJson();
+        if (!seen && t.to) // a state's since: the object's word, or unknown
+            object["sinceFrom"]
+                = sinceFrom.isEmpty() ? nlohmann::json() : nlohmann::json(sinceFrom.toStdString());
         if (estimated)
             object["timeEstimated"] = true;
         return QString::fromStdString(object.dump());
@@ -65,21 +79,41 @@ QString TransitionPrinter::format(const models::Transition &t, bool json, bool e
     auto number = [](const std::optional<qint64> &n) {
         return n ? QString::number(*n) : u"-"_s;
     };
-    const QString mark = estimated ? u"  [time estimated]"_s : QString();
+    const QString reason = t.reason.isEmpty() ? u"-"_s : t.reason;
+    QString mark;
+    if (!seen && t.to)
+        mark += t.since.isValid()
+            ? u"  since %1 (%2)"_s.arg(t.since.toString(Qt::ISODate),
+                                       sinceFrom.isEmpty() ? u"the object's"_s : sinceFrom)
+            : u"  since unknown"_s;
+    if (t.observed == models::Observed::AcrossGap)
+        mark += u"  [across a gap]"_s;
+    if (!t.onDesign)
+        mark += u"  [off-design]"_s;
+    if (estimated)
+        mark += u"  [time estimated]"_s;
+    if (t.observed == models::Observed::AtConnect)
+        return u"%1  %2  at connect: %3  %4  gen %5/%6%7"_s.arg(t.time.toString(Qt::ISODate),
+                                                                t.key,
+                                                                models::stateNodeName(t.to),
+                                                                reason,
+                                                                number(t.generation),
+                                                                number(t.observedGeneration),
+                                                                mark);
     return u"%1  %2  %3 → %4  %5  gen %6/%7%8"_s.arg(t.time.toString(Qt::ISODate),
                                                      t.key,
                                                      models::stateNodeName(t.from),
                                                      models::stateNodeName(t.to),
-                                                     t.reason.isEmpty() ? u"-"_s : t.reason,
+                                                     reason,
                                                      number(t.generation),
                                                      number(t.observedGeneration),
-                                                     t.onDesign ? QString() : u"  [off-design]"_s)
-        + mark;
+                                                     mark);
 }
 
 void TransitionPrinter::print(const models::Transition &transition, bool estimated) const
 {
-    std::puts(format(transition, m_json, estimated).toUtf8().constData());
+    const QString condition = m_tracker.verdict(transition.key).sinceCondition;
+    std::puts(format(transition, m_json, estimated, condition).toUtf8().constData());
 }
 
 } // namespace reconscope::app

@@ -28,17 +28,26 @@ public:
     // `command` names the command in the messages on stderr; `json`: one JSON object a line.
     TransitionPrinter(const char *command, models::LifecycleMapping mapping, bool json);
 
-    // An object added or changed, and when; prints the transition it makes, if any. A time
-    // `estimated` (an untimed kubectl capture's) is marked so.
+    // An object added or changed, and when, and how it was seen (a watch event, the list made at
+    // connect, a relist after a watch gap); prints the transition it makes, if any, or its census
+    // entry. A time `estimated` (an untimed kubectl capture's) is marked so.
     void upsert(QByteArrayView object,
                 const QString &key,
                 const QDateTime &time,
+                models::Observed observed = models::Observed::Live,
                 bool estimated = false);
-    void remove(const QString &key, const QDateTime &time, bool estimated = false);
+    void remove(const QString &key,
+                const QDateTime &time,
+                models::Observed observed = models::Observed::Live,
+                bool estimated = false);
 
-    // One transition as `watch` prints it (no newline); an estimated time adds "  [time
-    // estimated]" to a line, "timeEstimated": true to a JSON object.
-    static QString format(const models::Transition &transition, bool json, bool estimated = false);
+    // One transition or census entry as `watch` prints it (no newline). `sinceCondition` names
+    // the condition whose lastTransitionTime the census entry's (or gap move's) since is. An
+    // estimated time adds "  [time estimated]" to a line, "timeEstimated": true to a JSON object.
+    static QString format(const models::Transition &transition,
+                          bool json,
+                          bool estimated = false,
+                          const QString &sinceCondition = QString());
 
 private:
     void print(const models::Transition &transition, bool estimated) const;

@@ -1,7 +1,8 @@
 // `reconscope watch RESOURCE [-n NS | -A] [-o json] [--kubeconfig F] [--context C]`: the headless
-// face of the informer and the lifecycle rules. One line per lifecycle transition, starting with
-// the current state of each object; reconnects and relists are absorbed by the reflector and the
-// tracker, so nothing is printed twice and nothing is missed.
+// face of the informer and the lifecycle rules. First the census (one line per object, in the state
+// it was found in when the watch connected), then one line per lifecycle transition; reconnects
+// are absorbed by the reflector, and a relist after a watch gap prints one move per object that
+// changed meanwhile, marked as across the gap, so nothing is printed twice and nothing is missed.
 #include "app/commands.h"
 #include "app/transitionprinter.h"
 #include "controller/kube/discovery.h"
@@ -105,11 +106,18 @@ private:
     void handleDeltas(const QList<kube::Delta> &deltas)
     {
         const auto now = QDateTime::currentDateTimeUtc();
+        // A list's deltas come while the reflector lists: the first is the census, a later one
+        // (after a watch gap) finds what moved meanwhile.
+        const auto phase = m_reflector->state().phase;
+        const models::Observed observed = phase == kube::ReflectorState::Phase::Listing
+            ? models::Observed::AtConnect
+            : phase == kube::ReflectorState::Phase::Relisting ? models::Observed::AcrossGap
+                                                              : models::Observed::Live;
         for (const auto &delta : deltas) {
             if (delta.type == kube::Delta::Type::Delete)
-                m_printer->remove(delta.meta.key(), now);
+                m_printer->remove(delta.meta.key(), now, observed);
             else
-                m_printer->upsert(delta.object, delta.meta.key(), now);
+                m_printer->upsert(delta.object, delta.meta.key(), now, observed);
         }
         std::fflush(stdout);
     }
@@ -132,7 +140,8 @@ int runWatch(int argc, char *argv[])
     setApplicationInfo();
     QCommandLineParser parser;
     parser.setApplicationDescription(
-        u"Print each lifecycle transition of RESOURCE as it happens."_s);
+        u"Print the census of RESOURCE's objects (the state each is in when the watch connects), "
+        "then each lifecycle transition as it happens."_s);
     parser.addHelpOption();
     parser.addPositionalArgument(u"RESOURCE"_s,
                                  u"customapps, customapps.infrastructure.internal.net, ca, ..."_s);

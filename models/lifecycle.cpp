@@ -32,6 +32,10 @@ LifecycleVerdict fromCondition(LifecycleState state, const Condition &condition,
     verdict.reason = conditionReason(condition);
     verdict.message = condition.message;
     verdict.ruleIndex = rule;
+    if (condition.lastTransitionTime.isValid()) {
+        verdict.since = condition.lastTransitionTime;
+        verdict.sinceCondition = condition.type;
+    }
     return verdict;
 }
 

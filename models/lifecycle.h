@@ -4,6 +4,7 @@
 #include "models/lifecyclestate.h"
 #include "models/objectsummary.h"
 
+#include <QDateTime>
 #include <QString>
 
 namespace reconscope::models {
@@ -23,6 +24,12 @@ struct LifecycleVerdict
     // 4 Degraded/Stalled, 5 Reconciling, 6 summary condition or health field, 7 Unknown;
     // 0 for NoLifecycle (the CRD declares no status).
     int ruleIndex = 7;
+    // When the object says it entered the state: the deciding condition's lastTransitionTime
+    // (rules 4 to 6), with that condition's type; invalid (and empty) when no condition decided
+    // or it carries no time. What an object observed at connect or across a watch gap shows as
+    // its time in state, since nothing was seen of its move.
+    QDateTime since;
+    QString sinceCondition;
 
     friend bool operator==(const LifecycleVerdict &, const LifecycleVerdict &) = default;
 };

@@ -1,5 +1,7 @@
 #include "models/lifecycletracker.h"
 
+using namespace Qt::StringLiterals;
+
 namespace reconscope::models {
 
 LifecycleTracker::LifecycleTracker(int historyLimit)
@@ -8,14 +10,16 @@ LifecycleTracker::LifecycleTracker(int historyLimit)
 
 std::optional<Transition> LifecycleTracker::upsert(const ObjectSummary &summary,
                                                    const LifecycleMapping &mapping,
-                                                   const QDateTime &now)
+                                                   const QDateTime &now,
+                                                   Observed observed)
 {
-    return upsert(summary, mapping, now, nullptr, nullptr);
+    return upsert(summary, mapping, now, observed, nullptr, nullptr);
 }
 
 std::optional<Transition> LifecycleTracker::upsert(const ObjectSummary &summary,
                                                    const LifecycleMapping &mapping,
                                                    const QDateTime &now,
+                                                   Observed observed,
                                                    LifecycleVerdict *verdict,
                                                    QDateTime *since)
 {
@@ -28,27 +32,37 @@ std::optional<Transition> LifecycleTracker::upsert(const ObjectSummary &summary,
                          summary.generation,
                          summary.observedGeneration,
                          now,
+                         observed,
                          since);
 }
 
 bool LifecycleTracker::upsertDerived(const ObjectSummary &summary,
                                      LifecycleVerdict verdict,
                                      const QDateTime &now,
+                                     Observed observed,
                                      QDateTime *since,
-                                     StateNode *from)
+                                     StateNode *from,
+                                     Observed *how)
 {
     return m_log.observeMove(summary.key,
                              std::move(verdict),
                              summary.generation,
                              summary.observedGeneration,
                              now,
+                             observed,
                              since,
-                             from);
+                             from,
+                             how);
 }
 
-std::optional<Transition> LifecycleTracker::remove(const QString &key, const QDateTime &now)
+std::optional<Transition>
+LifecycleTracker::remove(const QString &key, const QDateTime &now, Observed observed)
 {
-    return m_log.remove(key, now, QStringLiteral("object deleted"));
+    return m_log.remove(key,
+                        now,
+                        observed == Observed::Live ? u"object deleted"_s
+                                                   : u"object gone when relisted after a gap"_s,
+                        observed == Observed::Live ? Observed::Live : Observed::AcrossGap);
 }
 
 void LifecycleTracker::clear()

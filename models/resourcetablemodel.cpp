@@ -389,9 +389,12 @@ QVariant ResourceTableModel::data(const QModelIndex &index, int role) const
             return row.creationTimestamp.isValid() ? formatAge(row.creationTimestamp.msecsTo(m_now))
                                                    : QString();
         case LastTransitionColumn:
-            return row.lastTransition.isValid()
-                ? formatAge(row.lastTransition.msecsTo(m_now)) + u" ago"_s
-                : QString();
+            if (!row.lastTransition.isValid())
+                return u"—"_s; // not seen, and the object does not say
+            if (!row.sinceCondition.isEmpty())
+                return tr("%1 ago (%2)")
+                    .arg(formatAge(row.lastTransition.msecsTo(m_now)), row.sinceCondition);
+            return formatAge(row.lastTransition.msecsTo(m_now)) + u" ago"_s;
         }
         break;
     case Qt::ToolTipRole:
@@ -407,6 +410,13 @@ QVariant ResourceTableModel::data(const QModelIndex &index, int role) const
         case AgeColumn:
             return formatRfc3339(row.creationTimestamp);
         case LastTransitionColumn:
+            if (!row.lastTransition.isValid())
+                return tr("Unknown: the object was in this state when the watch connected (or "
+                          "got there during a watch gap) and no condition says since when");
+            if (!row.sinceCondition.isEmpty())
+                return tr("%1, the %2 condition's lastTransitionTime (its move into this state "
+                          "was not seen)")
+                    .arg(formatRfc3339(row.lastTransition), row.sinceCondition);
             return formatRfc3339(row.lastTransition);
         }
         break;

@@ -30,7 +30,10 @@ struct ResourceRow
     QString reason; // the verdict's reason and message
     QString message;
     QDateTime stateSince; // when it entered its current state (invalid when unknown)
-    QDateTime lastTransition; // the time of its last observed transition
+    QDateTime lastTransition; // the time of its last transition (as stateSince)
+    // The condition whose lastTransitionTime stateSince is, when the move into the state was not
+    // seen (the object was there at connect, or moved during a watch gap); empty when it was.
+    QString sinceCondition;
 
     static ResourceRow fromSummary(const ObjectSummary &summary, const LifecycleVerdict &verdict);
     // generation > observedGeneration: the status describes an older spec.

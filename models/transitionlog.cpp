@@ -6,14 +6,44 @@
 
 #include <algorithm>
 
+using namespace Qt::StringLiterals;
+
 namespace reconscope::models {
+
+QString observedName(Observed observed)
+{
+    switch (observed) {
+    case Observed::Live:
+        return u"live"_s;
+    case Observed::AtConnect:
+        return u"connect"_s;
+    case Observed::AcrossGap:
+        return u"gap"_s;
+    }
+    return {};
+}
 
 nlohmann::json Transition::toJson() const
 {
     const auto generationJson = [](std::optional<qint64> value) {
         return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
     };
-    return nlohmann::json{
+    const nlohmann::json sinceJson
+        = since.isValid() ? nlohmann::json(formatRfc3339(since).toStdString()) : nlohmann::json();
+    if (observed == Observed::AtConnect) {
+        return nlohmann::json{
+            { "type", "census" },
+            { "key", key.toStdString() },
+            { "time", formatRfc3339(time).toStdString() },
+            { "state", stateNodeName(to).toStdString() },
+            { "reason", reason.toStdString() },
+            { "generation", generationJson(generation) },
+            { "observedGeneration", generationJson(observedGeneration) },
+            { "since", sinceJson },
+        };
+    }
+    nlohmann::json json{
+        { "type", "transition" },
         { "key", key.toStdString() },
         { "time", formatRfc3339(time).toStdString() },
         { "from", stateNodeName(from).toStdString() },
@@ -22,7 +52,11 @@ nlohmann::json Transition::toJson() const
         { "generation", generationJson(generation) },
         { "observedGeneration", generationJson(observedGeneration) },
         { "onDesign", onDesign },
+        { "acrossGap", observed == Observed::AcrossGap },
     };
+    if (observed == Observed::AcrossGap)
+        json["since"] = sinceJson;
+    return json;
 }
 
 bool isDesignedTransition(StateNode from, StateNode to)
@@ -49,27 +83,51 @@ bool isDesignedTransition(StateNode from, StateNode to)
     return false;
 }
 
+bool isReachableByDesign(StateNode from, StateNode to)
+{
+    // A breadth-first walk of the designed edges; [*] as a target is the end, as a start the
+    // beginning.
+    QList<StateNode> targets{ std::nullopt };
+    for (int i = 0; i < LifecycleStateCount; ++i)
+        targets.append(LifecycleState(i));
+    QList<StateNode> frontier{ from };
+    QList<StateNode> seen;
+    while (!frontier.isEmpty()) {
+        const StateNode at = frontier.takeFirst();
+        for (const StateNode &next : std::as_const(targets)) {
+            if (!isDesignedTransition(at, next) || seen.contains(next))
+                continue;
+            if (next == to)
+                return true;
+            seen.append(next);
+            if (next) // [*] as a target ends the walk
+                frontier.append(next);
+        }
+    }
+    return false;
+}
+
 TransitionLog::TransitionLog(int historyLimit)
     : m_historyLimit(std::max(1, historyLimit))
 { }
 
-TransitionLog::Step TransitionLog::makeStep(StateNode from,
-                                            StateNode to,
-                                            const QString &reason,
-                                            std::optional<qint64> generation,
-                                            std::optional<qint64> observedGeneration,
-                                            const QDateTime &time)
+TransitionLog::Step TransitionLog::makeStep(StateNode from, const Seen &seen, Observed observed)
 {
     Step step;
-    step.validTime = time.isValid();
-    step.timeMs = step.validTime ? time.toMSecsSinceEpoch() : 0;
-    step.reason = reason;
-    step.generation = generation.value_or(0);
-    step.observedGeneration = observedGeneration.value_or(0);
-    step.hasGeneration = generation.has_value();
-    step.hasObservedGeneration = observedGeneration.has_value();
+    step.validTime = seen.time.isValid();
+    step.timeMs = step.validTime ? seen.time.toMSecsSinceEpoch() : 0;
+    // A live move's start is when it was seen; another's is the object's word, if any.
+    const QDateTime &since = observed == Observed::Live ? seen.time : seen.enters;
+    step.validSince = since.isValid();
+    step.sinceMs = step.validSince ? since.toMSecsSinceEpoch() : 0;
+    step.observed = observed;
+    step.reason = seen.reason;
+    step.generation = seen.generation.value_or(0);
+    step.observedGeneration = seen.observedGeneration.value_or(0);
+    step.hasGeneration = seen.generation.has_value();
+    step.hasObservedGeneration = seen.observedGeneration.has_value();
     step.from = from ? qint8(*from) : qint8(-1);
-    step.to = to ? qint8(*to) : qint8(-1);
+    step.to = qint8(seen.state);
     return step;
 }
 
@@ -83,10 +141,18 @@ QDateTime TransitionLog::timeOf(const Step &step)
     return step.validTime ? QDateTime::fromMSecsSinceEpoch(step.timeMs, Qt::UTC) : QDateTime();
 }
 
+QDateTime TransitionLog::sinceOf(const Step &step)
+{
+    return step.validSince ? QDateTime::fromMSecsSinceEpoch(step.sinceMs, Qt::UTC) : QDateTime();
+}
+
 Transition TransitionLog::transition(const QString &key, const Step &step)
 {
     const StateNode from = node(step.from);
     const StateNode to = node(step.to);
+    const bool onDesign = step.observed == Observed::AtConnect ? true
+        : step.observed == Observed::AcrossGap                 ? isReachableByDesign(from, to)
+                                                               : isDesignedTransition(from, to);
     return Transition{ key,
                        timeOf(step),
                        from,
@@ -95,7 +161,9 @@ Transition TransitionLog::transition(const QString &key, const Step &step)
                        step.hasGeneration ? std::optional<qint64>(step.generation) : std::nullopt,
                        step.hasObservedGeneration ? std::optional<qint64>(step.observedGeneration)
                                                   : std::nullopt,
-                       isDesignedTransition(from, to) };
+                       onDesign,
+                       step.observed,
+                       sinceOf(step) };
 }
 
 std::optional<Transition> TransitionLog::observe(const QString &key,
@@ -104,19 +172,15 @@ std::optional<Transition> TransitionLog::observe(const QString &key,
                                                  std::optional<qint64> generation,
                                                  std::optional<qint64> observedGeneration,
                                                  const QDateTime &time,
+                                                 Observed observed,
+                                                 const QDateTime &enters,
                                                  QDateTime *since)
 {
     // One look into the hash, also for a new key (most keys of a first list).
     const qsizetype known = m_objects.size();
     Track &track = m_objects[key];
-    if (!record(track,
-                m_objects.size() != known,
-                newState,
-                reason,
-                generation,
-                observedGeneration,
-                time,
-                since))
+    const Seen seen{ newState, reason, generation, observedGeneration, time, observed, enters };
+    if (!record(track, m_objects.size() != known, seen, since))
         return std::nullopt;
     return transition(key, track.latest);
 }
@@ -126,11 +190,12 @@ std::optional<Transition> TransitionLog::observe(const QString &key,
                                                  std::optional<qint64> generation,
                                                  std::optional<qint64> observedGeneration,
                                                  const QDateTime &time,
+                                                 Observed observed,
                                                  QDateTime *since)
 {
     bool moved = false;
     const Track &track = observeVerdict(
-        key, std::move(verdict), generation, observedGeneration, time, since, &moved);
+        key, std::move(verdict), generation, observedGeneration, time, observed, since, &moved);
     if (!moved)
         return std::nullopt;
     return transition(key, track.latest);
@@ -141,14 +206,18 @@ bool TransitionLog::observeMove(const QString &key,
                                 std::optional<qint64> generation,
                                 std::optional<qint64> observedGeneration,
                                 const QDateTime &time,
+                                Observed observed,
                                 QDateTime *since,
-                                StateNode *from)
+                                StateNode *from,
+                                Observed *how)
 {
     bool moved = false;
     const Track &track = observeVerdict(
-        key, std::move(verdict), generation, observedGeneration, time, since, &moved);
+        key, std::move(verdict), generation, observedGeneration, time, observed, since, &moved);
     if (moved && from)
         *from = node(track.latest.from);
+    if (moved && how)
+        *how = track.latest.observed;
     return moved;
 }
 
@@ -157,48 +226,55 @@ const TransitionLog::Track &TransitionLog::observeVerdict(const QString &key,
                                                           std::optional<qint64> generation,
                                                           std::optional<qint64> observedGeneration,
                                                           const QDateTime &time,
+                                                          Observed observed,
                                                           QDateTime *since,
                                                           bool *moved)
 {
     const qsizetype known = m_objects.size();
     Track &track = m_objects[key];
-    *moved = record(track,
-                    m_objects.size() != known,
-                    verdict.state,
-                    verdict.reason,
-                    generation,
-                    observedGeneration,
-                    time,
-                    since);
+    const Seen seen{ verdict.state, verdict.reason, generation,   observedGeneration,
+                     time,          observed,       verdict.since };
+    *moved = record(track, m_objects.size() != known, seen, since);
     track.verdict = std::move(verdict);
     return track;
 }
 
-bool TransitionLog::record(Track &track,
-                           bool added,
-                           LifecycleState newState,
-                           const QString &reason,
-                           std::optional<qint64> generation,
-                           std::optional<qint64> observedGeneration,
-                           const QDateTime &time,
-                           QDateTime *since)
+bool TransitionLog::record(Track &track, bool added, const Seen &seen, QDateTime *since)
 {
     if (added) {
-        track.latest
-            = makeStep(std::nullopt, newState, reason, generation, observedGeneration, time);
-        m_stats.recordTransition(std::nullopt, newState, QDateTime(), time);
+        // A new object: in the census when the watch connects, else [*] -> its state.
+        track.latest = makeStep(std::nullopt, seen, seen.observed);
+        switch (seen.observed) {
+        case Observed::AtConnect:
+            m_stats.recordCensus(seen.state, sinceOf(track.latest));
+            break;
+        case Observed::AcrossGap:
+            m_stats.recordGapTransition(
+                std::nullopt, seen.state, QDateTime(), seen.time, sinceOf(track.latest));
+            break;
+        case Observed::Live:
+            m_stats.recordTransition(std::nullopt, seen.state, QDateTime(), seen.time);
+            break;
+        }
         if (since)
-            *since = timeOf(track.latest);
+            *since = sinceOf(track.latest);
         return true;
     }
     const StateNode from = node(track.latest.to);
-    if (from == newState) {
+    if (from == seen.state) {
         if (since)
-            *since = timeOf(track.latest);
+            *since = sinceOf(track.latest);
         return false;
     }
-    m_stats.recordTransition(from, newState, timeOf(track.latest), time);
-    Step step = makeStep(from, newState, reason, generation, observedGeneration, time);
+    // A known object a list finds in another state moved while nothing was watched.
+    const Observed observed
+        = seen.observed == Observed::Live ? Observed::Live : Observed::AcrossGap;
+    Step step = makeStep(from, seen, observed);
+    if (observed == Observed::Live)
+        m_stats.recordTransition(from, seen.state, sinceOf(track.latest), seen.time);
+    else
+        m_stats.recordGapTransition(
+            from, seen.state, sinceOf(track.latest), seen.time, sinceOf(step));
     // The newest historyLimit steps: the latest and historyLimit - 1 older ones.
     if (m_historyLimit > 1) {
         track.older.push_back(std::move(track.latest));
@@ -207,30 +283,38 @@ bool TransitionLog::record(Track &track,
     }
     track.latest = std::move(step);
     if (since)
-        *since = timeOf(track.latest);
+        *since = sinceOf(track.latest);
     return true;
 }
 
-std::optional<Transition>
-TransitionLog::remove(const QString &key, const QDateTime &time, const QString &reason)
+std::optional<Transition> TransitionLog::remove(const QString &key,
+                                                const QDateTime &time,
+                                                const QString &reason,
+                                                Observed observed)
 {
     const auto it = m_objects.find(key);
     if (it == m_objects.end())
         return std::nullopt;
     const Step &latest = it->latest;
     const StateNode from = node(latest.to);
-    Transition transition{ key,
-                           time,
-                           from,
-                           std::nullopt,
-                           reason,
-                           latest.hasGeneration ? std::optional<qint64>(latest.generation)
-                                                : std::nullopt,
-                           latest.hasObservedGeneration
-                               ? std::optional<qint64>(latest.observedGeneration)
-                               : std::nullopt,
-                           isDesignedTransition(from, std::nullopt) };
-    m_stats.recordTransition(from, std::nullopt, timeOf(latest), time);
+    const bool live = observed == Observed::Live;
+    Transition transition{
+        key,
+        time,
+        from,
+        std::nullopt,
+        reason,
+        latest.hasGeneration ? std::optional<qint64>(latest.generation) : std::nullopt,
+        latest.hasObservedGeneration ? std::optional<qint64>(latest.observedGeneration)
+                                     : std::nullopt,
+        live ? isDesignedTransition(from, std::nullopt) : isReachableByDesign(from, std::nullopt),
+        live ? Observed::Live : Observed::AcrossGap,
+        live ? time : QDateTime()
+    };
+    if (live)
+        m_stats.recordTransition(from, std::nullopt, sinceOf(latest), time);
+    else
+        m_stats.recordGapTransition(from, std::nullopt, sinceOf(latest), time, QDateTime());
     m_objects.erase(it);
     return transition;
 }
@@ -285,12 +369,13 @@ LifecycleVerdict TransitionLog::verdict(const QString &key) const
 QDateTime TransitionLog::stateSince(const QString &key) const
 {
     const auto it = m_objects.constFind(key);
-    return it == m_objects.cend() ? QDateTime() : timeOf(it->latest);
+    return it == m_objects.cend() ? QDateTime() : sinceOf(it->latest);
 }
 
 QDateTime TransitionLog::lastTransitionTime(const QString &key) const
 {
-    return stateSince(key);
+    const auto it = m_objects.constFind(key);
+    return it == m_objects.cend() ? QDateTime() : timeOf(it->latest);
 }
 
 } // namespace reconscope::models

@@ -66,12 +66,13 @@ QVariant TransitionTimelineModel::data(const QModelIndex &index, int role) const
         case KeyColumn:
             return transition.key;
         case FromColumn:
-            return stateNodeName(transition.from);
+            // The census is no move: the object was there when the watch connected.
+            return transition.observed == Observed::AtConnect ? tr("(at connect)")
+                                                              : stateNodeName(transition.from);
         case ToColumn:
             return stateNodeName(transition.to);
         case ReasonColumn:
-            return transition.onDesign ? transition.reason
-                                       : tr("off-design: %1").arg(transition.reason);
+            return reasonText(transition);
         case GenerationColumn: {
             auto text = [](std::optional<qint64> value) {
                 return value ? QString::number(*value) : u"–"_s;
@@ -82,6 +83,16 @@ QVariant TransitionTimelineModel::data(const QModelIndex &index, int role) const
         }
         break;
     case Qt::ToolTipRole:
+        if (transition.observed == Observed::AtConnect)
+            return transition.since.isValid()
+                ? tr("Observed at connect, in %1 since %2 (its condition's lastTransitionTime)")
+                      .arg(stateNodeName(transition.to),
+                           transition.since.toString(Qt::ISODateWithMs))
+                : tr("Observed at connect, in %1 since a time it does not give")
+                      .arg(stateNodeName(transition.to));
+        if (transition.observed == Observed::AcrossGap && transition.onDesign)
+            return tr("Moved while the watch was cut (found by a relist): the states between "
+                      "were not seen");
         if (!transition.onDesign)
             return tr("%1 → %2 is not an edge of the designed state graph")
                 .arg(stateNodeName(transition.from), stateNodeName(transition.to));
@@ -92,6 +103,22 @@ QVariant TransitionTimelineModel::data(const QModelIndex &index, int role) const
         break;
     }
     return {};
+}
+
+QString TransitionTimelineModel::reasonText(const Transition &transition)
+{
+    QString text = transition.reason;
+    if (!transition.onDesign)
+        text = tr("off-design: %1").arg(text);
+    switch (transition.observed) {
+    case Observed::AtConnect:
+        return tr("observed at connect: %1").arg(text);
+    case Observed::AcrossGap:
+        return tr("across a gap: %1").arg(text);
+    case Observed::Live:
+        break;
+    }
+    return text;
 }
 
 QVariant

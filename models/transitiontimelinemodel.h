@@ -8,7 +8,8 @@
 namespace reconscope::models {
 
 // The transitions of one object (or of a whole resource), oldest first: time, from -> to, reason,
-// generation / observedGeneration, and whether the edge is on the designed graph. New transitions
+// generation / observedGeneration, and whether the edge is on the designed graph; the census entry
+// (observed at connect) and moves across a watch gap are said to be so. New transitions
 // are appended; beyond `limit` rows the oldest are removed.
 class TransitionTimelineModel final : public QAbstractTableModel
 {
@@ -44,6 +45,9 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
 private:
+    // The reason, said to be off-design, observed at connect or across a gap when it is.
+    static QString reasonText(const Transition &transition);
+
     int m_limit;
     QList<Transition> m_transitions;
 };

@@ -75,7 +75,10 @@ ResourceTablePanel::ResourceTablePanel(ResourceTableModel *model, QWidget *paren
     m_view->setColumnWidth(ResourceTableModel::StateColumn, chip);
     m_view->setColumnWidth(ResourceTableModel::GenerationColumn, 6 * em);
     m_view->setColumnWidth(ResourceTableModel::AgeColumn, 4 * em);
-    m_view->setColumnWidth(ResourceTableModel::LastTransitionColumn, 6 * em);
+    // Room for the condition a time comes from when the move was not seen.
+    m_view->setColumnWidth(ResourceTableModel::LastTransitionColumn,
+                           m_view->fontMetrics().horizontalAdvance(u"119s ago (Degraded)"_s)
+                               + 2 * em);
     header->setMinimumSectionSize(3 * em);
     // No column narrower than its title and the sort arrow ("Namespace" was clipped at 1280 px).
     for (int column = 0; column < ResourceTableModel::ColumnCount; ++column) {

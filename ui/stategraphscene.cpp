@@ -27,7 +27,7 @@ using models::StateNode;
 
 namespace {
 
-constexpr QSizeF NodeSize(140, 72);
+constexpr QSizeF NodeSize(150, 84);
 constexpr qreal PseudoRadius = 13;
 
 // 0 = [*] as start, 1 = [*] as end, 2 + state.
@@ -65,8 +65,8 @@ QFont uiFont(qreal pointSize, bool bold)
 
 } // namespace
 
-// A lifecycle state (rounded box: name, count, time in state) or the [*] pseudo-state (a filled
-// dot as start, a ringed dot as end).
+// A lifecycle state (rounded box: name, count, census, time in state) or the [*] pseudo-state (a
+// filled dot as start, a ringed dot as end).
 class GraphNodeItem final : public QGraphicsItem
 {
 public:
@@ -106,16 +106,19 @@ public:
         return pos() + unit * std::min(tx, ty);
     }
 
-    void setFigures(int count, const QString &time, bool highlighted)
+    void setFigures(int count, int census, const QString &time, bool highlighted)
     {
-        if (count == m_count && time == m_time && highlighted == m_highlighted)
+        if (count == m_count && census == m_census && time == m_time
+            && highlighted == m_highlighted)
             return;
         m_count = count;
+        m_census = census;
         m_time = time;
         m_highlighted = highlighted;
         update();
     }
     int count() const { return m_count; }
+    int census() const { return m_census; }
     QString timeText() const { return m_time; }
     bool highlighted() const { return m_highlighted; }
 
@@ -161,29 +164,38 @@ public:
 
         painter->setPen(ink);
         painter->setFont(uiFont(15, true));
-        const QRectF body(box.left(), header.bottom() + 1, box.width(), 28);
+        const QRectF body(box.left(), header.bottom() + 1, box.width(), 26);
         painter->drawText(body, Qt::AlignCenter, QString::number(m_count));
         painter->setFont(uiFont(8, false));
         painter->setPen(QColor(0x42, 0x42, 0x42));
+        // The census (found here at connect: no transition) apart from the moves.
+        const QRectF censusLine(box.left(), body.bottom() - 2, box.width(), 15);
+        if (m_census > 0)
+            painter->drawText(
+                censusLine, Qt::AlignCenter, QObject::tr("%1 at connect").arg(m_census));
         painter->drawText(
-            QRectF(box.left(), body.bottom() - 2, box.width(), 18), Qt::AlignCenter, m_time);
+            QRectF(box.left(), censusLine.bottom() - 1, box.width(), 15), Qt::AlignCenter, m_time);
     }
 
 private:
     Kind m_kind;
     LifecycleState m_state;
     int m_count = 0;
+    int m_census = 0;
     QString m_time;
     bool m_highlighted = false;
 };
 
-// An edge with an arrow head and a counter label; off-design edges are dashed and red.
+// An edge with an arrow head and a counter label: the moves seen live, and apart those found
+// across a watch gap ("+2 gap"). Off-design edges are dashed and red; an edge that only moves
+// across a gap went along (a path of the designed graph, states unseen) is dotted and grey.
 class GraphEdgeItem final : public QGraphicsPathItem
 {
 public:
     GraphEdgeItem(GraphEdge edge, bool onDesign, qreal offset, qreal bend)
         : m_edge(edge)
         , m_onDesign(onDesign)
+        , m_reachable(models::isReachableByDesign(edge.from, edge.to))
         , m_offset(offset)
         , m_bend(bend)
     {
@@ -192,25 +204,37 @@ public:
 
     const GraphEdge &edge() const { return m_edge; }
     bool onDesign() const { return m_onDesign; }
+    // Moves along it break the design: seen live off the designed edges, or across a gap where
+    // no path of them leads.
+    bool alarming() const
+    {
+        return (!m_onDesign && m_counter > 0) || (!m_reachable && m_gapCounter > 0);
+    }
     qreal offset() const { return m_offset; }
     qreal bend() const { return m_bend; }
     qint64 counter() const { return m_counter; }
+    qint64 gapCounter() const { return m_gapCounter; }
     bool highlighted() const { return m_highlighted; }
 
-    void setFigures(qint64 counter, bool highlighted)
+    void setFigures(qint64 counter, qint64 gapCounter, bool highlighted)
     {
-        if (counter == m_counter && highlighted == m_highlighted)
+        if (counter == m_counter && gapCounter == m_gapCounter && highlighted == m_highlighted)
             return;
-        if (counter != m_counter)
-            prepareGeometryChange(); // the label's width follows the number
+        if (counter != m_counter || gapCounter != m_gapCounter)
+            prepareGeometryChange(); // the label's width follows the numbers
         m_counter = counter;
+        m_gapCounter = gapCounter;
         m_highlighted = highlighted;
         update();
     }
 
     QString label() const
     {
-        return m_onDesign ? QString::number(m_counter) : u"⚠ %1"_s.arg(m_counter);
+        QString text = m_onDesign || m_counter > 0 ? QString::number(m_counter) : QString();
+        if (m_gapCounter > 0)
+            text += text.isEmpty() ? QObject::tr("%1 gap").arg(m_gapCounter)
+                                   : QObject::tr(" +%1 gap").arg(m_gapCounter);
+        return alarming() ? u"⚠ "_s + text : text;
     }
 
     // The counter's box with its centre at fraction `at` of the path (default: where it is).
@@ -241,12 +265,17 @@ public:
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *) override
     {
         painter->setRenderHint(QPainter::Antialiasing);
+        const bool alarm = alarming();
+        const bool gapOnly = !m_onDesign && !alarm;
         const QColor colour = m_highlighted ? selectionColor()
-            : m_onDesign                    ? QColor(0x45, 0x5a, 0x64)
-                                            : offDesignColor();
+            : alarm                         ? offDesignColor()
+            : gapOnly                       ? QColor(0x78, 0x90, 0x9c)
+                                            : QColor(0x45, 0x5a, 0x64);
         QPen pen(colour, m_highlighted ? 3.5 : 1.8);
-        if (!m_onDesign)
+        if (alarm)
             pen.setStyle(Qt::DashLine);
+        else if (gapOnly)
+            pen.setStyle(Qt::DotLine);
         painter->setPen(pen);
         painter->setBrush(Qt::NoBrush);
         painter->drawPath(path());
@@ -265,20 +294,22 @@ public:
         // The counter, in a pill.
         const QRectF rect = labelRect();
         painter->setPen(QPen(colour, 1.2));
-        painter->setBrush(m_onDesign ? QColor(Qt::white) : QColor(0xff, 0xf3, 0xf3));
+        painter->setBrush(alarm ? QColor(0xff, 0xf3, 0xf3) : QColor(Qt::white));
         painter->drawRoundedRect(rect, rect.height() / 2, rect.height() / 2);
         painter->setFont(uiFont(9, true));
-        painter->setPen(m_onDesign ? QColor(0x21, 0x21, 0x21) : offDesignColor().darker(130));
+        painter->setPen(alarm ? offDesignColor().darker(130) : QColor(0x21, 0x21, 0x21));
         painter->drawText(rect, Qt::AlignCenter, label());
     }
 
 private:
     GraphEdge m_edge;
     bool m_onDesign;
+    bool m_reachable;
     qreal m_offset;
     qreal m_bend;
     qreal m_labelAt = 0.5;
     qint64 m_counter = 0;
+    qint64 m_gapCounter = 0;
     bool m_highlighted = false;
 };
 
@@ -420,16 +451,16 @@ void StateGraphScene::setStatistics(const models::StateGraphStats &stats, const 
     for (int i = 0; i < models::LifecycleStateCount; ++i) {
         const auto state = LifecycleState(i);
         m_counts[i] = stats.objectsIn(state);
-        // Mean time per visit: all time spent there over the number of entries.
-        qint64 entries = stats.edgeCount(std::nullopt, state);
-        for (int j = 0; j < models::LifecycleStateCount; ++j)
-            entries += stats.edgeCount(LifecycleState(j), state);
+        m_census[i] = stats.censusIn(state);
+        // Mean time per visit: all time spent there over the visits whose start is known.
+        const qint64 entries = stats.timedVisitsTo(state);
         const qint64 total = stats.msecsIn(state, now);
         m_times[i] = entries > 0
             ? tr("avg %1 · Σ %2").arg(formatDuration(total / entries), formatDuration(total))
             : QString();
     }
     m_edgeCounts.clear();
+    m_gapEdgeCounts.clear();
     QList<StateNode> nodes{ std::nullopt };
     for (int i = 0; i < models::LifecycleStateCount; ++i)
         nodes.append(LifecycleState(i));
@@ -438,9 +469,13 @@ void StateGraphScene::setStatistics(const models::StateGraphStats &stats, const 
             if (!from && !to)
                 continue;
             const qint64 count = stats.edgeCount(from, to);
-            if (count == 0)
+            const qint64 gaps = stats.gapEdgeCount(from, to);
+            if (count == 0 && gaps == 0)
                 continue;
-            m_edgeCounts.insert(edgeKey({ from, to }), count);
+            if (count > 0)
+                m_edgeCounts.insert(edgeKey({ from, to }), count);
+            if (gaps > 0)
+                m_gapEdgeCounts.insert(edgeKey({ from, to }), gaps);
             ensureEdge({ from, to });
         }
     }
@@ -454,6 +489,10 @@ void StateGraphScene::setSelectedObject(const QString &key,
     m_selectedKey = key;
     m_selectedHistory = key.isEmpty() ? QList<models::Transition>() : history;
     m_selectedState = key.isEmpty() ? std::nullopt : current;
+    // Its census entry is no move: no edge from [*].
+    m_selectedHistory.removeIf([](const models::Transition &transition) {
+        return transition.observed == models::Observed::AtConnect;
+    });
     for (const models::Transition &transition : std::as_const(m_selectedHistory))
         ensureEdge({ transition.from, transition.to });
     refresh();
@@ -477,8 +516,9 @@ void StateGraphScene::refresh()
         const int state = it.key();
         const bool current = m_selectedState && int(*m_selectedState) == state;
         const int count = objectMode ? (current ? 1 : 0) : m_counts[state];
+        const int census = objectMode ? 0 : m_census[state];
         const QString time = objectMode ? QString() : m_times[state];
-        it.value()->setFigures(count, time, current);
+        it.value()->setFigures(count, census, time, current);
         const bool optional = LifecycleState(state) == LifecycleState::Unknown
             || LifecycleState(state) == LifecycleState::NoLifecycle;
         bool used = m_counts[state] > 0 || current;
@@ -488,20 +528,23 @@ void StateGraphScene::refresh()
         it.value()->setVisible(!optional || used);
     }
     const bool gone = !m_selectedKey.isEmpty() && !m_selectedState && !m_selectedHistory.isEmpty();
-    m_end->setFigures(0, {}, gone);
-    m_start->setFigures(0, {}, false);
+    m_end->setFigures(0, 0, {}, gone);
+    m_start->setFigures(0, 0, {}, false);
     for (GraphEdgeItem *edge : std::as_const(m_edges)) {
         const int key = edgeKey(edge->edge());
         const qint64 count = objectMode ? pathCounts.value(key) : m_edgeCounts.value(key);
-        edge->setFigures(count, pathCounts.contains(key));
+        const qint64 gaps = objectMode ? 0 : m_gapEdgeCounts.value(key);
+        edge->setFigures(count, gaps, pathCounts.contains(key));
         // Off-design edges exist only while something went along them.
-        edge->setVisible(edge->onDesign() || count > 0 || pathCounts.contains(key)
+        edge->setVisible(edge->onDesign() || count > 0 || gaps > 0 || pathCounts.contains(key)
                          || m_edgeCounts.contains(key));
     }
 }
 
 void StateGraphScene::animateTransition(const models::Transition &transition)
 {
+    if (transition.observed == models::Observed::AtConnect)
+        return; // the census: no move to show
     const GraphEdge key{ transition.from, transition.to };
     GraphEdgeItem *item = ensureEdge(key);
     item->setVisible(true);
@@ -548,6 +591,23 @@ bool StateGraphScene::isEdgeOnDesign(const GraphEdge &edge) const
 {
     const GraphEdgeItem *item = this->edge(edge);
     return item && item->onDesign();
+}
+
+bool StateGraphScene::isEdgeAlarming(const GraphEdge &edge) const
+{
+    const GraphEdgeItem *item = this->edge(edge);
+    return item && item->isVisible() && item->alarming();
+}
+
+qint64 StateGraphScene::edgeGapCounter(const GraphEdge &edge) const
+{
+    const GraphEdgeItem *item = this->edge(edge);
+    return item ? item->gapCounter() : 0;
+}
+
+int StateGraphScene::nodeCensus(LifecycleState state) const
+{
+    return m_states.value(int(state))->census();
 }
 
 bool StateGraphScene::isEdgeHighlighted(const GraphEdge &edge) const

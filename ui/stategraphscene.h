@@ -26,8 +26,11 @@ struct GraphEdge
 };
 
 // The live state graph as the seed draws it: [*] -> Pending -> Reconciling <-> Ready / Degraded,
-// Ready -> Terminating -> [*], each node with its object count and time-in-state, each edge with
-// its counter. Off-design transitions appear as dashed red edges, flagged in their label. An
+// Ready -> Terminating -> [*], each node with its object count, its census (objects found there
+// when the watch connected: no transition, no edge) and time-in-state, each edge with its counter
+// of live moves and, apart, of moves found across a watch gap. Off-design transitions appear as
+// dashed red edges, flagged in their label; moves across a gap off the designed edges along a
+// path of them, as dotted grey ones. An
 // object's move is animated along its edge; a selected object's path and current node are
 // highlighted. Aggregate mode counts a whole resource, object mode only the selected object.
 class StateGraphScene final : public QGraphicsScene
@@ -58,6 +61,10 @@ public:
     // What is drawn, for tests and tooltips.
     bool hasEdge(const GraphEdge &edge) const;
     bool isEdgeOnDesign(const GraphEdge &edge) const;
+    // Shown and drawn as breaking the design (dashed red, "⚠").
+    bool isEdgeAlarming(const GraphEdge &edge) const;
+    qint64 edgeGapCounter(const GraphEdge &edge) const; // moves across a gap shown on the edge
+    int nodeCensus(models::LifecycleState state) const; // "N at connect" in the node
     bool isEdgeHighlighted(const GraphEdge &edge) const;
     qint64 edgeCounter(const GraphEdge &edge) const; // the number shown on the edge
     int nodeCounter(models::LifecycleState state) const; // the number shown in the node
@@ -89,8 +96,10 @@ private:
     QList<GraphEdgeItem *> m_edges;
     // Aggregate figures.
     std::array<int, models::LifecycleStateCount> m_counts{};
+    std::array<int, models::LifecycleStateCount> m_census{};
     std::array<QString, models::LifecycleStateCount> m_times{};
     QHash<int, qint64> m_edgeCounts; // edgeKey -> count
+    QHash<int, qint64> m_gapEdgeCounts; // edgeKey -> count of moves across a gap
     // The selected object.
     QString m_selectedKey;
     QList<models::Transition> m_selectedHistory;

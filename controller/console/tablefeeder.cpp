@@ -58,6 +58,7 @@ void TableFeeder::detach()
     m_informer = nullptr;
     m_pending.clear();
     m_superseded.clear();
+    m_relisted = false;
     ++m_generation;
     m_pendingTimer->stop();
 }
@@ -79,21 +80,38 @@ void TableFeeder::attach(InformerStore *informer)
             &InformerStore::statesSuperseded,
             this,
             [this](const QList<models::ObjectSummary> &states) { m_superseded += states; });
+    connect(m_informer, &InformerStore::relisted, this, [this] { m_relisted = true; });
     connect(m_informer, &InformerStore::objectsChanged, this, &TableFeeder::handleObjectsChanged);
     connect(m_informer, &InformerStore::synced, this, &TableFeeder::handleSynced);
 }
 
+namespace {
+
+// The row's times: when the object entered its state, as the tracker says (invalid: unknown),
+// and whether that is the object's own word (its deciding condition's lastTransitionTime: the
+// move was not seen) rather than a move seen.
+void setSince(models::ResourceRow &row,
+              const QDateTime &since,
+              const QDateTime &reported,
+              const QString &condition)
+{
+    row.stateSince = since;
+    row.lastTransition = since;
+    row.sinceCondition = since.isValid() && since == reported ? condition : QString();
+}
+
+} // namespace
+
 models::ResourceRow TableFeeder::buildRow(const InformerEntry &entry,
                                           const QDateTime &now,
+                                          models::Observed observed,
                                           std::optional<models::Transition> *transition)
 {
     models::LifecycleVerdict verdict;
     QDateTime since;
-    *transition = m_tracker.upsert(entry.summary, m_mapping, now, &verdict, &since);
+    *transition = m_tracker.upsert(entry.summary, m_mapping, now, observed, &verdict, &since);
     models::ResourceRow row = models::ResourceRow::fromSummary(entry.summary, verdict);
-    // The log's latest transition is the one that brought the object into its state.
-    row.stateSince = since;
-    row.lastTransition = since;
+    setSince(row, since, verdict.since, verdict.sinceCondition);
     return row;
 }
 
@@ -113,29 +131,38 @@ void TableFeeder::deriveRows(const QStringList &keys,
     }
 }
 
-TableFeeder::PreparedRow TableFeeder::record(DerivedRow &derived, const QDateTime &now)
+TableFeeder::PreparedRow
+TableFeeder::record(DerivedRow &derived, const QDateTime &now, models::Observed observed)
 {
     PreparedRow prepared{ std::move(derived.row) };
     QDateTime since;
     models::StateNode from;
-    prepared.moved = m_tracker.upsertDerived(
-        derived.entry->summary, std::move(derived.verdict), now, &since, &from);
-    if (prepared.moved)
+    const QDateTime reported = derived.verdict.since;
+    const QString condition = derived.verdict.sinceCondition;
+    prepared.moved = m_tracker.upsertDerived(derived.entry->summary,
+                                             std::move(derived.verdict),
+                                             now,
+                                             observed,
+                                             &since,
+                                             &from,
+                                             &prepared.how);
+    if (prepared.moved) {
         prepared.from = from ? qint8(*from) : qint8(-1);
-    // The log's latest transition is the one that brought the object into its state.
-    prepared.row.stateSince = since;
-    prepared.row.lastTransition = since;
+        prepared.seen = now;
+    }
+    setSince(prepared.row, since, reported, condition);
     return prepared;
 }
 
 void TableFeeder::recordRows(std::vector<DerivedRow> &derived,
                              const QDateTime &now,
+                             models::Observed observed,
                              std::vector<PreparedRow> *out)
 {
     out->reserve(out->size() + derived.size());
     for (DerivedRow &next : derived) {
         if (next.entry)
-            out->push_back(record(next, now));
+            out->push_back(record(next, now, observed));
     }
     derived.clear();
 }
@@ -224,19 +251,25 @@ models::Transition TableFeeder::PreparedRow::transition() const
 {
     const models::StateNode fromNode
         = from < 0 ? models::StateNode() : models::StateNode(models::LifecycleState(from));
+    const bool onDesign = how == models::Observed::AtConnect ? true
+        : how == models::Observed::AcrossGap ? models::isReachableByDesign(fromNode, row.state)
+                                             : models::isDesignedTransition(fromNode, row.state);
     return models::Transition{ row.key,
-                               row.stateSince,
+                               seen,
                                fromNode,
                                row.state,
                                row.reason,
                                row.generation,
                                row.observedGeneration,
-                               models::isDesignedTransition(fromNode, row.state) };
+                               onDesign,
+                               how,
+                               row.stateSince };
 }
 
 void TableFeeder::handleObjectsChanged(const QStringList &upserted, const QStringList &removed)
 {
     const QList<models::ObjectSummary> superseded = std::exchange(m_superseded, {});
+    const bool relisted = std::exchange(m_relisted, false);
     if (m_listing) {
         // A batch of the first list (the last one when the store is synced with it): queued
         // even when small, so that each goes in sorted after the rows shown, or joins the held
@@ -254,6 +287,7 @@ void TableFeeder::handleObjectsChanged(const QStringList &upserted, const QStrin
             held.closesList = closes;
         } else {
             PendingBatch batch{ upserted, removed, superseded };
+            batch.observed = models::Observed::AtConnect;
             batch.listing = true;
             batch.closesList = closes;
             m_pending.push_back(std::move(batch));
@@ -262,11 +296,13 @@ void TableFeeder::handleObjectsChanged(const QStringList &upserted, const QStrin
             processPending();
         return;
     }
+    const models::Observed observed
+        = relisted ? models::Observed::AcrossGap : models::Observed::Live;
     if (m_pending.empty() && upserted.size() <= SliceRows) {
-        applyNow(upserted, removed, superseded);
+        applyNow(upserted, removed, superseded, observed);
         return;
     }
-    m_pending.push_back(PendingBatch{ upserted, removed, superseded });
+    m_pending.push_back(PendingBatch{ upserted, removed, superseded, observed });
     if (!m_pendingTimer->isActive())
         processPending();
 }
@@ -292,21 +328,23 @@ void TableFeeder::handleSynced()
 
 void TableFeeder::trackSuperseded(const QList<models::ObjectSummary> &states,
                                   const QDateTime &now,
+                                  models::Observed observed,
                                   QList<models::Transition> *transitions)
 {
     for (const models::ObjectSummary &state : states) {
-        if (auto transition = m_tracker.upsert(state, m_mapping, now))
+        if (auto transition = m_tracker.upsert(state, m_mapping, now, observed))
             transitions->append(std::move(*transition));
     }
 }
 
 void TableFeeder::applyNow(const QStringList &upserted,
                            const QStringList &removed,
-                           const QList<models::ObjectSummary> &superseded)
+                           const QList<models::ObjectSummary> &superseded,
+                           models::Observed observed)
 {
     const QDateTime now = QDateTime::currentDateTimeUtc();
     QList<models::Transition> transitions;
-    trackSuperseded(superseded, now, &transitions);
+    trackSuperseded(superseded, now, observed, &transitions);
     QList<models::ResourceRow> rows;
     rows.reserve(upserted.size());
     for (const QString &key : upserted) {
@@ -314,12 +352,12 @@ void TableFeeder::applyNow(const QStringList &upserted,
         if (!entry)
             continue;
         std::optional<models::Transition> transition;
-        rows.append(buildRow(*entry, now, &transition));
+        rows.append(buildRow(*entry, now, observed, &transition));
         if (transition)
             transitions.append(std::move(*transition));
     }
     for (const QString &key : removed) {
-        if (auto transition = m_tracker.remove(key, now))
+        if (auto transition = m_tracker.remove(key, now, observed))
             transitions.append(std::move(*transition));
     }
     // Ages move on once a second (handleRateTick), not per batch: a dataChanged over every row
@@ -414,15 +452,17 @@ void TableFeeder::processPending()
             // A small batch that waited behind a large one.
             const PendingBatch small = std::move(batch);
             m_pending.pop_front();
-            applyNow(small.upserted, small.removed, small.superseded);
+            applyNow(small.upserted, small.removed, small.superseded, small.observed);
             if (yield(turn))
                 return;
             continue;
         }
         if (!batch.superseded.isEmpty()) {
             QList<models::Transition> transitions;
-            trackSuperseded(
-                std::exchange(batch.superseded, {}), QDateTime::currentDateTimeUtc(), &transitions);
+            trackSuperseded(std::exchange(batch.superseded, {}),
+                            QDateTime::currentDateTimeUtc(),
+                            batch.observed,
+                            &transitions);
             if (!transitions.isEmpty())
                 emit transitionsObserved(transitions);
         }
@@ -501,7 +541,7 @@ TableFeeder::Step TableFeeder::streamRows(PendingBatch &batch, const QElapsedTim
             if (keysInOrder)
                 m_table->reserve(keys.size());
         } else {
-            recordRows(ready, now, &batch.streamed);
+            recordRows(ready, now, batch.observed, &batch.streamed);
             inOrder = streamInsert(batch, &announced, &transitions);
         }
         if (task)
@@ -522,7 +562,7 @@ TableFeeder::Step TableFeeder::streamRows(PendingBatch &batch, const QElapsedTim
         batch.streaming = false;
         batch.rows.reserve(std::size_t(keys.size()));
         batch.order.reserve(std::size_t(keys.size()));
-        recordRows(coming, now, &batch.streamed);
+        recordRows(coming, now, batch.observed, &batch.streamed);
         takeRows(batch.streamed, &batch);
         closeRun(batch);
         return yield(turn) ? Step::Stop : Step::Next;
@@ -531,7 +571,7 @@ TableFeeder::Step TableFeeder::streamRows(PendingBatch &batch, const QElapsedTim
         // Rows that would land among those shown: the rest goes the held way (the rows shown
         // taken back, all inserted in order once prepared).
         batch.streaming = false;
-        recordRows(coming, now, &batch.streamed);
+        recordRows(coming, now, batch.observed, &batch.streamed);
         takeRows(batch.streamed, &batch);
         closeRun(batch);
         holdFirstList();
@@ -573,7 +613,7 @@ TableFeeder::Step TableFeeder::buildRows(PendingBatch &batch, const QElapsedTime
             m_runningTask = &*task;
             task->start(m_preparePool);
         }
-        recordRows(ready, now, &recorded);
+        recordRows(ready, now, batch.observed, &recorded);
         takeRows(recorded, &batch);
         batch.prepared = readyEnd;
         if (!task)
@@ -646,6 +686,7 @@ TableFeeder::Step TableFeeder::insertSlices(PendingBatch &batch, const QElapsedT
 TableFeeder::Step TableFeeder::finishBatch(PendingBatch &batch, const QElapsedTimer &turn)
 {
     const QStringList removed = std::move(batch.removed);
+    const models::Observed observed = batch.observed;
     const bool trim = batch.closesList || batch.rows.size() > std::size_t(SliceRows);
     if (batch.closesList) {
         m_listHeld = false;
@@ -658,7 +699,7 @@ TableFeeder::Step TableFeeder::finishBatch(PendingBatch &batch, const QElapsedTi
     if (trim)
         platform::noteLargeBuffersFreed();
     if (!removed.isEmpty())
-        applyNow({}, removed);
+        applyNow({}, removed, {}, observed);
     return yield(turn) ? Step::Stop : Step::Again;
 }
 

@@ -71,7 +71,8 @@ public:
     double eventsPerSecond() const { return m_eventsPerSecond; }
 
 signals:
-    // One tick's lifecycle transitions, after the table model was updated.
+    // One tick's lifecycle transitions, after the table model was updated; the first list's
+    // objects come as their census entries (Observed::AtConnect), a relist's moves across a gap.
     void transitionsObserved(const QList<reconscope::models::Transition> &transitions);
     // The objects of one tick (upserted, removed), after the table model was updated.
     void objectsChanged(const QStringList &upserted, const QStringList &removed);
@@ -87,6 +88,8 @@ private:
         // inserted.
         bool moved = false;
         qint8 from = -1;
+        models::Observed how = models::Observed::Live;
+        QDateTime seen; // when the move (or census entry) was seen
         // Shown and announced (objectsChanged) before: a first-list row taken back out of the
         // table to go in again in order; not announced again.
         bool announced = false;
@@ -97,6 +100,9 @@ private:
         QStringList upserted;
         QStringList removed;
         QList<models::ObjectSummary> superseded; // InformerStore::statesSuperseded, tracked first
+        // How its objects were seen: the first list's are the census, a relist's (after a watch
+        // gap) moved across the gap, others live.
+        models::Observed observed = models::Observed::Live;
         qsizetype prepared = 0; // keys of `upserted` looked at
         std::vector<PreparedRow> rows;
         SortedRuns order; // indexes of `rows`
@@ -137,13 +143,16 @@ private:
     void handleRateTick();
     void applyNow(const QStringList &upserted,
                   const QStringList &removed,
-                  const QList<models::ObjectSummary> &superseded = {});
+                  const QList<models::ObjectSummary> &superseded = {},
+                  models::Observed observed = models::Observed::Live);
     // Runs the superseded states of a batch through the tracker, before its latest states.
     void trackSuperseded(const QList<models::ObjectSummary> &states,
                          const QDateTime &now,
+                         models::Observed observed,
                          QList<models::Transition> *transitions);
     models::ResourceRow buildRow(const kube::InformerEntry &entry,
                                  const QDateTime &now,
+                                 models::Observed observed,
                                  std::optional<models::Transition> *transition);
 
     // The pending batches, front first, until the turn's time is up.
@@ -180,11 +189,12 @@ private:
                     qsizetype to,
                     std::vector<DerivedRow> *out) const;
     // A derived row through the tracker: the row with its times, and the move it made.
-    PreparedRow record(DerivedRow &derived, const QDateTime &now);
+    PreparedRow record(DerivedRow &derived, const QDateTime &now, models::Observed observed);
     // The derived rows through the tracker (its transitions), in order, appended to `out`
     // (`derived` left empty).
     void recordRows(std::vector<DerivedRow> &derived,
                     const QDateTime &now,
+                    models::Observed observed,
                     std::vector<PreparedRow> *out);
     // Whether a list's keys ("namespace/name") are in the table's preferred order (by name or
     // namespace; false for the other columns, which need the objects' states).
@@ -217,6 +227,7 @@ private:
     QThreadPool *m_preparePool;
     JoinedTask *m_runningTask = nullptr;
     QList<models::ObjectSummary> m_superseded; // of the informer batch whose keys come next
+    bool m_relisted = false; // the informer batch whose keys come next is a relist's
     std::deque<PendingBatch> m_pending;
     quint64 m_generation = 0; // counts attaches: pending work of an older informer is void
     // The first list is arriving (progressively: InformerStore::setProgressiveFirstList); its

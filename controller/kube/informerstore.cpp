@@ -106,6 +106,16 @@ void InformerWorker::handleDeltas(const QList<Delta> &deltas)
         // list lacks): against the hash.
         hashFirstList();
     }
+    // A relist's changes go in a batch of their own: live changes pending before it are sent
+    // first, and the relist's as soon as it completes (handleSynced).
+    if (m_synced && !m_relisting && m_reflector
+        && m_reflector->state().phase == ReflectorState::Phase::Relisting) {
+        if (m_timer->isActive()) {
+            m_timer->stop();
+            flush();
+        }
+        m_relisting = true;
+    }
     // Grown by doubling, each growth one allocation instead of rehashing as it fills up.
     if (m_pendingUpserts.capacity() < m_pendingUpserts.size() + deltas.size()) {
         const qsizetype wanted
@@ -255,6 +265,11 @@ void InformerWorker::handleSynced(const QString &resourceVersion)
         flush();
         return;
     }
+    if (m_relisting) {
+        m_timer->stop();
+        flush();
+        return;
+    }
     if (!m_timer->isActive())
         m_timer->start();
 }
@@ -286,6 +301,7 @@ void InformerWorker::flush()
     m_pendingUpserts.clear();
     m_pendingRemovals.clear();
     batch.synced = m_synced;
+    batch.relisted = std::exchange(m_relisting, false);
     batch.resourceVersion = m_reflector ? m_reflector->resourceVersion() : m_resourceVersion;
     const bool announceSync = std::exchange(m_syncedPending, false);
     if (batch.upserts.isEmpty() && batch.removals.isEmpty() && !batch.replaces && !announceSync)
@@ -411,6 +427,8 @@ void InformerStore::handleBatch(const std::shared_ptr<InformerBatch> &shared)
     m_synced = m_synced || batch.synced;
     if (!batch.superseded.isEmpty())
         emit statesSuperseded(batch.superseded);
+    if (batch.relisted && (!upserted.isEmpty() || !batch.removals.isEmpty()))
+        emit relisted();
     if (!upserted.isEmpty() || !batch.removals.isEmpty())
         emit objectsChanged(upserted, batch.removals);
     if (newlySynced)

@@ -42,6 +42,9 @@ struct InformerBatch
     // within one tick), in the order they arrived: the store keeps only the latest, but whoever
     // follows transitions must see each state the watch delivered.
     QList<models::ObjectSummary> superseded;
+    // The changes a relist found after a watch gap (410 Gone), alone in their batch: what became
+    // of the objects while nothing was watched, not live moves.
+    bool relisted = false;
 };
 
 // Runs on the informer's thread: owns the RestClient and the Reflector, makes every object's entry
@@ -110,6 +113,7 @@ private:
     QList<models::ObjectSummary> m_pendingSuperseded;
     bool m_syncedPending = false;
     bool m_synced = false;
+    bool m_relisting = false; // the pending changes are a relist's
     QString m_resourceVersion;
 };
 
@@ -154,6 +158,9 @@ signals:
     void statesSuperseded(const QList<reconscope::models::ObjectSummary> &states);
     // After the batch is applied to entries(): upserted keys (new or changed) and removed keys.
     void objectsChanged(const QStringList &upserted, const QStringList &removed);
+    // Just before the objectsChanged of a batch that a relist after a watch gap found
+    // (InformerBatch::relisted): those changes happened while nothing was watched.
+    void relisted();
     void synced();
     void connectionStateChanged(const reconscope::controller::kube::ReflectorState &state);
 

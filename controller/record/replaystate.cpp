@@ -3,6 +3,7 @@
 #include "controller/kube/objectmeta.h"
 
 #include <algorithm>
+#include <utility>
 
 using namespace Qt::StringLiterals;
 using nlohmann::json;
@@ -82,7 +83,11 @@ void ReplayState::apply(const Record &record, QList<ReplayChange> *changes)
         return;
     }
     objects.insert(key, record.data);
-    changes->append(changeOf(record, ReplayChange::Type::Upsert, key));
+    ReplayChange change = changeOf(record, ReplayChange::Type::Upsert, key);
+    if (record.type == RecordType::ListItem)
+        change.source = m_synced.value(record.resource) ? ReplayChange::Source::Relist
+                                                        : ReplayChange::Source::FirstList;
+    changes->append(std::move(change));
 }
 
 void ReplayState::endList(const Record &record, QList<ReplayChange> *changes)
@@ -92,6 +97,7 @@ void ReplayState::endList(const Record &record, QList<ReplayChange> *changes)
         return;
     const QHash<QString, bool> listed = *list;
     m_listed.erase(list);
+    const bool relist = std::exchange(m_synced[record.resource], true);
     auto &objects = m_objects[record.resource];
     QStringList gone;
     for (auto it = objects.cbegin(); it != objects.cend(); ++it) {
@@ -104,6 +110,7 @@ void ReplayState::endList(const Record &record, QList<ReplayChange> *changes)
         objects.remove(key);
         ReplayChange change = changeOf(record, ReplayChange::Type::Delete, key);
         change.object.clear();
+        change.source = relist ? ReplayChange::Source::Relist : ReplayChange::Source::FirstList;
         changes->append(std::move(change));
     }
 }

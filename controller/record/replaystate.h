@@ -21,6 +21,10 @@ struct ReplayChange
     QByteArray object; // for upserts, and for deletes the watch reported
     qint64 time = 0; // the record's
     bool estimated = false;
+    // How the client saw it: a watch event, an item of the resource's first list (the census when
+    // the watch connected), or of a later list (a relist after a watch gap, and what it lacks).
+    enum class Source { Event, FirstList, Relist };
+    Source source = Source::Event;
 };
 
 // A recording's records turned back into what the client saw, with the Reflector's semantics: a
@@ -51,6 +55,7 @@ private:
     QByteArray m_discovery;
     QHash<int, QHash<QString, QByteArray>> m_objects;
     QHash<int, QHash<QString, bool>> m_listed; // the keys of each open list
+    QHash<int, bool> m_synced; // the resources a list has completed for
 };
 
 } // namespace reconscope::controller::record

@@ -591,10 +591,11 @@ void tst_Kubectl::reconscopeWatchPrintsTransitionWithinASecond()
                 { u"watch"_s, u"customapps"_s, u"-A"_s, u"-o"_s, u"json"_s });
     QVERIFY(watch.waitForStarted(10000));
     QByteArray seen;
-    // It starts with the current state of each object.
+    // It starts with the census: the current state of each object, no transition.
     QTRY_VERIFY_WITH_TIMEOUT(
         (seen += watch.readAllStandardOutput()).contains("\"key\":\"default/api\""), 15000);
-    QVERIFY(seen.contains("\"from\":\"[*]\""));
+    QVERIFY(seen.contains("\"type\":\"census\""));
+    QVERIFY(!seen.contains("\"from\":\"[*]\""));
 
     const auto patch
         = uR"({"status":{"observedGeneration":1,"conditions":[{"type":"Degraded","status":"True","reason":"QuotaExceeded","message":"exceeded quota","lastTransitionTime":"2026-11-29T10:00:00Z","observedGeneration":1}]}})"_s;
@@ -622,9 +623,11 @@ void tst_Kubectl::reconscopeWatchPrintsTransitionWithinASecond()
             continue;
         const auto transition = QJsonDocument::fromJson(line).object();
         QCOMPARE(transition[u"key"_s].toString(), u"default/api"_s);
+        QCOMPARE(transition[u"type"_s].toString(), u"transition"_s);
         QCOMPARE(transition[u"from"_s].toString(), u"Pending"_s);
         QCOMPARE(transition[u"reason"_s].toString(), u"QuotaExceeded"_s);
         QCOMPARE(transition[u"onDesign"_s].toBool(), false);
+        QCOMPARE(transition[u"acrossGap"_s].toBool(), false);
     }
     watch.terminate();
     watch.waitForFinished(5000);

@@ -25,6 +25,7 @@ private slots:
     void listThenBatchedWatch();
     void relistRemovesVanishedObjects_data();
     void relistRemovesVanishedObjects();
+    void relistChangesComeInABatchOfTheirOwn();
     void changesCoalescePerKey();
     void supersededStatesReachTransitionFollowers();
     void fixtureObjectsSurviveTheStore_data();
@@ -222,6 +223,58 @@ void tst_InformerStore::relistRemovesVanishedObjects()
     QCOMPARE(upserted.count(u"default/b"_s), 1);
     QTRY_COMPARE(store.resourceVersion(), u"30"_s);
     QCOMPARE(lists, 2);
+}
+
+// What a relist after a watch gap finds is not a live change: its changes come alone in a batch,
+// announced by relisted() just before its objectsChanged; a live change just before the gap goes
+// in a batch of its own first, and objects the relist finds unchanged are not announced.
+void tst_InformerStore::relistChangesComeInABatchOfTheirOwn()
+{
+    int lists = 0;
+    QPointer<QTcpSocket> firstWatch;
+    m_server->handler = [&](const TestRequest &request, QTcpSocket *socket) {
+        if (!request.query.hasQueryItem(u"watch"_s)) {
+            ++lists;
+            TestServer::respond(
+                socket,
+                200,
+                "application/json",
+                lists == 1
+                    ? listBody({ object("a", 5), object("b", 6), object("c", 7) }, 10)
+                    : listBody({ object("a", 9, "False"), object("b", 8, "False"), object("c", 7) },
+                               30));
+            return;
+        }
+        TestServer::startStream(socket);
+        if (lists == 1)
+            firstWatch = socket;
+    };
+    InformerStore store(m_config, CustomApps, u"default"_s);
+    QStringList said;
+    connect(&store, &InformerStore::relisted, this, [&] { said << u"relisted"_s; });
+    connect(&store,
+            &InformerStore::objectsChanged,
+            this,
+            [&](const QStringList &up, const QStringList &gone) {
+                said << up.join(u',') + u'|' + gone.join(u',');
+            });
+    store.start();
+    QTRY_COMPARE(store.size(), 3);
+    QTRY_VERIFY(firstWatch);
+    // b changes live; then the watch expires (410) and the relist finds a changed meanwhile.
+    TestServer::writeChunk(
+        firstWatch,
+        R"({"type":"MODIFIED","object":)" + object("b", 8, "False") + "}\n"
+            + R"j({"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","message":"too old resource version: 10 (25)","reason":"Expired","code":410}})j"
+              "\n");
+    TestServer::endStream(firstWatch);
+    QTRY_COMPARE(store.resourceVersion(), u"30"_s);
+    QTRY_COMPARE(said.size(), 4);
+    QCOMPARE(said,
+             (QStringList{ u"default/a,default/b,default/c|"_s,
+                           u"default/b|"_s,
+                           u"relisted"_s,
+                           u"default/a|"_s }));
 }
 
 void tst_InformerStore::changesCoalescePerKey()

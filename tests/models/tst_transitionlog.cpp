@@ -120,11 +120,10 @@ void tst_TransitionLog::seedPath()
     QCOMPARE(emitted[0].observedGeneration, std::optional<qint64>());
     QCOMPARE(emitted.back().generation, std::optional<qint64>(1));
     QCOMPARE(emitted.back().time, t(216));
-    QCOMPARE(
-        emitted.front().toJson().dump(),
-        std::string(
-            R"({"from":"[*]","generation":1,"key":"default/app","observedGeneration":null,)"
-            R"("onDesign":true,"reason":"no status yet","time":"2027-01-15T08:00:00Z","to":"Pending"})"));
+    QCOMPARE(emitted.front().toJson().dump(),
+             std::string(R"({"acrossGap":false,"from":"[*]","generation":1,"key":"default/app",)"
+                         R"("observedGeneration":null,"onDesign":true,"reason":"no status yet",)"
+                         R"("time":"2027-01-15T08:00:00Z","to":"Pending","type":"transition"})"));
     QCOMPARE(emitted.back().toJson()["to"].get<std::string>(), std::string("[*]"));
 
     const StateGraphStats &stats = log.stats();
@@ -390,16 +389,21 @@ void tst_TransitionLog::trackerKeepsEachVerdictWithItsObject()
     LifecycleTracker derived;
     for (int i = 0; i < steps.size(); ++i) {
         const ObjectSummary &summary = steps[i];
+        // The first two as the census, the others live.
+        const Observed observed = i < 2 ? Observed::AtConnect : Observed::Live;
         LifecycleVerdict verdict;
         QDateTime since;
-        const auto viaUpsert = upserted.upsert(summary, mapping, t(i), &verdict, &since);
+        const auto viaUpsert = upserted.upsert(summary, mapping, t(i), observed, &verdict, &since);
         QDateTime derivedSince;
         StateNode from = S::Unknown;
+        Observed how = Observed::AcrossGap;
         const bool moved = derived.upsertDerived(
-            summary, deriveLifecycle(summary, mapping), t(i), &derivedSince, &from);
+            summary, deriveLifecycle(summary, mapping), t(i), observed, &derivedSince, &from, &how);
         QCOMPARE(moved, viaUpsert.has_value());
-        if (moved)
+        if (moved) {
             QCOMPARE(from, viaUpsert->from);
+            QCOMPARE(how, viaUpsert->observed);
+        }
         QCOMPARE(derived.log().lastTransition(summary.key),
                  upserted.log().lastTransition(summary.key));
         QCOMPARE(derivedSince, since);
@@ -416,6 +420,7 @@ void tst_TransitionLog::trackerKeepsEachVerdictWithItsObject()
     for (const QString &key : { u"d/a"_s, u"d/b"_s })
         QCOMPARE(derived.log().history(key), upserted.log().history(key));
     QCOMPARE(derived.stats().totalTransitions(), upserted.stats().totalTransitions());
+    QCOMPARE(upserted.stats().censusCount(), 2);
 
     // Gone with the object; unknown keys and a cleared tracker give the Unknown verdict.
     QVERIFY(upserted.remove(u"d/a"_s, t(9)));

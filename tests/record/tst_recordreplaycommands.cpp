@@ -103,9 +103,9 @@ void tst_RecordReplayCommands::initTestCase()
 
     QProcess *watch = start({ u"watch"_s, u"customapps"_s, u"-A"_s, u"-o"_s, u"json"_s });
     QByteArray seen;
-    // The initial states first: every demo object appears as "[*] → state".
-    QTRY_VERIFY_WITH_TIMEOUT((seen += watch->readAllStandardOutput()).contains("\"from\":\"[*]\""),
-                             20000);
+    // The census first: every demo object in the state it is found in (no transition).
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (seen += watch->readAllStandardOutput()).contains("\"type\":\"census\""), 20000);
     QProcess *record = start({ u"record"_s, u"customapps"_s, u"-A"_s, u"-o"_s, m_file });
     QByteArray said;
     QTRY_VERIFY_WITH_TIMEOUT((said += record->readAllStandardError()).contains("Ctrl-C ends"),
@@ -158,6 +158,8 @@ void tst_RecordReplayCommands::cleanupTestCase()
 void tst_RecordReplayCommands::replayPrintsWhatWatchPrintedLive()
 {
     const QStringList replayed = transitions(replay({ u"--speed"_s, u"max"_s }));
+    // The recording's first list is the census, as `watch` printed it.
+    QVERIFY(replayed.constFirst().contains(u"\"type\":\"census\""_s));
     // More than the initial states: the reconciler's transitions are in it.
     QVERIFY2(endingIn(m_live, u"Ready"_s) >= 2 && endingIn(m_live, u"Degraded"_s) >= 2,
              qPrintable(m_live.join(u'\n')));

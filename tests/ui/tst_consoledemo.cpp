@@ -30,6 +30,7 @@
 #include <QTreeWidget>
 #include <QtTest>
 
+#include <array>
 #include <memory>
 
 using reconscope::controller::console::ConsoleSession;
@@ -171,10 +172,24 @@ void tst_ConsoleDemo::expectAgreement()
         const auto state = S(i);
         QCOMPARE(scene->nodeCounter(state), m_session->tableModel()->countIn(state));
     }
-    // Per edge: the graph's counter is the number of transitions the session announced.
+    // Per edge: the graph's counter is the number of live transitions the session announced
+    // (moves found across a watch gap are counted apart); per node, its census the number of
+    // objects announced as found there at connect.
     QHash<QPair<int, int>, qint64> fromLog;
-    for (const Transition &t : std::as_const(m_observed))
-        ++fromLog[{ t.from ? int(*t.from) : -1, t.to ? int(*t.to) : -1 }];
+    QHash<QPair<int, int>, qint64> gapsFromLog;
+    std::array<int, LifecycleStateCount> census{};
+    for (const Transition &t : std::as_const(m_observed)) {
+        if (t.observed == Observed::AtConnect)
+            ++census[std::size_t(*t.to)];
+        else
+            ++(t.observed == Observed::AcrossGap
+                   ? gapsFromLog
+                   : fromLog)[{ t.from ? int(*t.from) : -1, t.to ? int(*t.to) : -1 }];
+    }
+    for (int i = 0; i < LifecycleStateCount; ++i) {
+        QCOMPARE(stats.censusIn(S(i)), census[std::size_t(i)]);
+        QCOMPARE(scene->nodeCensus(S(i)), census[std::size_t(i)]);
+    }
     QList<StateNode> nodes{ std::nullopt };
     for (int i = 0; i < LifecycleStateCount; ++i)
         nodes << S(i);
@@ -185,6 +200,9 @@ void tst_ConsoleDemo::expectAgreement()
             const qint64 expected = fromLog.value({ from ? int(*from) : -1, to ? int(*to) : -1 });
             QCOMPARE(stats.edgeCount(from, to), expected);
             QCOMPARE(scene->edgeCounter({ from, to }), expected);
+            const qint64 gaps = gapsFromLog.value({ from ? int(*from) : -1, to ? int(*to) : -1 });
+            QCOMPARE(stats.gapEdgeCount(from, to), gaps);
+            QCOMPARE(scene->edgeGapCounter({ from, to }), gaps);
             if (expected > 0)
                 QVERIFY(scene->hasEdge({ from, to }));
         }

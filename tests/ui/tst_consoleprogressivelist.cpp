@@ -188,8 +188,8 @@ void tst_ConsoleProgressiveList::verifyComplete(const ConsoleSession &session,
     QCOMPARE(panel.proxy()->rowCount(), keys.size());
     QCOMPARE(model->listing(), std::nullopt);
     QCOMPARE(panel.summaryText(), u"%1 objects"_s.arg(keys.size()));
-    // Every object announced once, and its one transition ([*] -> Ready) sent once, as the
-    // tracker's log holds it.
+    // Every object announced once, and its census entry (Ready, found at connect: no transition)
+    // sent once, as the tracker's log holds it, in Ready since its condition says.
     QStringList announced = observed.announced;
     announced.sort();
     QStringList expected = keys;
@@ -199,12 +199,14 @@ void tst_ConsoleProgressiveList::verifyComplete(const ConsoleSession &session,
     QSet<QString> moved;
     for (const models::Transition &transition : observed.transitions) {
         QVERIFY(!transition.from);
+        QCOMPARE(transition.observed, models::Observed::AtConnect);
         QCOMPARE(transition.to, models::StateNode(models::LifecycleState::Ready));
         QCOMPARE(session.tracker().log().history(transition.key),
                  QList<models::Transition>{ transition });
         const models::ResourceRow *row = model->find(transition.key);
         QVERIFY(row);
-        QCOMPARE(row->stateSince, transition.time);
+        QCOMPARE(row->stateSince, transition.since);
+        QCOMPARE(row->sinceCondition, u"Ready"_s);
         moved.insert(transition.key);
     }
     QCOMPARE(moved.size(), keys.size());

@@ -53,6 +53,7 @@ private slots:
     void staleFlag();
     void formatAge_data();
     void formatAge();
+    void movedSaysWhereItsTimeComesFrom();
     void sortedProxyGetsOneInsertPerBatch();
     void int64GenerationsExact();
     void fiftyThousandObjectsPerTick();
@@ -303,6 +304,29 @@ void tst_ResourceTableModel::formatAge()
     QFETCH(qint64, msecs);
     QFETCH(QString, text);
     QCOMPARE(ResourceTableModel::formatAge(msecs), text);
+}
+
+// A move seen: "12s ago". Not seen (the census, a move across a watch gap): the condition's
+// lastTransitionTime, named, or "—" when the object gives none, never the connect time.
+void tst_ResourceTableModel::movedSaysWhereItsTimeComesFrom()
+{
+    const QDateTime now = QDateTime::fromSecsSinceEpoch(1'700'010'000, Qt::UTC);
+    ResourceRow seen = row(u"seen"_s, LifecycleState::Ready);
+    seen.stateSince = seen.lastTransition = now.addSecs(-12);
+    ResourceRow reported = row(u"reported"_s, LifecycleState::Degraded);
+    reported.stateSince = reported.lastTransition = now.addSecs(-3 * 3600);
+    reported.sinceCondition = u"Degraded"_s;
+    const ResourceRow unknown = row(u"unknown"_s, LifecycleState::Pending);
+    m_model->setNow(now);
+    m_model->applyBatch({ seen, reported, unknown }, {});
+    const auto moved = [this](int row, int role = Qt::DisplayRole) {
+        return m_model->index(row, ResourceTableModel::LastTransitionColumn).data(role).toString();
+    };
+    QCOMPARE(moved(0), u"12s ago"_s);
+    QCOMPARE(moved(1), u"3h ago (Degraded)"_s);
+    QVERIFY(moved(1, Qt::ToolTipRole).contains(u"Degraded condition's lastTransitionTime"_s));
+    QCOMPARE(moved(2), u"—"_s);
+    QVERIFY(moved(2, Qt::ToolTipRole).startsWith(u"Unknown"_s));
 }
 
 void tst_ResourceTableModel::sortedProxyGetsOneInsertPerBatch()

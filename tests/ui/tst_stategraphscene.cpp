@@ -26,9 +26,13 @@ struct Script
 {
     TransitionLog log;
     QList<Transition> transitions;
-    void move(const QString &key, S state, int second)
+    void move(const QString &key,
+              S state,
+              int second,
+              Observed observed = Observed::Live,
+              const QDateTime &enters = QDateTime())
     {
-        if (auto t = log.observe(key, state, u"scripted"_s, 1, 1, at(second)))
+        if (auto t = log.observe(key, state, u"scripted"_s, 1, 1, at(second), observed, enters))
             transitions << *t;
     }
     void remove(const QString &key, int second)
@@ -48,6 +52,7 @@ private slots:
     void designedEdgesDrawn();
     void countsAndCounters();
     void offDesignEdgeDashedAndFlagged();
+    void censusAndGapCountedApart();
     void animationRunsAlongTheEdge();
     void selectedPathHighlighted();
     void objectModeCountsOneObject();
@@ -118,6 +123,63 @@ void tst_StateGraphScene::offDesignEdgeDashedAndFlagged()
         }
     }
     QVERIFY2(red > 50, qPrintable(QString::number(red)));
+}
+
+// Objects found at connect are the nodes' census, not moves from [*]: no edge counts them and none
+// is off-design. A live move counts on its edge; a move found across a watch gap counts apart
+// ("+1 gap"), grey and dotted when the designed graph has a path for it, red when not.
+void tst_StateGraphScene::censusAndGapCountedApart()
+{
+    Script script;
+    const QList<S> every{ S::Pending, S::Reconciling, S::Ready, S::Degraded, S::Terminating };
+    for (int i = 0; i < every.size(); ++i)
+        script.move(u"o%1"_s.arg(i), every[i], 0, Observed::AtConnect, at(-3600));
+    script.move(u"ready2"_s, S::Ready, 0, Observed::AtConnect); // untimed
+    StateGraphScene scene;
+    scene.setStatistics(script.log.stats(), at(10));
+    for (const S state : every)
+        QCOMPARE(scene.nodeCounter(state), state == S::Ready ? 2 : 1);
+    QCOMPARE(scene.nodeCensus(S::Ready), 2);
+    QCOMPARE(scene.nodeCensus(S::Degraded), 1);
+    QCOMPARE(scene.edgeCounter({ std::nullopt, S::Pending }), 0);
+    QCOMPARE(scene.edgeCounter({ std::nullopt, S::Ready }), 0);
+    QVERIFY(!scene.hasEdge({ std::nullopt, S::Ready }));
+    for (const S state : every)
+        QVERIFY(!scene.isEdgeAlarming({ std::nullopt, state }));
+    // In Ready an hour (by its condition) for the timed object; the untimed one adds nothing.
+    QCOMPARE(scene.nodeTimeText(S::Ready), u"avg 1.0 h · Σ 1.0 h"_s);
+    QCOMPARE(script.log.stats().totalTransitions(), 0);
+    // The census entry animates nothing.
+    scene.animateTransition(script.transitions.first());
+    QVERIFY(scene.animatingEdges().isEmpty());
+
+    // A real change: one transition on its edge.
+    script.move(u"o2"_s, S::Reconciling, 20);
+    scene.setStatistics(script.log.stats(), at(21));
+    QCOMPARE(scene.edgeCounter({ S::Ready, S::Reconciling }), 1);
+    QCOMPARE(scene.nodeCensus(S::Ready), 2); // what the census found stays
+    QCOMPARE(scene.nodeCounter(S::Ready), 1);
+
+    // Across a gap: Pending -> Degraded (a path of the design, its states unseen), Terminating ->
+    // Ready (no path: off-design).
+    script.move(u"o0"_s, S::Degraded, 60, Observed::AcrossGap);
+    script.move(u"o4"_s, S::Ready, 60, Observed::AcrossGap);
+    scene.setStatistics(script.log.stats(), at(61));
+    QVERIFY(scene.hasEdge({ S::Pending, S::Degraded }));
+    QCOMPARE(scene.edgeCounter({ S::Pending, S::Degraded }), 0);
+    QCOMPARE(scene.edgeGapCounter({ S::Pending, S::Degraded }), 1);
+    QVERIFY(!scene.isEdgeAlarming({ S::Pending, S::Degraded }));
+    QCOMPARE(scene.edgeGapCounter({ S::Terminating, S::Ready }), 1);
+    QVERIFY(scene.isEdgeAlarming({ S::Terminating, S::Ready }));
+    QCOMPARE(script.log.stats().totalTransitions(), 3);
+    QCOMPARE(script.log.stats().gapTransitions(), 2);
+    // To look at (as tst_mainwindowlayout's shots): RECONSCOPE_LAYOUT_SHOTS=dir.
+    if (const QString dir = qEnvironmentVariable("RECONSCOPE_LAYOUT_SHOTS"); !dir.isEmpty())
+        QVERIFY(scene.exportPng(dir + u"/state-graph-census-gap.png"_s));
+    // A selected census object's path has no edge from [*].
+    scene.setSelectedObject(u"o1"_s, script.log.history(u"o1"_s), script.log.state(u"o1"_s));
+    QVERIFY(!scene.isEdgeHighlighted({ std::nullopt, S::Reconciling }));
+    QCOMPARE(scene.highlightedNode(), std::optional<S>(S::Reconciling));
 }
 
 void tst_StateGraphScene::animationRunsAlongTheEdge()
