@@ -2,6 +2,7 @@
 // captures, merged by time) played back through the lifecycle rules, each transition printed as
 // `reconscope watch` printed it live, at the recorded times' pace (X times as fast; "max": no
 // waiting). No cluster is needed: the recording holds the CRDs the lifecycle is read with.
+#include "app/cli/replayarguments.h"
 #include "app/commands.h"
 #include "app/transitionprinter.h"
 #include "controller/kube/discovery.h"
@@ -36,18 +37,6 @@ int usageError(const QString &message)
 {
     std::fprintf(stderr, "reconscope replay: %s\n%s", qPrintable(message), Usage);
     return 2;
-}
-
-// Speed: a positive factor ("2", "0.25", "64x"), or "max" (0: no waiting).
-std::optional<double> parseSpeed(QString text)
-{
-    if (text == u"max"_s)
-        return 0.0;
-    if (text.endsWith(u'x'))
-        text.chop(1);
-    bool ok = false;
-    const double speed = text.toDouble(&ok);
-    return ok && speed > 0 ? std::optional(speed) : std::nullopt;
 }
 
 // As `watch` saw it: its first list is the census, a relist finds moves across a watch gap.
@@ -282,7 +271,7 @@ int runReplay(int argc, char *argv[])
         return usageError(u"unknown output format \"%1\" (only json)"_s.arg(output));
     double speed = 1;
     if (parser.isSet(speedOption)) {
-        const auto parsed = parseSpeed(parser.value(speedOption));
+        const auto parsed = parseReplaySpeed(parser.value(speedOption));
         if (!parsed)
             return usageError(
                 u"--speed \"%1\" is not a positive number or max"_s.arg(parser.value(speedOption)));

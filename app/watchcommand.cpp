@@ -3,7 +3,9 @@
 // it was found in when the watch connected), then one line per lifecycle transition; reconnects
 // are absorbed by the reflector, and a relist after a watch gap prints one move per object that
 // changed meanwhile, marked as across the gap, so nothing is printed twice and nothing is missed.
+#include "app/clusterconfig.h"
 #include "app/commands.h"
+#include "app/resourcelookup.h"
 #include "app/transitionprinter.h"
 #include "controller/kube/discovery.h"
 #include "controller/kube/kubeconfig.h"
@@ -31,23 +33,21 @@ namespace {
 class WatchSession final : public QObject
 {
 public:
-    WatchSession(kube::RestClient *client, QString argument, QString ns, bool json)
+    WatchSession(kube::RestClient *client, const QString &argument, QString ns, bool json)
         : m_client(client)
-        , m_discovery(client)
-        , m_argument(std::move(argument))
         , m_namespace(std::move(ns))
         , m_json(json)
     {
-        connect(&m_discovery, &kube::DiscoveryClient::resourcesChanged, this, [this] {
-            handleDiscovered();
+        lookUpResource(client, argument, this, [this](models::Result<LookedUpResource> found) {
+            if (!found) {
+                fail(found.error().message);
+                return;
+            }
+            m_resource = found->resource;
+            if (!m_resource.namespaced)
+                m_namespace.clear();
+            startWatching(found->mapping);
         });
-        connect(&m_discovery,
-                &kube::DiscoveryClient::discoveryFailed,
-                this,
-                [](const apimachinery::ApiError &error) {
-                    fail(u"discovery failed: %1"_s.arg(error.message));
-                });
-        m_discovery.refresh();
     }
 
 private:
@@ -55,31 +55,6 @@ private:
     {
         std::fprintf(stderr, "reconscope watch: %s\n", message.toLocal8Bit().constData());
         QCoreApplication::exit(1);
-    }
-
-    void handleDiscovered()
-    {
-        if (m_reflector)
-            return;
-        const auto resource = m_discovery.resolve(m_argument);
-        if (!resource) {
-            fail(resource.error().message);
-            return;
-        }
-        m_resource = resource.value();
-        if (!m_resource.namespaced)
-            m_namespace.clear();
-        if (!lifecycleNeedsCrd(m_resource.group)) {
-            startWatching(lifecycleMapping(nullptr));
-            return;
-        }
-        // The CRD tells how to read the lifecycle (condition names, whether there is a status).
-        m_client->get(kube::DiscoveryClient::CustomResourceDefinitions,
-                      QString(),
-                      m_resource.plural + u'.' + m_resource.group,
-                      [this](kube::RestClient::JsonResult crd) {
-                          startWatching(lifecycleMapping(crd ? &crd.value() : nullptr));
-                      });
     }
 
     void startWatching(models::LifecycleMapping mapping)
@@ -123,8 +98,6 @@ private:
     }
 
     kube::RestClient *m_client;
-    kube::DiscoveryClient m_discovery;
-    QString m_argument;
     QString m_namespace;
     bool m_json;
     kube::DiscoveredResource m_resource;
@@ -171,20 +144,12 @@ int runWatch(int argc, char *argv[])
                      qPrintable(output));
         return 2;
     }
-    const auto kubeconfig = kube::Kubeconfig::load(parser.value(kubeconfigOption));
-    if (!kubeconfig) {
-        std::fprintf(
-            stderr, "reconscope watch: %s\n", kubeconfig.error().message.toLocal8Bit().constData());
-        return 1;
-    }
-    const auto config = kubeconfig->resolve(parser.value(contextOption));
+    const auto config
+        = loadClientConfig("watch", parser.value(kubeconfigOption), parser.value(contextOption));
     if (!config) {
-        std::fprintf(
-            stderr, "reconscope watch: %s\n", config.error().message.toLocal8Bit().constData());
+        std::fprintf(stderr, "reconscope watch: %s\n", qPrintable(config.error().message));
         return 1;
     }
-    for (const auto &warning : config->warnings)
-        std::fprintf(stderr, "reconscope watch: warning: %s\n", warning.toLocal8Bit().constData());
     const auto ns = parser.isSet(allOption) ? QString()
         : parser.isSet(nsOption)            ? parser.value(nsOption)
                                             : config->namespace_;
