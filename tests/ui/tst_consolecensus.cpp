@@ -9,6 +9,7 @@
 #include "controller/console/consolesession.h"
 #include "models/resourcetablemodel.h"
 #include "ui/stategraphscene.h"
+#include "uitestsupport.h"
 
 #include <QFile>
 #include <QPointer>
@@ -49,43 +50,6 @@ QByteArray object(const QByteArray &name, int rv, const char *ready, const char 
         + R"(","reason":"Quota","message":"m","lastTransitionTime":"2026-11-30T01:00:00Z"}]}})";
 }
 
-QByteArray listBody(const QList<QByteArray> &items, int rv)
-{
-    QByteArray body
-        = R"({"kind":"CustomAppList","apiVersion":"infrastructure.internal.net/v1","metadata":{"resourceVersion":")"
-        + QByteArray::number(rv) + R"("},"items":[)";
-    for (qsizetype i = 0; i < items.size(); ++i)
-        body += (i ? "," : "") + items[i];
-    return body + "]}";
-}
-
-QString writeKubeconfig(const QTemporaryDir &dir, quint16 port)
-{
-    const QString path = dir.filePath(u"kubeconfig"_s);
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return {};
-    file.write(R"(apiVersion: v1
-kind: Config
-current-context: test
-clusters:
-- name: test
-  cluster:
-    server: http://127.0.0.1:)"
-               + QByteArray::number(port) + R"(
-users:
-- name: tester
-  user:
-    token: not-a-real-token
-contexts:
-- name: test
-  context:
-    cluster: test
-    user: tester
-)");
-    return path;
-}
-
 } // namespace
 
 class tst_ConsoleCensus final : public QObject
@@ -121,7 +85,8 @@ void tst_ConsoleCensus::censusThenLiveThenGap()
             TestServer::respond(socket,
                                 200,
                                 "application/json",
-                                lists == 1 ? listBody(before, 10) : listBody(after, 30));
+                                lists == 1 ? reconscope::tests::customAppListBody(before, 10)
+                                           : reconscope::tests::customAppListBody(after, 30));
             return;
         }
         TestServer::startStream(socket);
@@ -136,7 +101,8 @@ void tst_ConsoleCensus::censusThenLiveThenGap()
             &ConsoleSession::transitionsObserved,
             this,
             [&](const QList<models::Transition> &transitions) { announced += transitions; });
-    QVERIFY(session.openKubeconfig(writeKubeconfig(dir, server.port())).ok());
+    QVERIFY(session.openKubeconfig(reconscope::tests::writeTestServerKubeconfig(dir, server.port()))
+                .ok());
     QTRY_COMPARE_WITH_TIMEOUT(session.tableModel()->rowCount(), 5, Timeout);
     QTRY_VERIFY_WITH_TIMEOUT(watch, Timeout);
 

@@ -8,6 +8,7 @@
 #include "controller/console/consolesession.h"
 #include "models/resourcetablemodel.h"
 #include "ui/resourcetablepanel.h"
+#include "uitestsupport.h"
 
 #include <QAbstractItemModelTester>
 #include <QFile>
@@ -36,43 +37,6 @@ QByteArray object(const QByteArray &namespace_, const QByteArray &name, int rv)
         + name + R"(","namespace":")" + namespace_ + R"(","resourceVersion":")"
         + QByteArray::number(rv)
         + R"(","generation":1},"spec":{"image":"nginx:1.27"},"status":{"observedGeneration":1,"conditions":[{"type":"Ready","status":"True","reason":"Available","message":"m","lastTransitionTime":"2026-11-30T00:15:00Z"}]}})";
-}
-
-QByteArray listBody(const QList<QByteArray> &items, int rv)
-{
-    QByteArray body
-        = R"({"kind":"CustomAppList","apiVersion":"infrastructure.internal.net/v1","metadata":{"resourceVersion":")"
-        + QByteArray::number(rv) + R"("},"items":[)";
-    for (qsizetype i = 0; i < items.size(); ++i)
-        body += (i ? "," : "") + items[i];
-    return body + "]}";
-}
-
-QString writeKubeconfig(const QTemporaryDir &dir, quint16 port)
-{
-    const QString path = dir.filePath(u"kubeconfig"_s);
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return {};
-    file.write(R"(apiVersion: v1
-kind: Config
-current-context: test
-clusters:
-- name: test
-  cluster:
-    server: http://127.0.0.1:)"
-               + QByteArray::number(port) + R"(
-users:
-- name: tester
-  user:
-    token: not-a-real-token
-contexts:
-- name: test
-  context:
-    cluster: test
-    user: tester
-)");
-    return path;
 }
 
 } // namespace
@@ -142,7 +106,7 @@ void tst_ConsoleProgressiveList::cleanup()
 
 void tst_ConsoleProgressiveList::serve(const QList<QByteArray> &items, qsizetype split)
 {
-    m_body = listBody(items, 5000);
+    m_body = reconscope::tests::customAppListBody(items, 5000);
     m_splitAt = m_body.indexOf(items[split]);
     m_server->handler = [this](const TestRequest &request, QTcpSocket *socket) {
         if (!request.path.endsWith(u"/customapps"_s)) {
@@ -236,7 +200,8 @@ void tst_ConsoleProgressiveList::rowsShownWhileTheListStreams()
         keys << u"team/"_s + QString::fromLatin1(name);
     }
     serve(items, 600);
-    const QString kubeconfig = writeKubeconfig(m_dir, m_server->port());
+    const QString kubeconfig
+        = reconscope::tests::writeTestServerKubeconfig(m_dir, m_server->port());
 
     ProgressiveConsole console;
     ConsoleSession &session = console.session;
@@ -289,7 +254,8 @@ void tst_ConsoleProgressiveList::interleavedListIsHeldThenInsertedInOrder()
         keys << QString::fromLatin1(namespace_ + '/' + name);
     }
     serve(items, 300);
-    const QString kubeconfig = writeKubeconfig(m_dir, m_server->port());
+    const QString kubeconfig
+        = reconscope::tests::writeTestServerKubeconfig(m_dir, m_server->port());
 
     ProgressiveConsole console;
     ConsoleSession &session = console.session;
