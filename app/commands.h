@@ -12,6 +12,7 @@ int runRecord(int argc, char *argv[]);
 int runReplay(int argc, char *argv[]);
 int runPlay(int argc, char *argv[]);
 int runExplain(int argc, char *argv[]);
+int runFields(int argc, char *argv[]);
 int runConflictLab(int argc, char *argv[]);
 int runLintCrd(int argc, char *argv[]);
 // `reconscope reconcile --kubeconfig F [--context C] [-n NS] [--dry-run]

@@ -16,6 +16,7 @@ std::span<const Command> commandTable()
         { "replay", "play a recording (or kubectl captures) back as watch printed it", runReplay },
         { "play", "play a recording into a cluster: its objects made and changed as recorded", runPlay },
         { "explain", "why is it not Ready? an object's causes, ranked, with their evidence", runExplain },
+        { "fields", "who owns what: an object's fields with their managers (managedFields)", runFields },
         { "reconcile", "run the CustomApp reconciler against a cluster (dry run, pause, step)", runReconcile },
         { "conflict-lab", "GitOps vs reconciler under three API designs, as figures", runConflictLab },
         { "lint-crd", "check a CRD's API boundary (spec/status, validation) offline or live", runLintCrd },

@@ -72,10 +72,8 @@ int runExplain(int argc, char *argv[])
     arguments += argumentsAfterCommand(argc, argv);
     parser.process(arguments);
 
-    QStringList target = parser.positionalArguments();
-    if (target.size() == 1 && target.first().contains(u'/'))
-        target = { target.first().section(u'/', 0, 0), target.first().section(u'/', 1) };
-    if (target.size() != 2 || target[0].isEmpty() || target[1].isEmpty())
+    const auto target = objectTarget(parser.positionalArguments());
+    if (!target)
         return usageError(u"name one object: RESOURCE/NAME or RESOURCE NAME"_s);
     const QString output = parser.value(outputOption);
     if (!output.isEmpty() && output != u"json"_s)
@@ -91,8 +89,8 @@ int runExplain(int argc, char *argv[])
     kube::RestClient client(config.value());
     troubleshoot::ExplainReader reader(&client);
     const bool json = !output.isEmpty();
-    const QString name = target[1];
-    lookUpResource(&client, target[0], &app, [&](models::Result<LookedUpResource> found) {
+    const QString name = target->second;
+    lookUpResource(&client, target->first, &app, [&](models::Result<LookedUpResource> found) {
         if (!found) {
             std::fprintf(stderr, "reconscope explain: %s\n", qPrintable(found.error().message));
             QCoreApplication::exit(1);

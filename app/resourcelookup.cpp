@@ -59,4 +59,14 @@ void lookUpResource(kube::RestClient *client,
     discovery->refresh();
 }
 
+std::optional<std::pair<QString, QString>> objectTarget(const QStringList &positional)
+{
+    QStringList target = positional;
+    if (target.size() == 1 && target.first().contains(u'/'))
+        target = { target.first().section(u'/', 0, 0), target.first().section(u'/', 1) };
+    if (target.size() != 2 || target[0].isEmpty() || target[1].isEmpty())
+        return std::nullopt;
+    return std::pair{ target[0], target[1] };
+}
+
 } // namespace reconscope::app

@@ -6,8 +6,11 @@
 
 #include <QObject>
 #include <QString>
+#include <QStringList>
 
 #include <functional>
+#include <optional>
+#include <utility>
 
 namespace reconscope::controller::kube {
 class RestClient;
@@ -22,6 +25,10 @@ struct LookedUpResource
     controller::kube::DiscoveredResource resource;
     models::LifecycleMapping mapping;
 };
+
+// The object a command names as kubectl names it: RESOURCE/NAME, or RESOURCE NAME (the positional
+// arguments); nothing when they name no single object.
+std::optional<std::pair<QString, QString>> objectTarget(const QStringList &positional);
 
 // Reads discovery (and the CRD), then calls done once on context's thread; an error says what
 // could not be resolved or read.

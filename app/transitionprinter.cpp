@@ -23,10 +23,12 @@ models::LifecycleMapping lifecycleMapping(const nlohmann::json *crd)
 
 TransitionPrinter::TransitionPrinter(const char *command,
                                      models::LifecycleMapping mapping,
-                                     bool json)
+                                     bool json,
+                                     controller::fieldowner::FightSettings fights)
     : m_command(command)
     , m_mapping(std::move(mapping))
     , m_summarizer(std::make_unique<controller::kube::ObjectSummarizer>(m_mapping))
+    , m_fights(fights)
     , m_json(json)
 { }
 
@@ -47,6 +49,8 @@ void TransitionPrinter::upsert(QByteArrayView object,
     }
     if (const auto transition = m_tracker.upsert(summary.value(), m_mapping, time, observed))
         print(*transition, estimated);
+    for (const auto &fight : m_fights.observe(key, summary->managedFields, time))
+        std::puts(format(fight, time, m_json).toUtf8().constData());
 }
 
 void TransitionPrinter::remove(const QString &key,
@@ -56,6 +60,16 @@ void TransitionPrinter::remove(const QString &key,
 {
     if (const auto transition = m_tracker.remove(key, time, observed))
         print(*transition, estimated);
+    m_fights.remove(key);
+}
+
+QString TransitionPrinter::format(const controller::fieldowner::Fight &fight,
+                                  const QDateTime &time,
+                                  bool json)
+{
+    if (json)
+        return QString::fromStdString(fight.toJson().dump());
+    return u"%1  %2  FIGHT %3"_s.arg(time.toString(Qt::ISODate), fight.object, fight.describe());
 }
 
 QString TransitionPrinter::format(const models::Transition &t,

@@ -1,8 +1,9 @@
 #pragma once
 
 // The lifecycle rules over one resource's object changes, each transition printed as `reconscope
-// watch` prints it: the one piece `watch` (live) and `replay` (recorded) share, so that a replay
-// prints what watch printed.
+// watch` prints it, and the field-manager fights the objects' managedFields show: the one piece
+// `watch` (live) and `replay` (recorded) share, so that a replay prints what watch printed.
+#include "controller/fieldowner/fightdetector.h"
 #include "controller/kube/objectsummarizer.h"
 #include "models/lifecyclemapping.h"
 #include "models/lifecycletracker.h"
@@ -26,11 +27,15 @@ class TransitionPrinter
 {
 public:
     // `command` names the command in the messages on stderr; `json`: one JSON object a line.
-    TransitionPrinter(const char *command, models::LifecycleMapping mapping, bool json);
+    TransitionPrinter(const char *command,
+                      models::LifecycleMapping mapping,
+                      bool json,
+                      controller::fieldowner::FightSettings fights = {});
 
     // An object added or changed, and when, and how it was seen (a watch event, the list made at
     // connect, a relist after a watch gap); prints the transition it makes, if any, or its census
-    // entry. A time `estimated` (an untimed kubectl capture's) is marked so.
+    // entry, then the fights it starts. A time `estimated` (an untimed kubectl capture's) is
+    // marked so.
     void upsert(QByteArrayView object,
                 const QString &key,
                 const QDateTime &time,
@@ -49,6 +54,10 @@ public:
                           bool estimated = false,
                           const QString &sinceCondition = QString());
 
+    // A fight as `watch` prints it (no newline): a line, or its JSON record.
+    static QString
+    format(const controller::fieldowner::Fight &fight, const QDateTime &time, bool json);
+
 private:
     void print(const models::Transition &transition, bool estimated) const;
 
@@ -56,6 +65,7 @@ private:
     models::LifecycleMapping m_mapping;
     std::unique_ptr<controller::kube::ObjectSummarizer> m_summarizer; // for m_mapping
     models::LifecycleTracker m_tracker;
+    controller::fieldowner::FightDetector m_fights;
     bool m_json;
 };
 

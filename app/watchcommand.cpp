@@ -3,6 +3,7 @@
 // it was found in when the watch connected), then one line per lifecycle transition; reconnects
 // are absorbed by the reflector, and a relist after a watch gap prints one move per object that
 // changed meanwhile, marked as across the gap, so nothing is printed twice and nothing is missed.
+// Field-manager fights the objects' managedFields show are printed as they start.
 #include "app/clusterconfig.h"
 #include "app/commands.h"
 #include "app/resourcelookup.h"
@@ -33,10 +34,15 @@ namespace {
 class WatchSession final : public QObject
 {
 public:
-    WatchSession(kube::RestClient *client, const QString &argument, QString ns, bool json)
+    WatchSession(kube::RestClient *client,
+                 const QString &argument,
+                 QString ns,
+                 bool json,
+                 controller::fieldowner::FightSettings fights)
         : m_client(client)
         , m_namespace(std::move(ns))
         , m_json(json)
+        , m_fights(fights)
     {
         lookUpResource(client, argument, this, [this](models::Result<LookedUpResource> found) {
             if (!found) {
@@ -59,7 +65,8 @@ private:
 
     void startWatching(models::LifecycleMapping mapping)
     {
-        m_printer = std::make_unique<TransitionPrinter>("watch", std::move(mapping), m_json);
+        m_printer
+            = std::make_unique<TransitionPrinter>("watch", std::move(mapping), m_json, m_fights);
         m_reflector = std::make_unique<kube::Reflector>(m_client, m_resource.ref(), m_namespace);
         connect(m_reflector.get(),
                 &kube::Reflector::deltasReceived,
@@ -100,6 +107,7 @@ private:
     kube::RestClient *m_client;
     QString m_namespace;
     bool m_json;
+    controller::fieldowner::FightSettings m_fights;
     kube::DiscoveredResource m_resource;
     std::unique_ptr<TransitionPrinter> m_printer;
     std::unique_ptr<kube::Reflector> m_reflector;
@@ -114,7 +122,9 @@ int runWatch(int argc, char *argv[])
     QCommandLineParser parser;
     parser.setApplicationDescription(
         u"Print the census of RESOURCE's objects (the state each is in when the watch connects), "
-        "then each lifecycle transition as it happens."_s);
+        "then each lifecycle transition as it happens, and each field-manager fight as it starts: "
+        "a field two managers take from each other (managedFields) at least N times within the "
+        "window, or a spec field owned by the manager that writes the object's /status."_s);
     parser.addHelpOption();
     parser.addPositionalArgument(u"RESOURCE"_s,
                                  u"customapps, customapps.infrastructure.internal.net, ca, ..."_s);
@@ -126,7 +136,17 @@ int runWatch(int argc, char *argv[])
         { u"o"_s, u"output"_s }, u"\"json\": one JSON object per line."_s, u"FORMAT"_s);
     const QCommandLineOption kubeconfigOption(u"kubeconfig"_s, u"Kubeconfig file."_s, u"FILE"_s);
     const QCommandLineOption contextOption(u"context"_s, u"Kubeconfig context."_s, u"NAME"_s);
-    parser.addOptions({ nsOption, allOption, outputOption, kubeconfigOption, contextOption });
+    const QCommandLineOption fightChangesOption(
+        u"fight-changes"_s, u"Ownership changes that make a fight (default 3)."_s, u"N"_s, u"3"_s);
+    const QCommandLineOption fightWindowOption(
+        u"fight-window"_s, u"Within how many seconds (default 60)."_s, u"SECONDS"_s, u"60"_s);
+    parser.addOptions({ nsOption,
+                        allOption,
+                        outputOption,
+                        kubeconfigOption,
+                        contextOption,
+                        fightChangesOption,
+                        fightWindowOption });
     QStringList arguments{ QCoreApplication::applicationFilePath() };
     arguments += argumentsAfterCommand(argc, argv);
     parser.process(arguments);
@@ -144,6 +164,16 @@ int runWatch(int argc, char *argv[])
                      qPrintable(output));
         return 2;
     }
+    bool changesOk = false;
+    bool windowOk = false;
+    const int fightChanges = parser.value(fightChangesOption).toInt(&changesOk);
+    const int fightWindow = parser.value(fightWindowOption).toInt(&windowOk);
+    if (!changesOk || fightChanges < 2 || !windowOk || fightWindow < 1) {
+        std::fputs("reconscope watch: --fight-changes takes a whole number of at least 2, "
+                   "--fight-window a number of seconds of at least 1\n",
+                   stderr);
+        return 2;
+    }
     const auto config
         = loadClientConfig("watch", parser.value(kubeconfigOption), parser.value(contextOption));
     if (!config) {
@@ -154,7 +184,11 @@ int runWatch(int argc, char *argv[])
         : parser.isSet(nsOption)            ? parser.value(nsOption)
                                             : config->namespace_;
     kube::RestClient client(config.value());
-    WatchSession session(&client, parser.positionalArguments().constFirst(), ns, !output.isEmpty());
+    WatchSession session(&client,
+                         parser.positionalArguments().constFirst(),
+                         ns,
+                         !output.isEmpty(),
+                         { fightChanges, fightWindow * qint64(1000) });
     return app.exec();
 }
 

@@ -112,6 +112,44 @@ QString valueText(const Json &value)
     return qs(compactJson(value));
 }
 
+// metadata.managedFields, leniently: entries that are not objects and members of the wrong type
+// are noted and left out.
+void readManagedFields(const Json &metadata, ObjectSummary &summary)
+{
+    const Json *list = jsonFind(metadata, "managedFields");
+    if (!list || list->is_null())
+        return;
+    if (!list->is_array()) {
+        summary.readProblems << u"metadata.managedFields: expected an array, got %1"_s.arg(
+            typeName(*list));
+        return;
+    }
+    for (const Json &item : *list) {
+        const int index = int(summary.managedFields.size());
+        if (!item.is_object()) {
+            summary.readProblems << u"metadata.managedFields: an entry is not an object: %1"_s.arg(
+                brief(item));
+            continue;
+        }
+        const QString at = u"metadata.managedFields[%1]."_s.arg(index);
+        ManagedFieldsEntry entry;
+        entry.manager = readString(item, "manager", at + u"manager"_s, summary);
+        entry.operation = readString(item, "operation", at + u"operation"_s, summary);
+        entry.apiVersion = readString(item, "apiVersion", at + u"apiVersion"_s, summary);
+        entry.subresource = readString(item, "subresource", at + u"subresource"_s, summary);
+        entry.fieldsType = readString(item, "fieldsType", at + u"fieldsType"_s, summary);
+        entry.time = readTime(item, "time", at + u"time"_s, summary);
+        if (const Json *fields = jsonFind(item, "fieldsV1"); fields && !fields->is_null()) {
+            if (fields->is_object())
+                entry.fieldsV1 = qs(compactJson(*fields));
+            else
+                summary.readProblems
+                    << u"%1fieldsV1: expected an object, got %2"_s.arg(at, typeName(*fields));
+        }
+        summary.managedFields.push_back(std::move(entry));
+    }
+}
+
 } // namespace
 
 QString objectKey(const QString &namespaceName, const QString &name)
@@ -133,6 +171,7 @@ std::vector<std::vector<std::string>> ObjectSummary::readPaths(const LifecycleMa
         { "metadata", "deletionTimestamp" },
         { "metadata", "finalizers" },
         { "metadata", "labels" },
+        { "metadata", "managedFields" },
         { "status", "observedGeneration" },
         { "status", "conditions" },
     };
@@ -197,6 +236,8 @@ Result<ObjectSummary> ObjectSummary::fromJson(const nlohmann::json &object,
                     qs(labelKey), typeName(value));
         }
     }
+
+    readManagedFields(metadata, summary);
 
     const Json *status = jsonFind(object, "status");
     if (status && status->is_object()) {

@@ -8,6 +8,7 @@
 
 #include <QByteArrayView>
 #include <QDateTime>
+#include <QList>
 #include <QMap>
 #include <QString>
 #include <QStringList>
@@ -18,10 +19,27 @@
 
 namespace reconscope::models {
 
+// One metadata.managedFields entry as the summary keeps it: who wrote which fields, how and when.
+// The fields stay fieldsV1's compact JSON text (members in name order, as compactJson writes them;
+// objects written alike share it through the client's string pool), decoded only by readers that
+// need the paths (controller/fieldowner).
+struct ManagedFieldsEntry
+{
+    QString manager;
+    QString operation; // "Apply" or "Update" (kept as the server wrote it)
+    QString apiVersion;
+    QString subresource; // "status", or empty
+    QString fieldsType; // "FieldsV1"; anything else is kept to be shown as such
+    QDateTime time; // invalid when absent or unparsable
+    QString fieldsV1; // compact JSON of the fieldsV1 object; empty when absent or not an object
+
+    friend bool operator==(const ManagedFieldsEntry &, const ManagedFieldsEntry &) = default;
+};
+
 // What the console keeps of one custom resource: identity, generations, deletion, labels,
-// conditions and the few plain status fields its CRD's mapping asks for. The object's JSON tree is
-// not kept. Read leniently: a field of the wrong type is treated as absent (and noted in
-// readProblems), never an error, except a missing metadata.name.
+// managedFields, conditions and the few plain status fields its CRD's mapping asks for. The
+// object's JSON tree is not kept. Read leniently: a field of the wrong type is treated as absent
+// (and noted in readProblems), never an error, except a missing metadata.name.
 struct ObjectSummary
 {
     QString key; // "namespace/name", or "name" for a cluster-scoped object
@@ -38,6 +56,7 @@ struct ObjectSummary
     QDateTime deletionTimestamp; // invalid when absent or unparsable
     QStringList finalizers;
     QMap<QString, QString> labels;
+    QList<ManagedFieldsEntry> managedFields; // metadata.managedFields, leniently read
     ConditionList conditions; // status.conditions, leniently read
     bool hasStatus = false; // status is an object
     int statusFieldCount = 0; // number of keys in the status object

@@ -8,6 +8,8 @@
 #include "models/plannedchangesmodel.h"
 #include "models/rfc3339.h"
 #include "models/transitiontimelinemodel.h"
+#include "ui/fieldhistoryview.h"
+#include "ui/fieldspanel.h"
 #include "ui/statepalette.h"
 
 #include <nlohmann/json.hpp>
@@ -90,6 +92,8 @@ DetailPane::DetailPane(ConsoleSession *session, QWidget *parent)
     , m_spec(jsonView(this))
     , m_status(jsonView(this))
     , m_raw(jsonView(this))
+    , m_fields(new FieldsPanel(this))
+    , m_fieldHistoryView(new FieldHistoryView(this))
     , m_conditions(new models::ConditionsModel(this))
     , m_timeline(
           new models::TransitionTimelineModel(models::TransitionLog::DefaultHistoryLimit, this))
@@ -110,8 +114,13 @@ DetailPane::DetailPane(ConsoleSession *session, QWidget *parent)
     m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     QWidget *overviewPage = buildOverviewPage();
-    auto *timelineView = tableView(m_timeline, this);
-    timelineView->setColumnHidden(models::TransitionTimelineModel::KeyColumn, true);
+    auto *transitionsView = tableView(m_timeline, this);
+    transitionsView->setColumnHidden(models::TransitionTimelineModel::KeyColumn, true);
+    auto *timelineView = new QSplitter(Qt::Vertical, this);
+    timelineView->addWidget(titled(tr("lifecycle transitions"), transitionsView, timelineView));
+    timelineView->addWidget(titled(
+        tr("field changes (managedFields say who wrote them)"), m_fieldHistoryView, timelineView));
+    timelineView->setChildrenCollapsible(false);
 
     QWidget *eventsPage = buildEventsPage();
     buildOwnedPage();
@@ -126,6 +135,7 @@ DetailPane::DetailPane(ConsoleSession *session, QWidget *parent)
     m_tabs->addTab(overviewPage, tr("Spec && Status"));
     m_tabs->addTab(timelineView, tr("Timeline"));
     m_tabs->addTab(m_raw, tr("Raw JSON"));
+    m_tabs->addTab(m_fields, tr("Fields"));
     m_tabs->addTab(eventsPage, tr("Events"));
     m_tabs->addTab(m_ownedPage, tr("Owned"));
     m_tabs->addTab(m_dryRunPage, tr("Dry Run"));
@@ -431,6 +441,16 @@ void DetailPane::handlePlanned(const QString &key,
 
 void DetailPane::handleObjectsChanged(const QStringList &upserted, const QStringList &removed)
 {
+    // The objects shown before keep their field history while they last.
+    for (const QString &key : m_fieldHistories.followed()) {
+        if (removed.contains(key)) {
+            m_fieldHistories.forget(key);
+        } else if (key != m_key && upserted.contains(key)) {
+            const auto *informer = m_session->informer();
+            if (const auto *entry = informer ? informer->entry(key) : nullptr)
+                m_fieldHistories.observe(key, entry->json(), QDateTime::currentDateTimeUtc());
+        }
+    }
     if (m_key.isEmpty() || (!upserted.contains(m_key) && !removed.contains(m_key)))
         return;
     refresh();
@@ -458,6 +478,7 @@ void DetailPane::refresh()
         m_spec->clear();
         m_status->clear();
         m_raw->clear();
+        m_fields->clear();
         m_conditions->clear();
         return;
     }
@@ -488,6 +509,11 @@ void DetailPane::refresh()
     m_header->setText(header);
 
     const nlohmann::json object = entry->json();
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    m_fields->setObject(object, now);
+    m_fieldHistories.follow(m_key);
+    m_fieldHistories.observe(m_key, object, now);
+    m_fieldHistoryView->setHistory(m_fieldHistories.history(m_key));
     const auto keep = [](QPlainTextEdit *view, const QString &text) {
         if (view->toPlainText() != text) {
             const int scroll = view->verticalScrollBar() ? view->verticalScrollBar()->value() : 0;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "controller/fieldowner/fieldhistory.h"
+
 #include <nlohmann/json.hpp>
 
 #include <QHash>
@@ -33,10 +35,14 @@ class ConsoleSession;
 
 namespace reconscope::ui {
 
+class FieldHistoryView;
+class FieldsPanel;
+
 // Everything about one object: a header (name, state, reason), spec and status side by side, the
 // conditions table (lastTransitionTime, observedGeneration), the object's transition timeline,
 // the raw JSON, its Events (core/v1, fieldSelector involvedObject), the objects it owns
-// (Deployments, ReplicaSets, Pods through ownerReferences, with their status) and, for CustomApps,
+// (Deployments, ReplicaSets, Pods through ownerReferences, with their status), who owns each field
+// (managedFields, the Fields tab) and, for CustomApps,
 // a dry run: what the reconciler would write now, as a diff. Follows the session: the shown object
 // is refreshed when a batch changes it.
 class DetailPane final : public QWidget
@@ -59,6 +65,10 @@ public:
     models::ConditionsModel *conditionsModel() const { return m_conditions; }
     models::TransitionTimelineModel *timelineModel() const { return m_timeline; }
     QTableWidget *eventsTable() const { return m_events; }
+    FieldsPanel *fieldsPanel() const { return m_fields; }
+    // The field changes of the shown object, beside its transitions (Timeline tab). The pane
+    // follows the objects it showed (the last few) and records their changes while they last.
+    FieldHistoryView *fieldHistoryView() const { return m_fieldHistoryView; }
     void refreshEvents();
     // Lists Deployments, ReplicaSets and Pods of the object's namespace and keeps those it owns.
     void refreshOwned();
@@ -68,7 +78,8 @@ public:
     models::PlannedChangesModel *dryRunModel() const { return m_dryRun; }
     QLabel *dryRunLabel() const { return m_dryRunLabel; }
     QPlainTextEdit *dryRunText() const { return m_dryRunText; }
-    // Shows a tab by its (untranslated) name: overview, timeline, raw, events, owned, dryrun.
+    // Shows a tab by its (untranslated) name: overview, timeline, raw, fields, events, owned,
+    // dryrun.
     bool showTab(const QString &name);
 
 signals:
@@ -96,6 +107,9 @@ private:
     QPlainTextEdit *m_spec;
     QPlainTextEdit *m_status;
     QPlainTextEdit *m_raw;
+    FieldsPanel *m_fields;
+    controller::fieldowner::FieldHistories m_fieldHistories;
+    FieldHistoryView *m_fieldHistoryView;
     models::ConditionsModel *m_conditions;
     models::TransitionTimelineModel *m_timeline;
     QTableWidget *m_events;

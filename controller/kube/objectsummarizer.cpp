@@ -133,6 +133,62 @@ constexpr std::size_t MaxDepth = 10000;
 // scalar sits right below a container MaxDepth deep (stricter than the bound: see TreeReader).
 constexpr int ScanOffset = 2;
 
+// Whether `text`, a value jsonscan has validated, is exactly what models::compactJson writes of
+// its tree, as fieldsV1 texts from the server usually are: objects of objects only, no whitespace,
+// ASCII names whose only escapes are \" and \\, each object's members in increasing order of their
+// decoded names (the tree's map order; a repeated name is not).
+bool isCompactFieldsText(QByteArrayView text)
+{
+    if (text.isEmpty() || text.front() != '{')
+        return false;
+    struct Level
+    {
+        std::string last; // the last member name
+        bool any = false;
+    };
+    std::vector<Level> levels;
+    std::string name;
+    for (qsizetype i = 0; i < text.size(); ++i) {
+        switch (text[i]) {
+        case '{':
+            levels.emplace_back();
+            break;
+        case '}':
+            levels.pop_back(); // balanced: the text is valid JSON
+            break;
+        case ',':
+            break;
+        case '"': {
+            // A string here is a member name (a string value is refused below: no colon follows).
+            name.clear();
+            for (++i; i < text.size() && text[i] != '"'; ++i) {
+                char c = text[i];
+                if (static_cast<unsigned char>(c) >= 0x80)
+                    return false;
+                if (c == '\\') {
+                    if (++i >= text.size() || (text[i] != '"' && text[i] != '\\'))
+                        return false;
+                    c = text[i];
+                }
+                name.push_back(c);
+            }
+            if (i + 2 >= text.size() || text[i + 1] != ':' || text[i + 2] != '{')
+                return false;
+            Level &level = levels.back();
+            if (level.any && name <= level.last)
+                return false;
+            level.last = name;
+            level.any = true;
+            ++i; // at the colon; the object opens next
+            break;
+        }
+        default:
+            return false; // whitespace, arrays, scalars
+        }
+    }
+    return true;
+}
+
 // The summary of an object of the usual shape, read straight from the text into the summary (no
 // tree, no member lookups): what the general path (readGeneral) reads, for objects whose read
 // members are all plain (names without escapes; ASCII strings without escapes where strings belong,
@@ -285,23 +341,8 @@ private:
                 return once(seen, 16) && integer(&summary.generation);
             if (key == "creationTimestamp") {
                 QByteArrayView text;
-                if (!once(seen, 32) || !plainToken(&text))
-                    return false;
-                if (text.isEmpty())
-                    return true;
-                // Objects made together share their creation second: the last text this
-                // thread parsed is answered without parsing it again.
-                thread_local QByteArray lastText;
-                thread_local QDateTime lastTime;
-                if (text != lastText) {
-                    const auto time = models::parseRfc3339(QString::fromLatin1(text));
-                    if (!time)
-                        return false;
-                    lastText = text.toByteArray();
-                    lastTime = *time;
-                }
-                summary.creationTimestamp = lastTime;
-                return true;
+                return once(seen, 32) && plainToken(&text)
+                    && (text.isEmpty() || time(text, &summary.creationTimestamp));
             }
             if (key == "deletionTimestamp")
                 return false;
@@ -309,10 +350,93 @@ private:
                 return once(seen, 64) && finalizers(summary);
             if (key == "labels")
                 return once(seen, 128) && labels(summary);
+            if (key == "managedFields")
+                return once(seen, 256) && managedFields(summary);
             return skip();
         });
         --m_depth;
         return ok;
+    }
+
+    // A time as text: the last text this thread parsed is answered without parsing it again
+    // (objects written together share their times).
+    static bool time(QByteArrayView text, QDateTime *out)
+    {
+        thread_local QByteArray lastText;
+        thread_local QDateTime lastTime;
+        if (text != lastText) {
+            const auto parsed = models::parseRfc3339(QString::fromLatin1(text));
+            if (!parsed)
+                return false;
+            lastText = text.toByteArray();
+            lastTime = *parsed;
+        }
+        *out = lastTime;
+        return true;
+    }
+
+    // metadata.managedFields: an array of entries (or null) whose strings are plain and whose
+    // fieldsV1 text is already what compactJson writes of it.
+    bool managedFields(models::ObjectSummary &summary)
+    {
+        if (m_scanner.peekIs('n')) {
+            QByteArrayView token;
+            return m_scanner.value(&token, m_depth + 1) && token == "null";
+        }
+        if (!m_scanner.consume('['))
+            return false;
+        if (m_scanner.consume(']'))
+            return true;
+        m_depth += 2; // the array, then its entries
+        bool ok = true;
+        for (;;) {
+            models::ManagedFieldsEntry entry;
+            if (!managedEntry(entry)) {
+                ok = false;
+                break;
+            }
+            summary.managedFields.push_back(std::move(entry));
+            if (m_scanner.consume(','))
+                continue;
+            ok = m_scanner.consume(']');
+            break;
+        }
+        m_depth -= 2;
+        return ok;
+    }
+
+    bool managedEntry(models::ManagedFieldsEntry &entry)
+    {
+        unsigned seen = 0;
+        return members([&](QByteArrayView key) {
+            if (key == "manager")
+                return once(seen, 1) && sharedString(&entry.manager);
+            if (key == "operation")
+                return once(seen, 2) && sharedString(&entry.operation);
+            if (key == "apiVersion")
+                return once(seen, 4) && sharedString(&entry.apiVersion);
+            if (key == "subresource")
+                return once(seen, 8) && sharedString(&entry.subresource);
+            if (key == "fieldsType")
+                return once(seen, 16) && sharedString(&entry.fieldsType);
+            if (key == "time") {
+                QByteArrayView text;
+                return once(seen, 32) && plainToken(&text)
+                    && (text.isEmpty() || time(text, &entry.time));
+            }
+            if (key == "fieldsV1") {
+                QByteArrayView text;
+                if (!once(seen, 64) || !m_scanner.value(&text, m_depth + 2 + ScanOffset))
+                    return false;
+                if (text == "null")
+                    return true;
+                if (!isCompactFieldsText(text))
+                    return false;
+                entry.fieldsV1 = shared(text);
+                return true;
+            }
+            return skip();
+        });
     }
 
     bool finalizers(models::ObjectSummary &summary)

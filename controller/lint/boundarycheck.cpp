@@ -1,9 +1,11 @@
 #include "controller/lint/boundarycheck.h"
 
+#include "controller/fieldowner/fightdetector.h"
 #include "controller/kube/discovery.h"
 #include "controller/lint/crdlint.h"
 #include "models/jsonfields.h"
 #include "models/objectmetaview.h"
+#include "models/objectsummary.h"
 
 #include <QUrl>
 
@@ -616,8 +618,52 @@ void BoundaryCheck::checkNothingPersisted(const Plan &plan)
             ? u"unchanged (resourceVersion %1)"_s.arg(nowRv)
             : u"answered %1 with resourceVersion %2, generation %3"_s.arg(code).arg(nowRv).arg(
                 models::ObjectMetaView(answer).generation(-1));
+        checkStatusWritersOwnNoSpec(plan);
         finish();
     });
+}
+
+// 7. From ownership, no request: the stored object's managedFields show no manager that writes
+// status owning a spec field (the controller writing desired state).
+void BoundaryCheck::checkStatusWritersOwnNoSpec(const Plan &plan)
+{
+    const int index = beginVerdict(
+        u"spec-not-owned-by-status-writer"_s,
+        u"No field manager that writes status (through /status, below .status, or %1) owns a "
+        "spec field (metadata.managedFields of the stored object)."_s.arg(
+            plan.statusProbe.path.value(0) == u"spec"_s
+                ? plan.statusName + u", the observation kept in spec"_s
+                : u"an observation kept in spec"_s),
+        "GET",
+        plan.mainPath,
+        {});
+    Verdict &verdict = m_result.verdicts[index];
+    const json &metadata = models::jsonMember(m_stored, "metadata");
+    const json &managed = models::jsonMember(metadata, "managedFields");
+    verdict.response = { 200, { { "managedFields", managed } } };
+    const auto summary = models::ObjectSummary::fromJson(m_stored, {});
+    const QList<models::ManagedFieldsEntry> entries
+        = summary ? summary->managedFields : QList<models::ManagedFieldsEntry>();
+    const QStringList observations = plan.statusProbe.path.value(0) == u"spec"_s
+        ? QStringList{ plan.statusName }
+        : QStringList();
+    const auto owned = fieldowner::specFieldsOfStatusWriters(
+        entries, fieldowner::fieldOwnersOf(entries), observations);
+    verdict.pass = owned.isEmpty();
+    if (entries.isEmpty()) {
+        verdict.observed = u"the server keeps no managedFields for the object: nothing to check"_s;
+        return;
+    }
+    QStringList found;
+    for (const auto &[manager, field] : owned)
+        found << u"\"%1\" writes status and owns %2"_s.arg(manager, field);
+    QStringList managers;
+    for (const auto &entry : entries)
+        managers << entry.manager
+                + (entry.subresource.isEmpty() ? QString() : u" /"_s + entry.subresource);
+    verdict.observed = verdict.pass
+        ? u"managers %1: none that writes status owns a spec field"_s.arg(managers.join(u", "_s))
+        : found.join(u"; "_s);
 }
 
 void BoundaryCheck::fail(QString message)

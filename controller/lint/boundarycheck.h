@@ -86,7 +86,9 @@ std::optional<Probe> chooseSpecProbe(const nlohmann::json &openApiV3Schema,
 //                                       resource, the only way) is applied, generation unchanged;
 //   spec-write-bumps-generation        PATCH main with a spec change: applied, generation + 1;
 //   stale-resource-version-conflicts   the same with a stale metadata.resourceVersion: 409;
-//   nothing-persisted                  a GET afterwards: the resourceVersion is the one before.
+//   nothing-persisted                  a GET afterwards: the resourceVersion is the one before;
+//   spec-not-owned-by-status-writer    from the stored object's managedFields, no request: no
+//                                       manager that writes status owns a spec field.
 // Asynchronous, through the project's RestClient; on a real cluster these are (dry-run) writes and
 // need the context's write permission (the console asks for it).
 class BoundaryCheck final : public QObject
@@ -112,7 +114,7 @@ private:
     struct Plan; // what the steps of runChecks share; defined with them
 
     void resolveObject();
-    // Chooses the probes and runs the six verdicts in the class comment's order: each step sends
+    // Chooses the probes and runs the seven verdicts in the class comment's order: each step sends
     // its request and, once answered, records its verdict and starts the next; the last finishes.
     void runChecks();
     void checkStatusWriteThroughMainIgnored(const Plan &plan);
@@ -121,6 +123,7 @@ private:
     void checkSpecWriteBumpsGeneration(const Plan &plan);
     void checkStaleResourceVersionConflicts(const Plan &plan);
     void checkNothingPersisted(const Plan &plan);
+    void checkStatusWritersOwnNoSpec(const Plan &plan);
     void send(const QByteArray &method,
               const QString &path,
               const QByteArray &body,

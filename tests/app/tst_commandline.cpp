@@ -45,9 +45,9 @@ Run run(const QStringList &arguments, const QMap<QString, QString> &set = {})
     return result;
 }
 
-const QStringList Commands{ u"serve"_s,     u"watch"_s,        u"record"_s,
-                            u"replay"_s,    u"play"_s,         u"explain"_s,
-                            u"reconcile"_s, u"conflict-lab"_s, u"lint-crd"_s };
+const QStringList Commands{ u"serve"_s,        u"watch"_s,   u"record"_s, u"replay"_s,
+                            u"play"_s,         u"explain"_s, u"fields"_s, u"reconcile"_s,
+                            u"conflict-lab"_s, u"lint-crd"_s };
 
 // The lines of the "Commands:" block, one per command, by their first word.
 QStringList listedCommands(const QString &text)

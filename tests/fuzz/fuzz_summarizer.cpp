@@ -54,6 +54,7 @@ void compare(const ObjectSummary &fast, const ObjectSummary &reference)
     SAME(deletionTimestamp);
     SAME(finalizers);
     SAME(labels);
+    SAME(managedFields);
     SAME(conditions);
     SAME(hasStatus);
     SAME(statusFieldCount);

@@ -107,6 +107,7 @@ void compareSummaries(const ObjectSummary &a, const ObjectSummary &b)
     QCOMPARE(a.deletionTimestamp, b.deletionTimestamp);
     QCOMPARE(a.finalizers, b.finalizers);
     QCOMPARE(a.labels, b.labels);
+    QCOMPARE(a.managedFields, b.managedFields);
     QCOMPARE(a.conditions, b.conditions);
     QCOMPARE(a.hasStatus, b.hasStatus);
     QCOMPARE(a.statusFieldCount, b.statusFieldCount);
@@ -293,6 +294,42 @@ void tst_ListPipeline::summarizerMatchesReference_data()
                                           << false;
     // Objects of the usual shape (read straight into the summary without projections) and
     // near misses that go the general way.
+    // managedFields: fieldsV1 texts as compactJson writes them (read straight), and the near
+    // misses (members out of name order, whitespace, escapes, numbers in keys, odd types).
+    const auto managed = [](const QByteArray &entries) {
+        return R"({"metadata":{"name":"a","managedFields":)" + entries + "}}";
+    };
+    QTest::newRow("managedFields plain") << managed(
+        R"([{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:labels":{".":{},)"
+        R"("f:app":{}}},"f:spec":{"f:ports":{".":{},"k:{\"name\":\"http\"}":{".":{},"f:port":{}}}}},)"
+        R"("manager":"kubectl","operation":"Update","time":"2026-12-05T01:00:00Z"},)"
+        R"({"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:status":{"f:ready":{}}},)"
+        R"("manager":"ctl","operation":"Apply","subresource":"status","time":"2026-12-05T01:00:01Z"}])")
+                                         << false;
+    QTest::newRow("managedFields empty and null")
+        << managed(R"([{"fieldsV1":{},"manager":"m"},{"fieldsV1":null,"time":""}])") << false;
+    QTest::newRow("managedFields null") << managed("null") << false;
+    QTest::newRow("managedFields out of order")
+        << managed(R"([{"fieldsV1":{"f:spec":{"f:b":{},"f:a":{}}},"manager":"m"}])") << false;
+    QTest::newRow("managedFields repeated name")
+        << managed(R"([{"fieldsV1":{"f:spec":{"f:a":{},"f:a":{"f:x":{}}}},"manager":"m"}])")
+        << false;
+    QTest::newRow("managedFields whitespace")
+        << managed(R"([{"fieldsV1":{ "f:spec":{"f:a":{}}},"manager":"m"}])") << false;
+    QTest::newRow("managedFields escapes")
+        << managed(R"([{"fieldsV1":{"f:spec":{"k:{\"n\":\"\u003c\"}":{}}},"manager":"m\u00e9"}])")
+        << false;
+    QTest::newRow("managedFields numeric keys") << managed(
+        R"([{"fieldsV1":{"f:p":{"k:{\"port\":80}":{},"k:{\"port\":443}":{}}},"manager":"m"}])")
+                                                << false;
+    QTest::newRow("managedFields values not objects") << managed(
+        R"([{"fieldsV1":{"f:a":1,"f:b":"x"},"manager":"m"},{"fieldsV1":[],"time":"bad"},7,)"
+        R"({"manager":1,"operation":null,"subresource":"status","subresource":"x"}])")
+                                                      << false;
+    QTest::newRow("managedFields not an array") << managed(R"({"manager":"m"})") << false;
+    QTest::newRow("managedFields twice") << QByteArray(
+        R"({"metadata":{"name":"a","managedFields":[],"managedFields":[{"manager":"m"}]}})")
+                                         << false;
     QTest::newRow("plain shape") << QByteArray(
         R"({"apiVersion":"v1","kind":"K","metadata":{"creationTimestamp":"2026-11-30T10:09:46Z",)"
         R"("finalizers":["f/x","g"],"generation":1,"labels":{"t":"0","u":"1","t":"x","":"e"},)"

@@ -42,6 +42,16 @@ const apimachinery::ResourceRef mixedGroups{ u"kafka.internal.net"_s,
                                              u"v1"_s,
                                              u"mixedconsumergroups"_s };
 
+// The mixed design's object as its writers leave it: GitOps owns the desired fields, the
+// reconciler the observed ones it writes into spec.
+const char *const MixedManagedFields = R"([
+    {"manager": "gitops", "operation": "Update", "apiVersion": "kafka.internal.net/v1",
+     "time": "2026-12-05T01:00:00Z", "fieldsType": "FieldsV1",
+     "fieldsV1": {"f:spec": {".": {}, "f:replicas": {}, "f:topic": {}}}},
+    {"manager": "reconciler", "operation": "Update", "apiVersion": "kafka.internal.net/v1",
+     "time": "2026-12-05T01:00:01Z", "fieldsType": "FieldsV1",
+     "fieldsV1": {"f:spec": {"f:currentReplicas": {}, "f:phase": {}}}}])";
+
 QStringList verdictLines(const lint::BoundaryCheckResult &result)
 {
     QStringList lines;
@@ -184,7 +194,8 @@ void tst_BoundaryCheck::customAppPasses()
                            u"pass status-write-keeps-generation"_s,
                            u"pass spec-write-bumps-generation"_s,
                            u"pass stale-resource-version-conflicts"_s,
-                           u"pass nothing-persisted"_s }));
+                           u"pass nothing-persisted"_s,
+                           u"pass spec-not-owned-by-status-writer"_s }));
     QVERIFY(result.passed());
     QVERIFY(result.statusSubresource);
     QCOMPARE(result.statusProbe->dotted(), u".status.observedGeneration"_s);
@@ -229,7 +240,10 @@ void tst_BoundaryCheck::mixedDesignFailsTheRightWay()
 {
     const json group = { { "apiVersion", "kafka.internal.net/v1" },
                          { "kind", "MixedConsumerGroup" },
-                         { "metadata", { { "name", "orders" }, { "namespace", "default" } } },
+                         { "metadata",
+                           { { "name", "orders" },
+                             { "namespace", "default" },
+                             { "managedFields", json::parse(MixedManagedFields) } } },
                          { "spec",
                            { { "topic", "orders" },
                              { "replicas", 3 },
@@ -247,7 +261,8 @@ void tst_BoundaryCheck::mixedDesignFailsTheRightWay()
                            u"FAIL status-write-keeps-generation"_s,
                            u"pass spec-write-bumps-generation"_s,
                            u"pass stale-resource-version-conflicts"_s,
-                           u"pass nothing-persisted"_s }));
+                           u"pass nothing-persisted"_s,
+                           u"FAIL spec-not-owned-by-status-writer"_s }));
     QVERIFY(!result.passed());
     QVERIFY(!result.statusSubresource);
     // The observations this CRD keeps in spec are what its controller writes.
@@ -267,6 +282,11 @@ void tst_BoundaryCheck::mixedDesignFailsTheRightWay()
     QVERIFY(!keepsGeneration.request.url.contains(u"/status"));
     QCOMPARE(keepsGeneration.response.fields["generation"].get<int>(), 2);
     QVERIFY(keepsGeneration.observed.contains(u"generation went 1 -> 2"));
+    // Whoever writes the observation kept in spec writes status, and owns spec fields.
+    const auto &ownership = result.verdicts[6];
+    QVERIFY2(ownership.observed.contains(u"writes status and owns .spec.currentReplicas"_s),
+             qPrintable(ownership.observed));
+    QVERIFY(ownership.response.fields["managedFields"].is_array());
 
     QCOMPARE(m_commits, commits);
     QCOMPARE(m_cluster->currentResourceVersion(), revision);
@@ -332,7 +352,7 @@ void tst_BoundaryCheck::reportOfLintAndVerdicts()
              std::string("mixedconsumergroups.kafka.internal.net"));
     QCOMPARE(out["crds"][0]["summary"]["error"].get<int>(), 4);
     QCOMPARE(out["live"]["passed"].get<bool>(), false);
-    QCOMPARE(out["live"]["verdicts"].size(), size_t(6));
+    QCOMPARE(out["live"]["verdicts"].size(), size_t(7));
     QCOMPARE(out["live"]["verdicts"][1]["response"]["code"].get<int>(), 404);
     QCOMPARE(out["live"]["verdicts"][1]["request"]["method"].get<std::string>(),
              std::string("PATCH"));

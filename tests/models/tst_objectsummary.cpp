@@ -61,6 +61,7 @@ private slots:
     void bytesMatchJson();
     void clusterScopedKey();
     void lenientReading();
+    void managedFieldsKept();
     void int64Exactness_data();
     void int64Exactness();
     void rejects_data();
@@ -260,6 +261,45 @@ void tst_ObjectSummary::statusKinds()
         QCOMPARE(summary->hasStatus, hasStatus);
         QCOMPARE(summary->statusEmpty(), empty);
         QCOMPARE(summary->statusFieldCount, fieldCount);
+    }
+}
+
+// managedFields are kept entry by entry, fieldsV1 as compact JSON with members in name order;
+// what is of the wrong type is noted and left out, never an error.
+void tst_ObjectSummary::managedFieldsKept()
+{
+    const char *const object = R"({"metadata": {"name": "a", "managedFields": [
+        {"manager": "gitops", "operation": "Apply", "apiVersion": "x.io/v1",
+         "time": "2026-12-05T01:02:03Z", "fieldsType": "FieldsV1",
+         "fieldsV1": {"f:spec": {"f:replicas": {}, ".": {}}}},
+        "junk",
+        {"manager": "ctl", "operation": "Update", "subresource": "status", "time": 5,
+         "fieldsType": "FieldsV2", "fieldsV1": []}]}})";
+    for (const bool bytes : { false, true }) {
+        auto summary = bytes ? reconscope::tests::summaryFromBytes(QByteArrayView(object), {})
+                             : ObjectSummary::fromJson(nlohmann::json::parse(object), {});
+        QVERIFY(summary.ok());
+        QCOMPARE(summary->managedFields.size(), 2);
+        const ManagedFieldsEntry &apply = summary->managedFields[0];
+        QCOMPARE(apply.manager, u"gitops"_s);
+        QCOMPARE(apply.operation, u"Apply"_s);
+        QCOMPARE(apply.apiVersion, u"x.io/v1"_s);
+        QVERIFY(apply.subresource.isEmpty());
+        QCOMPARE(formatRfc3339(apply.time), u"2026-12-05T01:02:03Z"_s);
+        QCOMPARE(apply.fieldsType, u"FieldsV1"_s);
+        QCOMPARE(apply.fieldsV1, QString::fromLatin1(R"({"f:spec":{".":{},"f:replicas":{}}})"));
+        const ManagedFieldsEntry &status = summary->managedFields[1];
+        QCOMPARE(status.subresource, u"status"_s);
+        QCOMPARE(status.fieldsType, u"FieldsV2"_s);
+        QVERIFY(!status.time.isValid());
+        QVERIFY(status.fieldsV1.isEmpty());
+        const QString problems = summary->readProblems.join(u'\n');
+        QVERIFY2(problems.contains(u"metadata.managedFields: an entry is not an object"_s),
+                 qPrintable(problems));
+        QVERIFY2(problems.contains(u"metadata.managedFields[1].time: expected a string"_s),
+                 qPrintable(problems));
+        QVERIFY2(problems.contains(u"metadata.managedFields[1].fieldsV1: expected an object"_s),
+                 qPrintable(problems));
     }
 }
 

@@ -595,6 +595,12 @@ void HttpConnection::startWatch(const ApiResponse &response)
     m_socket->write(
         responseHead(response.status, response.contentType, response.headers, std::nullopt));
     m_socket->flush();
+    if (m_state != State::Streaming || !m_watch) {
+        // The flush found the client gone: the connection closed (and cancelled m_watch) on
+        // the spot. The stream was never started; cancel what the handler registered.
+        response.watch->cancel();
+        return;
+    }
     auto watch = m_watch; // start() may finish the stream at once
     m_watchStarting = true;
     watch->start(std::make_shared<ConnectionWatchSink>(this, m_watchId));

@@ -113,6 +113,14 @@ void StringPool::intern(models::ObjectSummary &summary)
         }
         summary.labels = QMap<QString, QString>(std::move(labels));
     }
+    for (models::ManagedFieldsEntry &entry : summary.managedFields) {
+        intern(entry.manager);
+        intern(entry.operation);
+        intern(entry.apiVersion);
+        intern(entry.subresource);
+        intern(entry.fieldsType);
+        intern(entry.fieldsV1);
+    }
     internStatus(summary);
 }
 
