@@ -91,6 +91,21 @@ QVariant ProblemListModel::data(const QModelIndex &index, int role) const
         return int(problem.kind);
     case Qt::ToolTipRole:
         return problem.cause;
+    case Qt::ForegroundRole:
+        if (index.column() != KindColumn)
+            return {};
+        // The state chips' accents: Degraded red, Terminating purple, stale amber, Pending grey.
+        switch (problem.kind) {
+        case ProblemKind::Degraded:
+            return QColor(0xc6, 0x28, 0x28);
+        case ProblemKind::StuckTerminating:
+            return QColor(0x6a, 0x1b, 0x9a);
+        case ProblemKind::StaleStatus:
+            return QColor(0xb2, 0x6a, 0x00);
+        case ProblemKind::LongPending:
+            return QColor(0x54, 0x6e, 0x7a);
+        }
+        return {};
     case Qt::DisplayRole:
         break;
     default:

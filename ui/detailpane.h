@@ -33,6 +33,8 @@ class ConsoleSession;
 
 namespace reconscope::ui {
 
+class ExplainPanel;
+
 // Everything about one object: a header (name, state, reason), spec and status side by side, the
 // conditions table (lastTransitionTime, observedGeneration), the object's transition timeline,
 // the raw JSON, its Events (core/v1, fieldSelector involvedObject), the objects it owns
@@ -68,8 +70,11 @@ public:
     models::PlannedChangesModel *dryRunModel() const { return m_dryRun; }
     QLabel *dryRunLabel() const { return m_dryRunLabel; }
     QPlainTextEdit *dryRunText() const { return m_dryRunText; }
-    // Shows a tab by its (untranslated) name: overview, timeline, raw, events, owned, dryrun.
+    // Shows a tab by its (untranslated) name: overview, timeline, raw, events, owned, dryrun,
+    // explain.
     bool showTab(const QString &name);
+    // "Why?": the object's causes ranked (tab "explain").
+    ExplainPanel *explainPanel() const { return m_explain; }
 
 signals:
     void eventsLoaded(int count);
@@ -111,6 +116,7 @@ private:
     QWidget *m_ownedPage;
     QWidget *m_dryRunPage;
     QTimer *m_liveTimer;
+    ExplainPanel *m_explain;
 };
 
 } // namespace reconscope::ui
