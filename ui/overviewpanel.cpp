@@ -77,8 +77,10 @@ OverviewPanel::OverviewPanel(CrdOverview *overview, QWidget *parent)
     graphLayout->addWidget(m_title);
     graphLayout->addWidget(m_view, 1);
     splitter->addWidget(graph);
-    splitter->setStretchFactor(0, 1);
-    splitter->setStretchFactor(1, 1);
+    // The table with every state column, the graph beside it.
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    splitter->setSizes({ 600, 400 });
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(splitter);

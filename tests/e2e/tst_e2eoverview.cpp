@@ -81,6 +81,9 @@ private:
 
     std::unique_ptr<E2eServer> m_server;
     QStringList m_held; // objects whose finalizer is taken off at the end
+    // Cluster-scoped objects made here, deleted at the end: the real server's tier is shared by
+    // the tests of one run (tst_e2ewatch reads the first Composition it finds).
+    QStringList m_clusterScoped;
 };
 
 void tst_E2eOverview::initTestCase()
@@ -98,6 +101,8 @@ void tst_E2eOverview::cleanupTestCase()
                                  { { "metadata", { { "finalizers", nullptr } } } },
                                  Role::Admin,
                                  "application/merge-patch+json");
+    for (const QString &path : std::as_const(m_clusterScoped))
+        (void)m_server->sendJson("DELETE", path, json::object());
     m_server.reset();
 }
 
@@ -310,6 +315,8 @@ void tst_E2eOverview::realCrdCounts()
             continue;
         }
         const QString path = collection + u'/' + QString::fromStdString(metadata.value("name", ""));
+        if (!crd->namespaced)
+            m_clusterScoped << path;
         if (statusSubresource && status.is_object()) {
             const auto patched = m_server->sendJson("PATCH",
                                                     path + u"/status"_s,
@@ -390,6 +397,12 @@ void tst_E2eOverview::realCrdCounts()
     };
     QVERIFY(in(u"kustomizations.kustomize.toolkit.fluxcd.io"_s, models::LifecycleState::Pending)
             >= 1);
+    // As tst_e2ewatch's table has them: the stalled HelmRepository Degraded, one Certificate and
+    // the Argo Application Ready.
+    QCOMPARE(in(u"helmrepositories.source.toolkit.fluxcd.io"_s, models::LifecycleState::Degraded),
+             1);
+    QCOMPARE(in(u"certificates.cert-manager.io"_s, models::LifecycleState::Ready), 1);
+    QCOMPARE(in(u"applications.argoproj.io"_s, models::LifecycleState::Ready), 1);
     QCOMPARE(in(u"customapps.infrastructure.internal.net"_s, models::LifecycleState::Pending), 1);
     QCOMPARE(in(u"customapps.infrastructure.internal.net"_s, models::LifecycleState::Ready), 1);
     QCOMPARE(overview.aggregatedStats().objectCount(), total);
