@@ -48,7 +48,7 @@ struct ConsoleOptions
                                         u"What the screenshot shows: window (default), labs "
                                         "(the window in the Labs workspace), or one panel: "
                                         "graph, table, detail, reconciler, scenario, patch, raw, "
-                                        "conflict, lint, log."_s,
+                                        "conflict, lint, log, problems, overview."_s,
                                         u"panel"_s,
                                         u"window"_s };
     QCommandLineOption screenshotMidTransition{

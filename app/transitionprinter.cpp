@@ -47,10 +47,37 @@ void TransitionPrinter::upsert(QByteArrayView object,
                      summary.error().message.toLocal8Bit().constData());
         return;
     }
-    if (const auto transition = m_tracker.upsert(summary.value(), m_mapping, time, observed))
+    models::LifecycleVerdict verdict;
+    const auto transition
+        = m_tracker.upsert(summary.value(), m_mapping, time, observed, &verdict, nullptr);
+    if (transition)
         print(*transition, estimated);
     for (const auto &fight : m_fights.observe(key, summary->managedFields, time))
         std::puts(format(fight, time, m_json).toUtf8().constData());
+    if (m_json && !m_latencyResource.isEmpty()) {
+        if (const auto sample
+            = m_latency.observe(m_latencyResource, summary.value(), verdict.state, time))
+            std::puts(
+                formatLatency(*sample, m_latency.summary(m_latencyResource)).toUtf8().constData());
+    }
+}
+
+QString TransitionPrinter::formatLatency(const models::LatencySample &sample,
+                                         const models::LatencySummary &summary)
+{
+    const nlohmann::json object{ { "type", "latency" },
+                                 { "resource", sample.resource.toStdString() },
+                                 { "key", sample.key.toStdString() },
+                                 { "generation", sample.generation },
+                                 { "observedMs", sample.observedMs },
+                                 { "settledMs", sample.settledMs },
+                                 { "outcome",
+                                   models::lifecycleStateName(sample.outcome).toStdString() },
+                                 { "count", summary.count },
+                                 { "p50Ms", summary.p50 },
+                                 { "p95Ms", summary.p95 },
+                                 { "p99Ms", summary.p99 } };
+    return QString::fromStdString(object.dump());
 }
 
 void TransitionPrinter::remove(const QString &key,
@@ -60,6 +87,7 @@ void TransitionPrinter::remove(const QString &key,
 {
     if (const auto transition = m_tracker.remove(key, time, observed))
         print(*transition, estimated);
+    m_latency.remove(m_latencyResource, key);
     m_fights.remove(key);
 }
 

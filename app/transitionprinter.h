@@ -7,6 +7,7 @@
 #include "controller/kube/objectsummarizer.h"
 #include "models/lifecyclemapping.h"
 #include "models/lifecycletracker.h"
+#include "models/reconcilelatency.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -41,6 +42,14 @@ public:
                 const QDateTime &time,
                 models::Observed observed = models::Observed::Live,
                 bool estimated = false);
+    // `watch -o json` also prints a latency record whenever an object settles (Ready or
+    // Degraded) after a spec change it saw: that change's latencies and the resource's p50, p95
+    // and p99 so far (models::ReconcileLatency). Off by default (a replay's times are not the
+    // watch's).
+    void setReportLatency(const QString &resource) { m_latencyResource = resource; }
+    static QString formatLatency(const models::LatencySample &sample,
+                                 const models::LatencySummary &summary);
+
     void remove(const QString &key,
                 const QDateTime &time,
                 models::Observed observed = models::Observed::Live,
@@ -67,6 +76,8 @@ private:
     models::LifecycleTracker m_tracker;
     controller::fieldowner::FightDetector m_fights;
     bool m_json;
+    QString m_latencyResource; // empty: no latency records
+    models::ReconcileLatency m_latency;
 };
 
 } // namespace reconscope::app

@@ -67,6 +67,7 @@ private:
     {
         m_printer
             = std::make_unique<TransitionPrinter>("watch", std::move(mapping), m_json, m_fights);
+        m_printer->setReportLatency(m_resource.qualifiedName());
         m_reflector = std::make_unique<kube::Reflector>(m_client, m_resource.ref(), m_namespace);
         connect(m_reflector.get(),
                 &kube::Reflector::deltasReceived,
@@ -124,7 +125,11 @@ int runWatch(int argc, char *argv[])
         u"Print the census of RESOURCE's objects (the state each is in when the watch connects), "
         "then each lifecycle transition as it happens, and each field-manager fight as it starts: "
         "a field two managers take from each other (managedFields) at least N times within the "
-        "window, or a spec field owned by the manager that writes the object's /status."_s);
+        "window, or a spec field owned by the manager that writes the object's /status. With -o "
+        "json, a \"latency\" "
+        "record too whenever an object settles (Ready or Degraded) after a spec change the watch "
+        "saw: generation bump to observedGeneration caught up to settled, and the resource's "
+        "p50/p95/p99 so far."_s);
     parser.addHelpOption();
     parser.addPositionalArgument(u"RESOURCE"_s,
                                  u"customapps, customapps.infrastructure.internal.net, ca, ..."_s);

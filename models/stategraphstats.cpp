@@ -128,4 +128,25 @@ qint64 StateGraphStats::msecsIn(LifecycleState state, const QDateTime &now) cons
     return m_closedMsecs[i] + std::max<qint64>(0, open);
 }
 
+StateGraphStats &StateGraphStats::operator+=(const StateGraphStats &other)
+{
+    for (int from = 0; from < NodeCount; ++from) {
+        for (int to = 0; to < NodeCount; ++to) {
+            m_edges[from][to] += other.m_edges[from][to];
+            m_gapEdges[from][to] += other.m_gapEdges[from][to];
+        }
+    }
+    for (int i = 0; i < LifecycleStateCount; ++i) {
+        m_objects[i] += other.m_objects[i];
+        m_census[i] += other.m_census[i];
+        m_timedVisits[i] += other.m_timedVisits[i];
+        m_closedMsecs[i] += other.m_closedMsecs[i];
+        m_timedObjects[i] += other.m_timedObjects[i];
+        m_openSinceSum[i] += other.m_openSinceSum[i];
+    }
+    m_totalTransitions += other.m_totalTransitions;
+    m_gapTransitions += other.m_gapTransitions;
+    return *this;
+}
+
 } // namespace reconscope::models

@@ -38,6 +38,9 @@ public:
     // says (invalid: unknown).
     void recordCensus(LifecycleState state, const QDateTime &enters);
     void clear();
+    // Adds another's counts, edges and times to these (the statistics of several resources as
+    // one graph).
+    StateGraphStats &operator+=(const StateGraphStats &other);
 
     int objectsIn(LifecycleState state) const;
     int objectCount() const;

@@ -8,6 +8,7 @@
 #include "models/plannedchangesmodel.h"
 #include "models/rfc3339.h"
 #include "models/transitiontimelinemodel.h"
+#include "ui/explainpanel.h"
 #include "ui/fieldhistoryview.h"
 #include "ui/fieldspanel.h"
 #include "ui/statepalette.h"
@@ -106,6 +107,7 @@ DetailPane::DetailPane(ConsoleSession *session, QWidget *parent)
     , m_ownedPage(new QWidget(this))
     , m_dryRunPage(new QWidget(this))
     , m_liveTimer(new QTimer(this))
+    , m_explain(new ExplainPanel(session, this))
 {
     setWindowTitle(tr("Details"));
     m_header->setTextFormat(Qt::RichText);
@@ -139,6 +141,8 @@ DetailPane::DetailPane(ConsoleSession *session, QWidget *parent)
     m_tabs->addTab(eventsPage, tr("Events"));
     m_tabs->addTab(m_ownedPage, tr("Owned"));
     m_tabs->addTab(m_dryRunPage, tr("Dry Run"));
+    m_explain->setObjectName(u"explain"_s);
+    m_tabs->addTab(m_explain, tr("Why?"));
     m_tabs->setDocumentMode(true);
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
         if (m_tabs->currentWidget() == m_dryRunPage)
@@ -264,6 +268,7 @@ void DetailPane::showObject(const QString &key)
 {
     const bool changed = key != m_key;
     m_key = key;
+    m_explain->showObject(key);
     refresh();
     if (changed) {
         m_timeline->setTransitions(m_session->tracker().log().history(m_key));

@@ -37,6 +37,7 @@ namespace reconscope::ui {
 
 class FieldHistoryView;
 class FieldsPanel;
+class ExplainPanel;
 
 // Everything about one object: a header (name, state, reason), spec and status side by side, the
 // conditions table (lastTransitionTime, observedGeneration), the object's transition timeline,
@@ -79,8 +80,10 @@ public:
     QLabel *dryRunLabel() const { return m_dryRunLabel; }
     QPlainTextEdit *dryRunText() const { return m_dryRunText; }
     // Shows a tab by its (untranslated) name: overview, timeline, raw, fields, events, owned,
-    // dryrun.
+    // dryrun, explain.
     bool showTab(const QString &name);
+    // "Why?": the object's causes ranked (tab "explain").
+    ExplainPanel *explainPanel() const { return m_explain; }
 
 signals:
     void eventsLoaded(int count);
@@ -125,6 +128,7 @@ private:
     QWidget *m_ownedPage;
     QWidget *m_dryRunPage;
     QTimer *m_liveTimer;
+    ExplainPanel *m_explain;
 };
 
 } // namespace reconscope::ui

@@ -6,6 +6,8 @@
 #include "ui/customappdialog.h"
 #include "ui/detailpane.h"
 #include "ui/labsarea.h"
+#include "ui/overviewpanel.h"
+#include "ui/problemspanel.h"
 #include "ui/reconcilerpanel.h"
 #include "ui/resourcebrowser.h"
 #include "ui/resourcetablepanel.h"
@@ -111,6 +113,7 @@ MainWindow::MainWindow(ConsoleSession *session, QWidget *parent)
     for (QTabBar *tabs : findChildren<QTabBar *>())
         tabs->setElideMode(Qt::ElideNone);
 
+    addOverviewPanels();
     buildViewMenu(viewMenu);
     connect(m_labs, &LabsArea::showRequested, this, [this] { showWorkspace(Workspace::Labs); });
     connect(m_table, &ResourceTablePanel::objectSelected, this, &MainWindow::handleObjectSelected);
@@ -278,6 +281,8 @@ void MainWindow::showWorkspace(Workspace workspace)
     } else if (labs) { // the first time: the labs take the room of the right-hand docks
         m_detailDock->hide();
         m_reconcilerDock->hide();
+        for (QDockWidget *dock : std::as_const(m_overviewDocks))
+            dock->hide();
     }
     // A real cluster never shows the scenario, whatever a saved layout says.
     if (!m_session->isDemo() && m_session->isConnected())
@@ -286,9 +291,9 @@ void MainWindow::showWorkspace(Workspace workspace)
 
 QStringList MainWindow::panelNames()
 {
-    return { u"window"_s, u"operator"_s,   u"labs"_s,     u"table"_s,   u"graph"_s,
-             u"detail"_s, u"reconciler"_s, u"scenario"_s, u"browser"_s, u"context"_s,
-             u"patch"_s,  u"raw"_s,        u"conflict"_s, u"lint"_s,    u"log"_s };
+    return { u"window"_s,     u"operator"_s, u"labs"_s,    u"table"_s,    u"graph"_s,   u"detail"_s,
+             u"reconciler"_s, u"scenario"_s, u"browser"_s, u"context"_s,  u"patch"_s,   u"raw"_s,
+             u"conflict"_s,   u"lint"_s,     u"log"_s,     u"problems"_s, u"overview"_s };
 }
 
 QWidget *MainWindow::showPanel(const QString &name)
@@ -308,16 +313,17 @@ QWidget *MainWindow::showPanel(const QString &name)
         m_labs->showPanel(lab);
         return lab;
     }
-    const QList<QPair<QString, QWidget *>> docked{ { u"detail"_s, m_detail },
-                                                   { u"reconciler"_s, m_reconciler },
-                                                   { u"scenario"_s, m_scenario },
-                                                   { u"browser"_s, m_browser },
-                                                   { u"context"_s, m_contextPicker } };
+    const QList<QPair<QString, QWidget *>> docked{
+        { u"detail"_s, m_detail },         { u"reconciler"_s, m_reconciler },
+        { u"scenario"_s, m_scenario },     { u"browser"_s, m_browser },
+        { u"context"_s, m_contextPicker }, { u"problems"_s, m_problems },
+        { u"overview"_s, m_overviewPanel }
+    };
     for (const auto &[panelName, panel] : docked) {
         if (name != panelName)
             continue;
         QDockWidget *dock = dockOf(panel);
-        if (panel == m_detail || panel == m_reconciler)
+        if (panel == m_detail || panel == m_reconciler || m_overviewDocks.contains(dock))
             showWorkspace(Workspace::Operator);
         dock->show();
         dock->raise();

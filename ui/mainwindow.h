@@ -11,7 +11,8 @@ class QStackedWidget;
 
 namespace reconscope::controller::console {
 class ConsoleSession;
-}
+class CrdOverview;
+} // namespace reconscope::controller::console
 
 namespace reconscope::ui {
 
@@ -25,6 +26,8 @@ class ConsoleStatusBar;
 class LabsArea;
 class LogPane;
 class PatchLabPanel;
+class OverviewPanel;
+class ProblemsPanel;
 class RawApiConsole;
 class ScenarioPanel;
 
@@ -60,6 +63,10 @@ public:
     RawApiConsole *rawApiConsole() const;
     LogPane *logPane() const;
     ScenarioPanel *scenarioPanel() const { return m_scenario; }
+    // Every custom resource at once (mainwindowoverview.cpp): the overview and its panels.
+    controller::console::CrdOverview *overview() const { return m_overview; }
+    ProblemsPanel *problemsPanel() const { return m_problems; }
+    OverviewPanel *overviewPanel() const { return m_overviewPanel; }
     // The dock holding this panel (null for the table, the graph and the labs).
     QDockWidget *dockOf(const QWidget *panel) const;
 
@@ -85,6 +92,13 @@ protected:
 private:
     QDockWidget *addDock(QWidget *panel, Qt::DockWidgetArea area);
     void handleObjectSelected(const QString &key);
+    // The overview's docks (mainwindowoverview.cpp).
+    void addOverviewPanels();
+    // A problem's object: its resource watched, then its row selected once it is listed.
+    void handleProblemSelected(const QString &resource, const QString &key);
+    void selectPendingObject();
+    // A resource chosen in the overview: watched, its rows in the table.
+    void handleOverviewResourceSelected(const QString &resource);
     void buildViewMenu(QMenu *viewMenu);
     // The first visible docked dock of the left and of the right column.
     QList<QDockWidget *> sideColumnDocks() const;
@@ -117,6 +131,12 @@ private:
     QByteArray m_savedLayout[2]; // each workspace's dock layout while the other is shown
     QAction *m_newObject;
     QAction *m_editYaml;
+    controller::console::CrdOverview *m_overview = nullptr;
+    ProblemsPanel *m_problems = nullptr;
+    QDockWidget *m_problemsDock = nullptr;
+    QList<QDockWidget *> m_overviewDocks; // the bottom ones: problems, all resources, latency
+    OverviewPanel *m_overviewPanel = nullptr;
+    QString m_pendingSelection; // the object to select once its resource's rows arrive
 };
 
 } // namespace reconscope::ui

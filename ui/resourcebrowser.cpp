@@ -1,6 +1,7 @@
 #include "ui/resourcebrowser.h"
 
 #include "controller/console/consolesession.h"
+#include "controller/console/crdoverview.h"
 #include "models/resourcetablemodel.h"
 #include "ui/statepalette.h"
 
@@ -53,17 +54,20 @@ ResourceBrowser::~ResourceBrowser() = default;
 
 void ResourceBrowser::handleDiscovery()
 {
-    // One entry per CRD: its preferred version when discovery says which.
-    QMap<QString, controller::kube::DiscoveredResource> crds;
-    const auto known = m_session->discovery()->crds();
-    for (const auto &resource : m_session->discovery()->resources()) {
-        if (!resource.fromCrd && !known.contains(resource.qualifiedName()))
-            continue;
-        const auto it = crds.constFind(resource.qualifiedName());
-        if (it == crds.cend() || (resource.preferredVersion && !it->preferredVersion))
-            crds.insert(resource.qualifiedName(), resource);
-    }
-    setResources(crds.values());
+    QList<controller::kube::DiscoveredResource> resources;
+    for (const auto &served : controller::console::servedCustomResources(*m_session->discovery()))
+        resources << served.resource;
+    setResources(resources);
+}
+
+void ResourceBrowser::setOverview(controller::console::CrdOverview *overview)
+{
+    m_overview = overview;
+    connect(overview,
+            &controller::console::CrdOverview::countsChanged,
+            this,
+            &ResourceBrowser::refreshCounts);
+    refreshCounts();
 }
 
 void ResourceBrowser::setResources(const QList<controller::kube::DiscoveredResource> &resources)
@@ -129,23 +133,31 @@ void ResourceBrowser::refreshCounts()
         for (int c = 0; c < group->childCount(); ++c) {
             QTreeWidgetItem *item = group->child(c);
             const int index = item->data(0, ResourceIndexRole).toInt();
-            const bool active = m_resources.value(index).qualifiedName() == watched;
+            const QString name = m_resources.value(index).qualifiedName();
+            const bool active = name == watched;
+            // The others from the overview, when there is one and it watches them.
+            const bool overviewed = !active && m_overview && m_overview->resource(name);
             QFont font = item->font(0);
             font.setBold(active);
             item->setFont(0, font);
+            const int objects
+                = active ? model->rowCount() : (overviewed ? m_overview->objectCount(name) : -1);
             item->setText(1,
-                          active
-                              ? (model->rowCount() == 1 ? tr("1 object")
-                                                        : tr("%1 objects").arg(model->rowCount()))
-                              : QString());
+                          objects < 0
+                              ? QString()
+                              : (objects == 1 ? tr("1 object") : tr("%1 objects").arg(objects)));
             item->setToolTip(1, active ? countsText() : tr("Double-click to watch"));
-            // The watched resource lists its objects per state, one row each.
+            // Each resource counted lists its objects per state, one row each; the watched one
+            // expanded.
+            const bool wasExpanded = item->isExpanded();
             qDeleteAll(item->takeChildren());
-            if (!active)
+            if (!active && !overviewed)
                 continue;
+            const auto overviewCounts = overviewed ? m_overview->counts(name)
+                                                   : controller::console::CrdOverview::Counts{};
             for (int i = 0; i < models::LifecycleStateCount; ++i) {
                 const auto state = models::LifecycleState(i);
-                const int count = model->countIn(state);
+                const int count = active ? model->countIn(state) : overviewCounts[i];
                 if (count == 0)
                     continue;
                 auto *row
@@ -155,7 +167,7 @@ void ResourceBrowser::refreshCounts()
                 row->setForeground(0, stateColors(state).accent);
                 row->setFlags(Qt::ItemIsEnabled);
             }
-            item->setExpanded(true);
+            item->setExpanded(active || wasExpanded);
         }
     }
 }

@@ -9,7 +9,8 @@ class QTreeWidgetItem;
 
 namespace reconscope::controller::console {
 class ConsoleSession;
-}
+class CrdOverview;
+} // namespace reconscope::controller::console
 
 namespace reconscope::ui {
 
@@ -31,6 +32,9 @@ public:
     // "3 Pending · 1 Ready" for the watched resource.
     QString countsText() const;
     QTreeWidgetItem *itemFor(const QString &qualifiedName) const;
+    // The overview whose counts the resources not watched show (per state, collapsed); none by
+    // default.
+    void setOverview(controller::console::CrdOverview *overview);
 
 private:
     void handleDiscovery();
@@ -40,6 +44,7 @@ private:
     controller::console::ConsoleSession *m_session;
     QTreeWidget *m_tree;
     QList<controller::kube::DiscoveredResource> m_resources;
+    controller::console::CrdOverview *m_overview = nullptr;
 };
 
 } // namespace reconscope::ui

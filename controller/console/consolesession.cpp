@@ -1,5 +1,6 @@
 #include "controller/console/consolesession.h"
 
+#include "controller/console/crdoverview.h"
 #include "controller/console/demoenvironment.h"
 #include "controller/console/scenarioplayer.h"
 #include "controller/console/tablefeeder.h"
@@ -202,16 +203,8 @@ void ConsoleSession::setNamespaceFilter(const QString &namespace_)
 void ConsoleSession::setResource(const DiscoveredResource &resource)
 {
     m_resource = resource;
-    if (resource.qualifiedName() == customAppResource().qualifiedName()) {
-        m_feeder->setMapping(models::LifecycleMapping::forCustomApp());
-    } else if (m_discovery && m_discovery->crds().contains(resource.qualifiedName())) {
-        const auto crd = nlohmann::json::parse(
-            m_discovery->crds().value(resource.qualifiedName()).toStdString(), nullptr, false);
-        m_feeder->setMapping(crd.is_discarded() ? models::LifecycleMapping::defaults()
-                                                : models::LifecycleMapping::forCrd(crd));
-    } else {
-        m_feeder->setMapping(models::LifecycleMapping::defaults());
-    }
+    static const QHash<QString, QByteArray> noCrds;
+    m_feeder->setMapping(lifecycleMappingFor(resource, m_discovery ? m_discovery->crds() : noCrds));
     emit resourceChanged(m_resource);
     if (m_client)
         restartInformer();

@@ -83,6 +83,32 @@ private:
     mutable std::shared_ptr<const CompactJsonDictionary> m_dictionary;
 };
 
+class SummaryTransform final : public InformerTransform
+{
+public:
+    explicit SummaryTransform(const models::LifecycleMapping &mapping)
+        : m_summarizer(mapping)
+    { }
+
+    bool make(QByteArrayView object, InformerEntry &entry) const override
+    {
+        auto summary = m_summarizer.summarize(object, &m_strings);
+        if (!summary)
+            return false;
+        entry.summary = std::move(summary.value());
+        return true;
+    }
+
+    std::shared_ptr<const PageTransport> listTransport() const override
+    {
+        return streamedGetTransport();
+    }
+
+private:
+    const ObjectSummarizer m_summarizer;
+    mutable StringPool m_strings;
+};
+
 } // namespace
 
 InformerTransformFactory plainTransform()
@@ -96,6 +122,13 @@ InformerTransformFactory compactTransform()
 {
     return [](const models::LifecycleMapping &mapping) {
         return std::make_shared<const CompactTransform>(mapping);
+    };
+}
+
+InformerTransformFactory summaryTransform()
+{
+    return [](const models::LifecycleMapping &mapping) {
+        return std::make_shared<const SummaryTransform>(mapping);
     };
 }
 

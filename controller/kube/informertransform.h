@@ -72,5 +72,9 @@ InformerTransformFactory plainTransform();
 // (StreamedGet, half the CPU of QNetworkAccessManager's): the fast path, kube/fastlist/. For large
 // lists kept long and read whole rarely (the console's table). The default of InformerStore.
 InformerTransformFactory compactTransform();
+// The summary alone, interned as compactTransform's, with no bytes kept (InformerEntry::raw empty)
+// and the lists on the same fast path: for stores that only count and judge objects (the console's
+// overview of every custom resource), never show their YAML.
+InformerTransformFactory summaryTransform();
 
 } // namespace reconscope::controller::kube

@@ -6,6 +6,7 @@
 #include "benchserver.h"
 #include "consolebench.h"
 #include "informerbench.h"
+#include "overviewbench.h"
 #include "peerrace.h"
 #include "recordbench.h"
 
@@ -496,6 +497,8 @@ void printTargets(Figures &figures)
         { "no-op reconciles/s", "noop_reconciles_per_s", "%.0f/s", 10000.0, false },
         { "recorder CPU at 10k events/s, cores", "record_cpu_core_share", "%.2f", 0.2, true },
         { "recording / JSON received", "record_file_per_received", "%.3fx", 0.25, true },
+        { "overview of 20 CRDs complete", "overview_seconds", "%.2f s", 2.0, true },
+        { "overview peak memory / JSON", "overview_memory_per_json_byte", "%.2fx", 1.5, true },
     };
     std::printf("\n%-34s %12s %10s\n", "figure", "measured", "target");
     for (const Row &row : rows) {
@@ -538,12 +541,16 @@ int main(int argc, char *argv[])
         return runReconcileChild(QString::fromLocal8Bit(argv[2]));
     if (argc == 4 && QString::fromLocal8Bit(argv[1]) == u"--record-child"_s)
         return runRecordChild(QString::fromLocal8Bit(argv[2]), QString::fromLocal8Bit(argv[3]));
+    if (argc == 4 && QString::fromLocal8Bit(argv[1]) == u"--overview-child"_s)
+        return runOverviewChild(QString::fromLocal8Bit(argv[2]),
+                                QString::fromLocal8Bit(argv[3]).toInt());
     int objects = 50000;
     QString jsonPath;
     bool quick = false;
-    // --only fanout,kubectl,python,informer,console,reconcile,record: the stages to run after the
-    // load (all by default), to iterate on one of them; --hold: after the load, print the
-    // kubeconfig and keep the server up until stdin closes (for profiling a child mode by hand).
+    // --only fanout,kubectl,python,informer,console,reconcile,record,overview: the stages to run
+    // after the load (all by default), to iterate on one of them; --hold: after the load, print
+    // the kubeconfig and keep the server up until stdin closes (for profiling a child mode by
+    // hand).
     QStringList only;
     bool hold = false;
     // --server real|embedded|both: the speed race against the peers (peerrace.h) on kube-apiserver
@@ -594,7 +601,8 @@ int main(int argc, char *argv[])
     if (!serverChoice.isEmpty() && serverChoice != u"embedded"_s) {
         std::fprintf(stderr,
                      "usage: reconscope_bench [--quick] [--objects N] [--json FILE] "
-                     "[--only fanout,kubectl,python,informer,console,reconcile,record] [--hold]\n"
+                     "[--only fanout,kubectl,python,informer,console,reconcile,record,overview] "
+                     "[--hold]\n"
                      "       reconscope_bench --server real|both [--objects N] [--rounds R] "
                      "[--json FILE] [--only %s]\n",
                      qPrintable(racePeers().join(u',')));
@@ -828,6 +836,13 @@ int main(int argc, char *argv[])
         const json recorded
             = benchRecorder(server, nam, objects, 10000, quick ? 10 : 60, &failures);
         for (auto it = recorded.begin(); it != recorded.end(); ++it)
+            figures.set(it.key(), it.value());
+    }
+    // 9. All custom resources at once: the objects again, spread over 20 CRDs of their own, and
+    // the console's overview of them (issue 23).
+    if (runs(u"overview"_s)) {
+        const json overview = benchOverview(server, nam, objects, 20, &failures);
+        for (auto it = overview.begin(); it != overview.end(); ++it)
             figures.set(it.key(), it.value());
     }
     printTargets(figures);

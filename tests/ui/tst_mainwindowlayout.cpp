@@ -125,7 +125,8 @@ void tst_MainWindowLayout::operatorViewIsUncluttered()
 {
     QCOMPARE(m_window->workspace(), MainWindow::Workspace::Operator);
     QVERIFY(m_window->workspaceAction(MainWindow::Workspace::Operator)->isChecked());
-    // Details and reconciler share the right-hand tabs; no lab or tool is docked anywhere.
+    // Details and reconciler share the right-hand tabs; the Problems list, all resources and the
+    // latency share the bottom ones; no lab or tool is docked anywhere.
     QTabBar *tabs = rightDockTabs(m_window.get());
     QVERIFY(tabs);
     QCOMPARE(tabs->count(), 2);
@@ -137,8 +138,14 @@ void tst_MainWindowLayout::operatorViewIsUncluttered()
         titles << dock->windowTitle();
     titles.sort();
     QCOMPARE(titles,
-             QStringList(
-                 { u"Cluster"_s, u"Details"_s, u"Reconciler"_s, u"Resources"_s, u"Scenario"_s }));
+             QStringList({ u"All Resources"_s,
+                           u"Cluster"_s,
+                           u"Details"_s,
+                           u"Problems"_s,
+                           u"Reconcile Latency"_s,
+                           u"Reconciler"_s,
+                           u"Resources"_s,
+                           u"Scenario"_s }));
     QVERIFY(m_window->graphPanel()->isVisible());
     QVERIFY(m_window->tablePanel()->isVisible());
     QVERIFY(m_window->detailPane()->isVisible());
