@@ -7,6 +7,7 @@
 #include "ui/detailpane.h"
 #include "ui/labsarea.h"
 #include "ui/reconcilerpanel.h"
+#include "ui/recordingactions.h"
 #include "ui/resourcebrowser.h"
 #include "ui/resourcetablepanel.h"
 #include "ui/scenariopanel.h"
@@ -16,6 +17,7 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QDockWidget>
+#include <QLabel>
 #include <QLayout>
 #include <QMenuBar>
 #include <QResizeEvent>
@@ -52,6 +54,7 @@ MainWindow::MainWindow(ConsoleSession *session, QWidget *parent)
     , m_workspaceGroup(new QActionGroup(this))
     , m_newObject(new QAction(tr("&New CustomApp…"), this))
     , m_editYaml(new QAction(tr("&Edit as YAML…"), this))
+    , m_recording(new RecordingActions(session, this))
 {
     setWindowTitle(tr("Reconscope"));
     // 1600x1000, or less on a smaller screen (the offscreen platform's 800x600 is not a screen
@@ -66,6 +69,9 @@ MainWindow::MainWindow(ConsoleSession *session, QWidget *parent)
     installEventFilter(this); // the side columns follow the window's width (eventFilter)
 
     auto *fileMenu = menuBar()->addMenu(tr("&File"));
+    fileMenu->addActions(m_recording->actions());
+    fileMenu->addSeparator();
+    m_statusBar->addPermanentWidget(m_recording->indicator());
     auto *quit = fileMenu->addAction(tr("&Quit"), qApp, &QApplication::quit);
     quit->setShortcut(QKeySequence::Quit);
     auto *objectsMenu = menuBar()->addMenu(tr("&Objects"));

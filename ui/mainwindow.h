@@ -25,6 +25,7 @@ class ConsoleStatusBar;
 class LabsArea;
 class LogPane;
 class PatchLabPanel;
+class RecordingActions;
 class RawApiConsole;
 class ScenarioPanel;
 
@@ -60,6 +61,8 @@ public:
     RawApiConsole *rawApiConsole() const;
     LogPane *logPane() const;
     ScenarioPanel *scenarioPanel() const { return m_scenario; }
+    // File → Open Recording…, Record…, Stop Recording.
+    RecordingActions *recordingActions() const { return m_recording; }
     // The dock holding this panel (null for the table, the graph and the labs).
     QDockWidget *dockOf(const QWidget *panel) const;
 
@@ -117,6 +120,7 @@ private:
     QByteArray m_savedLayout[2]; // each workspace's dock layout while the other is shown
     QAction *m_newObject;
     QAction *m_editYaml;
+    RecordingActions *m_recording;
 };
 
 } // namespace reconscope::ui
