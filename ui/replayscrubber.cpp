@@ -150,7 +150,9 @@ void ReplayScrubber::handleSliderMoved(int value)
 {
     if (m_updating)
         return;
-    m_timeline->seek(m_timeline->startTime() + qint64(value) * 1000);
+    // The slider's last millisecond is the recording's end (its last record, to the microsecond).
+    m_timeline->seek(value >= m_slider->maximum() ? m_timeline->endTime()
+                                                  : m_timeline->startTime() + qint64(value) * 1000);
 }
 
 QString ReplayScrubber::describeTime(qint64 time) const

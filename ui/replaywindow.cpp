@@ -95,6 +95,8 @@ ReplayWindow::ReplayWindow(std::unique_ptr<ReplayTimeline> timeline,
             m_graph,
             &StateGraphPanel::handleTransitions);
     connect(m_timeline.get(), &ReplayTimeline::positionChanged, m_graph, &StateGraphPanel::refresh);
+    connect(
+        m_timeline.get(), &ReplayTimeline::positionChanged, this, &ReplayWindow::handlePosition);
     m_graph->refresh();
     m_table->setFocus();
 }
@@ -138,9 +140,22 @@ ReplayWindow *ReplayWindow::openInteractively(QWidget *parent)
 
 void ReplayWindow::handleObjectSelected(const QString &key)
 {
+    // The replay took the selected object's row away (before it existed, after its deletion) and
+    // the table's current row moved: the object stays selected (shown as not existing then),
+    // and its row is selected again once it exists.
+    if (m_timeline->isUpdatingTable() && !m_selectedKey.isEmpty())
+        return;
+    m_selectedKey = key;
     m_detail->showObject(key);
     m_graph->setSelectedObject(key);
     m_scrubber->setMarkedObject(key);
+}
+
+void ReplayWindow::handlePosition()
+{
+    if (!m_selectedKey.isEmpty() && m_table->selectedKey() != m_selectedKey
+        && m_timeline->cursor().rows().contains(m_selectedKey))
+        m_table->selectKey(m_selectedKey);
 }
 
 } // namespace reconscope::ui

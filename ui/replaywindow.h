@@ -49,6 +49,7 @@ public:
 
 private:
     void handleObjectSelected(const QString &key);
+    void handlePosition();
 
     std::unique_ptr<controller::record::ReplayTimeline> m_timeline;
     ResourceTablePanel *m_table;
@@ -56,6 +57,7 @@ private:
     ReplayDetailPane *m_detail;
     ReplayScrubber *m_scrubber;
     QLabel *m_recordingLabel;
+    QString m_selectedKey;
 };
 
 } // namespace reconscope::ui

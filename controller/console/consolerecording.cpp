@@ -13,17 +13,24 @@ namespace reconscope::controller::console {
 
 namespace {
 
-// The recording's objects on its thread: a client of its own, the session and a progress timer.
+// The recording's objects on its thread: a client of its own, the session and a progress timer,
+// all made by start() there (the session's Recorder is no QObject child: made here, it would stay
+// on the thread that made it).
 class RecordingJob final : public QObject
 {
     Q_OBJECT
 
 public:
-    RecordingJob(const kube::ClientConfig &config, const record::RecordOptions &options)
-        : m_client(new kube::RestClient(config, this))
-        , m_session(new record::RecordSession(m_client, options, this))
-        , m_timer(new QTimer(this))
+    RecordingJob(kube::ClientConfig config, record::RecordOptions options)
+        : m_config(std::move(config))
+        , m_options(std::move(options))
+    { }
+
+    void start()
     {
+        m_client = new kube::RestClient(m_config, this);
+        m_session = new record::RecordSession(m_client, m_options, this);
+        m_timer = new QTimer(this);
         m_timer->setInterval(500);
         connect(m_timer, &QTimer::timeout, this, [this] { emit progress(m_session->stats()); });
         connect(m_session, &record::RecordSession::recording, this, &RecordingJob::recording);
@@ -38,14 +45,14 @@ public:
                     m_timer->stop();
                     emit finished(stats);
                 });
-    }
-
-    void start()
-    {
         m_timer->start();
         m_session->start();
     }
-    void stop() { m_session->stop(u"stopped"_s); }
+    void stop()
+    {
+        if (m_session)
+            m_session->stop(u"stopped"_s);
+    }
 
 signals:
     void recording(const QStringList &resources);
@@ -54,9 +61,11 @@ signals:
     void finished(const reconscope::controller::record::RecorderStats &stats);
 
 private:
-    kube::RestClient *m_client;
-    record::RecordSession *m_session;
-    QTimer *m_timer;
+    kube::ClientConfig m_config;
+    record::RecordOptions m_options;
+    kube::RestClient *m_client = nullptr;
+    record::RecordSession *m_session = nullptr;
+    QTimer *m_timer = nullptr;
 };
 
 } // namespace

@@ -212,8 +212,11 @@ void ReplayTimeline::syncTable(const QSet<QString> *keys,
         changed.begin(), changed.end(), [](const auto &a, const auto &b) { return a.key < b.key; });
     std::sort(upserted->begin(), upserted->end());
     std::sort(removed->begin(), removed->end());
-    if (!changed.isEmpty() || !removed->isEmpty())
+    if (!changed.isEmpty() || !removed->isEmpty()) {
+        m_updatingTable = true;
         m_table->applyBatch(std::move(changed), *removed);
+        m_updatingTable = false;
+    }
 }
 
 bool ReplayTimeline::stepForward()

@@ -105,6 +105,9 @@ public:
     QByteArray object(const QString &key) const { return m_cursor.object(key); }
     qsizetype recordCount() const { return m_recording.records.size(); }
     qsizetype checkpointCount() const { return qsizetype(m_checkpoints.size()); }
+    // Whether the table model is being changed by a move now: a view's selection that moves
+    // then was moved by the replay (its row went), not by the user.
+    bool isUpdatingTable() const { return m_updatingTable; }
     // Records applied by the last seek (at most the checkpoint interval after a restore).
     qsizetype lastSeekRecords() const { return m_lastSeekRecords; }
 
@@ -140,6 +143,7 @@ private:
     qint64 m_endTime = 0;
     qint64 m_position = 0;
     qsizetype m_lastSeekRecords = 0;
+    bool m_updatingTable = false;
     QList<qint64> m_transitionTimes;
     QHash<QString, QList<qint64>> m_objectTimes;
     models::ResourceTableModel *m_table;

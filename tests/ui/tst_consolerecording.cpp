@@ -76,7 +76,8 @@ void tst_ConsoleRecording::recordsWhatTheConsoleWatches()
              failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
     QVERIFY(started.first().first().toStringList().join(u' ').contains(u"customapps"_s));
     const int rows = session.tableModel()->rowCount();
-    QVERIFY(QTest::qWaitFor([&] { return progress.listItems >= rows; }, Timeout));
+    QVERIFY2(QTest::qWaitFor([&] { return progress.listItems >= rows; }, Timeout),
+             qPrintable(QString::fromStdString(progress.toJson().dump())));
 
     // One change while recording: an object's Ready condition goes False.
     const models::ResourceRow *row = session.tableModel()->rowAt(0);

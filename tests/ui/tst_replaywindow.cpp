@@ -142,10 +142,12 @@ void tst_ReplayWindow::sliderSeeksTableAndGraph()
     for (int i = 0; i <= 12; ++i)
         values << slider->maximum() * i / 12;
     for (int i = 12; i >= 0; i -= 5)
-        values << slider->maximum() * i / 12 + 7;
+        values << slider->maximum() * i / 12 - 7;
     for (const int value : std::as_const(values)) {
         slider->setValue(value);
-        QCOMPARE(m_timeline->position(), m_timeline->startTime() + qint64(value) * 1000);
+        QCOMPARE(m_timeline->position(),
+                 value == slider->maximum() ? m_timeline->endTime()
+                                            : m_timeline->startTime() + qint64(value) * 1000);
         checkShown();
         if (QTest::currentTestFailed())
             QFAIL(qPrintable(u"at slider value %1"_s.arg(value)));
@@ -247,6 +249,11 @@ void tst_ReplayWindow::selectedObjectsTransitionsAreMarked()
     if (times.first() > m_timeline->startTime()) {
         m_timeline->seek(times.first() - 1);
         QVERIFY(m_window->detailPane()->header()->text().contains(u"does not exist"_s));
+        QCOMPARE(m_window->detailPane()->objectKey(), key);
+        // It is selected again once it exists.
+        m_timeline->seek(times.last() - 1);
+        QCOMPARE(m_window->tablePanel()->selectedKey(), key);
+        QCOMPARE(m_window->detailPane()->objectKey(), key);
     }
 }
 
