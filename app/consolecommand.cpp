@@ -7,6 +7,7 @@
 #include "ui/detailpane.h"
 #include "ui/logpane.h"
 #include "ui/mainwindow.h"
+#include "ui/replaywindow.h"
 #include "ui/resourcetablepanel.h"
 #include "ui/stategraphpanel.h"
 #include "ui/stategraphscene.h"
@@ -70,6 +71,10 @@ struct ConsoleOptions
         u"Demo without the embedded CustomApp reconciler: objects stay as written (for your own "
         "operator, or to see what the reconciler's dry run would write)."_s
     };
+    QCommandLineOption recording{ u"recording"_s,
+                                  u"Open this recording (or kubectl capture; repeat to merge them) "
+                                  "read-only with a timeline, instead of a cluster."_s,
+                                  u"file"_s };
     QCommandLineOption screenshotAfter{ u"screenshot-after"_s,
                                         u"Milliseconds to wait before the screenshot (default "
                                         "3000)."_s,
@@ -93,7 +98,8 @@ struct ConsoleOptions
                             scenarioSpeed,
                             screenshotPanel,
                             screenshotMidTransition,
-                            noReconciler });
+                            noReconciler,
+                            recording });
     }
 };
 
@@ -292,6 +298,32 @@ std::optional<int> scheduleScreenshot(const QCommandLineParser &parser,
     return std::nullopt;
 }
 
+// --recording: the replay window alone (no cluster, no session), with --select and --screenshot.
+int runRecording(const QCommandLineParser &parser, const ConsoleOptions &options, int after)
+{
+    QString error;
+    std::unique_ptr<ui::ReplayWindow> window(
+        ui::ReplayWindow::open(parser.values(options.recording), nullptr, &error));
+    if (!window) {
+        std::fprintf(stderr, "reconscope: %s\n", qPrintable(error));
+        return 1;
+    }
+    window->setAttribute(Qt::WA_DeleteOnClose, false);
+    window->show();
+    if (parser.isSet(options.select))
+        window->tablePanel()->selectKey(parser.value(options.select));
+    if (parser.isSet(options.screenshot)) {
+        const QString file = parser.value(options.screenshot);
+        QTimer::singleShot(after, window.get(), [&window, file] {
+            const bool saved = window->grab().save(file, "PNG");
+            if (!saved)
+                std::fprintf(stderr, "reconscope: cannot write %s\n", qPrintable(file));
+            QCoreApplication::exit(saved ? 0 : 1);
+        });
+    }
+    return QApplication::exec();
+}
+
 } // namespace
 
 int runConsole(int argc, char *argv[])
@@ -325,6 +357,9 @@ int runConsole(int argc, char *argv[])
         std::fprintf(stderr, "reconscope: --screenshot-after needs milliseconds\n");
         return 2;
     }
+
+    if (parser.isSet(options.recording))
+        return runRecording(parser, options, screenshotAfter);
 
     controller::console::ConsoleSession session;
     session.setNamespaceFilter(parser.value(options.namespace_));

@@ -39,20 +39,6 @@ int usageError(const QString &message)
     return 2;
 }
 
-// As `watch` saw it: its first list is the census, a relist finds moves across a watch gap.
-models::Observed observedOf(record::ReplayChange::Source source)
-{
-    switch (source) {
-    case record::ReplayChange::Source::FirstList:
-        return models::Observed::AtConnect;
-    case record::ReplayChange::Source::Relist:
-        return models::Observed::AcrossGap;
-    case record::ReplayChange::Source::Event:
-        break;
-    }
-    return models::Observed::Live;
-}
-
 // Plays one recording: which resources are printed, their printers, and the pace.
 class Replay
 {
@@ -140,12 +126,7 @@ TransitionPrinter *Replay::printerFor(int resource)
     std::shared_ptr<TransitionPrinter> printer = m_printers.value(resource);
     if (!printer) {
         const record::RecordedResource &r = m_state.resources()[resource];
-        const QByteArray crdBytes = m_state.crdOf(r);
-        const nlohmann::json crd
-            = nlohmann::json::parse(crdBytes.begin(), crdBytes.end(), nullptr, false);
-        const bool withCrd = lifecycleNeedsCrd(r.group) && crd.is_object();
-        printer = std::make_shared<TransitionPrinter>(
-            "replay", lifecycleMapping(withCrd ? &crd : nullptr), m_json);
+        printer = std::make_shared<TransitionPrinter>("replay", m_state.mappingOf(r), m_json);
         m_printers.insert(resource, printer);
         // Resources recorded in several namespaces (merged inputs) share one printer.
         for (auto it = m_state.resources().cbegin(); it != m_state.resources().cend(); ++it) {
@@ -217,7 +198,7 @@ int Replay::run()
             if (!printer)
                 continue;
             const QString key = m_prefixes.value(change.resource) + change.key;
-            const models::Observed observed = observedOf(change.source);
+            const models::Observed observed = change.observed();
             if (change.type == record::ReplayChange::Type::Delete)
                 printer->remove(key, time, observed, change.estimated);
             else

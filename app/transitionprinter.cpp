@@ -13,7 +13,7 @@ namespace reconscope::app {
 
 bool lifecycleNeedsCrd(const QString &group)
 {
-    return !group.isEmpty() && group.contains(u'.');
+    return models::LifecycleMapping::readsCrd(group);
 }
 
 models::LifecycleMapping lifecycleMapping(const nlohmann::json *crd)

@@ -85,6 +85,11 @@ LifecycleMapping LifecycleMapping::forCustomApp()
     return mapping;
 }
 
+bool LifecycleMapping::readsCrd(const QString &group)
+{
+    return !group.isEmpty() && group.contains(u'.');
+}
+
 LifecycleMapping LifecycleMapping::forCrd(const nlohmann::json &crd)
 {
     LifecycleMapping mapping;

@@ -51,6 +51,9 @@ struct LifecycleMapping
     // well-known groups (argoproj.io Applications' health field, crossplane.io's Healthy,
     // cluster.x-k8s.io's Ready/Available and phase, cert-manager.io's Issuing).
     static LifecycleMapping forCrd(const nlohmann::json &crd);
+    // Whether a resource of this API group is read by its CRD's mapping (a custom resource: a dot
+    // in its group) rather than by the defaults (a built-in one).
+    static bool readsCrd(const QString &group);
 
     // {"hasStatus", "readyConditions", "degradedConditions", "reconcilingConditions",
     //  "healthPath", "healthStates": {value: state}, "statusFields", "origin"}; missing keys keep

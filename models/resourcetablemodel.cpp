@@ -27,6 +27,15 @@ ResourceRow ResourceRow::fromSummary(const ObjectSummary &summary, const Lifecyc
     return row;
 }
 
+void ResourceRow::setSince(const QDateTime &since,
+                           const QDateTime &reported,
+                           const QString &condition)
+{
+    stateSince = since;
+    lastTransition = since;
+    sinceCondition = since.isValid() && since == reported ? condition : QString();
+}
+
 bool ResourceRow::statusStale() const
 {
     return generation && observedGeneration && *observedGeneration < *generation;

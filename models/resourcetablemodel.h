@@ -35,7 +35,13 @@ struct ResourceRow
     // seen (the object was there at connect, or moved during a watch gap); empty when it was.
     QString sinceCondition;
 
+    friend bool operator==(const ResourceRow &, const ResourceRow &) = default;
+
     static ResourceRow fromSummary(const ObjectSummary &summary, const LifecycleVerdict &verdict);
+    // The row's times from when the tracker says the object entered its state (`since`) and what
+    // its verdict reported (`reported`, from `condition`'s lastTransitionTime): sinceCondition is
+    // kept only when the two agree, i.e. the move was not seen and the object's word was taken.
+    void setSince(const QDateTime &since, const QDateTime &reported, const QString &condition);
     // generation > observedGeneration: the status describes an older spec.
     bool statusStale() const;
 };

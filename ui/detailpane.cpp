@@ -8,6 +8,7 @@
 #include "models/plannedchangesmodel.h"
 #include "models/rfc3339.h"
 #include "models/transitiontimelinemodel.h"
+#include "ui/detailviews.h"
 #include "ui/explainpanel.h"
 #include "ui/fieldhistoryview.h"
 #include "ui/fieldspanel.h"
@@ -35,55 +36,6 @@ using namespace Qt::StringLiterals;
 namespace reconscope::ui {
 
 using controller::console::ConsoleSession;
-
-namespace {
-
-QPlainTextEdit *jsonView(QWidget *parent)
-{
-    auto *view = new QPlainTextEdit(parent);
-    view->setReadOnly(true);
-    view->setLineWrapMode(QPlainTextEdit::NoWrap);
-    view->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    return view;
-}
-
-QString pretty(const nlohmann::json &value)
-{
-    if (value.is_null())
-        return QString();
-    return QString::fromStdString(
-        value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
-}
-
-QWidget *titled(const QString &title, QWidget *content, QWidget *parent)
-{
-    auto *box = new QWidget(parent);
-    auto *layout = new QVBoxLayout(box);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->setSpacing(2);
-    auto *label = new QLabel(u"<b>%1</b>"_s.arg(title.toHtmlEscaped()), box);
-    label->setContentsMargins(6, 4, 0, 0);
-    layout->addWidget(label);
-    content->setParent(box);
-    layout->addWidget(content, 1);
-    return box;
-}
-
-QTableView *tableView(QAbstractItemModel *model, QWidget *parent)
-{
-    auto *view = new QTableView(parent);
-    view->setModel(model);
-    view->setSelectionBehavior(QAbstractItemView::SelectRows);
-    view->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    view->verticalHeader()->hide();
-    view->setWordWrap(false);
-    view->setAlternatingRowColors(true);
-    view->horizontalHeader()->setStretchLastSection(true);
-    view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    return view;
-}
-
-} // namespace
 
 DetailPane::DetailPane(ConsoleSession *session, QWidget *parent)
     : QWidget(parent)
@@ -489,29 +441,7 @@ void DetailPane::refresh()
     }
     const models::ObjectSummary &summary = entry->summary;
     const models::LifecycleVerdict verdict = m_session->tracker().verdict(m_key);
-    const StateColors colors = stateColors(verdict.state);
-    QString header
-        = u"<span style='font-size:13pt'><b>%1</b></span>"
-          u" <span style='color:#616161'>%2 · %3</span>"
-          u"&nbsp;&nbsp;<span style='background:%4;color:%5'>&nbsp;<b>%6</b>&nbsp;</span>"_s.arg(
-              summary.name.toHtmlEscaped(),
-              summary.namespaceName.toHtmlEscaped(),
-              summary.kind.toHtmlEscaped(),
-              colors.accent.name(),
-              colors.chipText.name(),
-              models::lifecycleStateName(verdict.state));
-    header += u"<br>%1"_s.arg(verdict.reason.toHtmlEscaped());
-    if (!verdict.message.isEmpty())
-        header += u" — <i>%1</i>"_s.arg(verdict.message.toHtmlEscaped());
-    const auto number = [](std::optional<qint64> value) {
-        return value ? QString::number(*value) : u"–"_s;
-    };
-    header += tr("<br>generation %1 · observedGeneration %2 · kstatus %3 · resourceVersion %4")
-                  .arg(number(summary.generation),
-                       number(summary.observedGeneration),
-                       models::kstatusName(verdict.kstatus),
-                       summary.resourceVersion.toHtmlEscaped());
-    m_header->setText(header);
+    m_header->setText(objectHeaderHtml(summary, verdict));
 
     const nlohmann::json object = entry->json();
     const QDateTime now = QDateTime::currentDateTimeUtc();
@@ -519,17 +449,9 @@ void DetailPane::refresh()
     m_fieldHistories.follow(m_key);
     m_fieldHistories.observe(m_key, object, now);
     m_fieldHistoryView->setHistory(m_fieldHistories.history(m_key));
-    const auto keep = [](QPlainTextEdit *view, const QString &text) {
-        if (view->toPlainText() != text) {
-            const int scroll = view->verticalScrollBar() ? view->verticalScrollBar()->value() : 0;
-            view->setPlainText(text);
-            if (view->verticalScrollBar())
-                view->verticalScrollBar()->setValue(scroll);
-        }
-    };
-    keep(m_spec, pretty(models::jsonMember(object, "spec")));
-    keep(m_status, pretty(models::jsonMember(object, "status")));
-    keep(m_raw, pretty(object));
+    keepText(m_spec, prettyJson(models::jsonMember(object, "spec")));
+    keepText(m_status, prettyJson(models::jsonMember(object, "status")));
+    keepText(m_raw, prettyJson(object));
     m_conditions->setConditions(summary.conditions, summary.generation);
 }
 

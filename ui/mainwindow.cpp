@@ -9,6 +9,7 @@
 #include "ui/overviewpanel.h"
 #include "ui/problemspanel.h"
 #include "ui/reconcilerpanel.h"
+#include "ui/recordingactions.h"
 #include "ui/resourcebrowser.h"
 #include "ui/resourcetablepanel.h"
 #include "ui/scenariopanel.h"
@@ -18,6 +19,7 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QDockWidget>
+#include <QLabel>
 #include <QLayout>
 #include <QMenuBar>
 #include <QResizeEvent>
@@ -54,6 +56,7 @@ MainWindow::MainWindow(ConsoleSession *session, QWidget *parent)
     , m_workspaceGroup(new QActionGroup(this))
     , m_newObject(new QAction(tr("&New CustomApp…"), this))
     , m_editYaml(new QAction(tr("&Edit as YAML…"), this))
+    , m_recording(new RecordingActions(session, this))
 {
     setWindowTitle(tr("Reconscope"));
     // 1600x1000, or less on a smaller screen (the offscreen platform's 800x600 is not a screen
@@ -68,6 +71,9 @@ MainWindow::MainWindow(ConsoleSession *session, QWidget *parent)
     installEventFilter(this); // the side columns follow the window's width (eventFilter)
 
     auto *fileMenu = menuBar()->addMenu(tr("&File"));
+    fileMenu->addActions(m_recording->actions());
+    fileMenu->addSeparator();
+    m_statusBar->addPermanentWidget(m_recording->indicator());
     auto *quit = fileMenu->addAction(tr("&Quit"), qApp, &QApplication::quit);
     quit->setShortcut(QKeySequence::Quit);
     auto *objectsMenu = menuBar()->addMenu(tr("&Objects"));

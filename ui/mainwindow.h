@@ -28,6 +28,7 @@ class LogPane;
 class PatchLabPanel;
 class OverviewPanel;
 class ProblemsPanel;
+class RecordingActions;
 class RawApiConsole;
 class ScenarioPanel;
 
@@ -67,6 +68,8 @@ public:
     controller::console::CrdOverview *overview() const { return m_overview; }
     ProblemsPanel *problemsPanel() const { return m_problems; }
     OverviewPanel *overviewPanel() const { return m_overviewPanel; }
+    // File → Open Recording…, Record…, Stop Recording.
+    RecordingActions *recordingActions() const { return m_recording; }
     // The dock holding this panel (null for the table, the graph and the labs).
     QDockWidget *dockOf(const QWidget *panel) const;
 
@@ -137,6 +140,7 @@ private:
     QList<QDockWidget *> m_overviewDocks; // the bottom ones: problems, all resources, latency
     OverviewPanel *m_overviewPanel = nullptr;
     QString m_pendingSelection; // the object to select once its resource's rows arrive
+    RecordingActions *m_recording;
 };
 
 } // namespace reconscope::ui

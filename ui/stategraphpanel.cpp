@@ -19,8 +19,21 @@ namespace reconscope::ui {
 using controller::console::ConsoleSession;
 
 StateGraphPanel::StateGraphPanel(ConsoleSession *session, QWidget *parent)
+    : StateGraphPanel(
+        Source{ [session]() -> const models::LifecycleTracker & { return session->tracker(); },
+                [] {
+                    return QDateTime::currentDateTimeUtc();
+                } },
+        parent)
+{
+    connect(
+        session, &ConsoleSession::transitionsObserved, this, &StateGraphPanel::handleTransitions);
+    connect(session, &ConsoleSession::trackerReset, this, &StateGraphPanel::refresh);
+}
+
+StateGraphPanel::StateGraphPanel(Source source, QWidget *parent)
     : QWidget(parent)
-    , m_session(session)
+    , m_source(std::move(source))
     , m_scene(new StateGraphScene(this))
     , m_view(new QGraphicsView(m_scene, this))
     , m_objectMode(new QAction(tr("&Object Mode"), this))
@@ -63,12 +76,6 @@ StateGraphPanel::StateGraphPanel(ConsoleSession *session, QWidget *parent)
     layout->addWidget(toolbar);
     layout->addWidget(m_view, 1);
 
-    connect(
-        m_session, &ConsoleSession::transitionsObserved, this, &StateGraphPanel::handleTransitions);
-    connect(m_session, &ConsoleSession::trackerReset, this, [this] {
-        refreshStatistics();
-        refreshSelection();
-    });
     // Time-in-state figures move on while nothing happens.
     m_clockTimer->setInterval(1000);
     connect(m_clockTimer, &QTimer::timeout, this, &StateGraphPanel::refreshStatistics);
@@ -90,9 +97,15 @@ void StateGraphPanel::handleTransitions(const QList<models::Transition> &transit
         refreshSelection();
 }
 
+void StateGraphPanel::refresh()
+{
+    refreshStatistics();
+    refreshSelection();
+}
+
 void StateGraphPanel::refreshStatistics()
 {
-    m_scene->setStatistics(m_session->tracker().stats(), QDateTime::currentDateTimeUtc());
+    m_scene->setStatistics(m_source.tracker().stats(), m_source.now());
     // Off-design edges may have widened the drawing.
     if (m_scene->contentRect() != m_fitted)
         fit();
@@ -106,7 +119,7 @@ void StateGraphPanel::setSelectedObject(const QString &key)
 
 void StateGraphPanel::refreshSelection()
 {
-    const auto &log = m_session->tracker().log();
+    const auto &log = m_source.tracker().log();
     m_scene->setSelectedObject(m_selectedKey, log.history(m_selectedKey), log.state(m_selectedKey));
 }
 

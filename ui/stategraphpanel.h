@@ -2,7 +2,10 @@
 
 #include "models/transitionlog.h"
 
+#include <QDateTime>
 #include <QWidget>
+
+#include <functional>
 
 class QAction;
 class QGraphicsView;
@@ -10,6 +13,10 @@ class QTimer;
 
 namespace reconscope::controller::console {
 class ConsoleSession;
+}
+
+namespace reconscope::models {
+class LifecycleTracker;
 }
 
 namespace reconscope::ui {
@@ -27,6 +34,14 @@ class StateGraphPanel final : public QWidget
 public:
     explicit StateGraphPanel(controller::console::ConsoleSession *session,
                              QWidget *parent = nullptr);
+    // What the panel draws: a tracker, and the time its figures are for (time in state).
+    struct Source
+    {
+        std::function<const models::LifecycleTracker &()> tracker;
+        std::function<QDateTime()> now;
+    };
+    // Fed by the owner, which calls handleTransitions() and refresh() (a replay).
+    explicit StateGraphPanel(Source source, QWidget *parent = nullptr);
     ~StateGraphPanel() override;
 
     StateGraphScene *scene() const { return m_scene; }
@@ -38,18 +53,21 @@ public:
     QString selectedObject() const { return m_selectedKey; }
     // Export by file suffix (.svg or .png).
     bool exportTo(const QString &fileName);
+    // New transitions: the figures, an animation per transition, the selected path.
+    void handleTransitions(const QList<models::Transition> &transitions);
+    // The tracker changed without transitions to show (cleared, or a replay's seek).
+    void refresh();
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
-    void handleTransitions(const QList<models::Transition> &transitions);
     void refreshStatistics();
     void refreshSelection();
     void fit();
     void exportInteractively(const QString &suffix);
 
-    controller::console::ConsoleSession *m_session;
+    Source m_source;
     StateGraphScene *m_scene;
     QGraphicsView *m_view;
     QAction *m_objectMode;

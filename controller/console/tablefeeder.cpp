@@ -85,23 +85,6 @@ void TableFeeder::attach(InformerStore *informer)
     connect(m_informer, &InformerStore::synced, this, &TableFeeder::handleSynced);
 }
 
-namespace {
-
-// The row's times: when the object entered its state, as the tracker says (invalid: unknown),
-// and whether that is the object's own word (its deciding condition's lastTransitionTime: the
-// move was not seen) rather than a move seen.
-void setSince(models::ResourceRow &row,
-              const QDateTime &since,
-              const QDateTime &reported,
-              const QString &condition)
-{
-    row.stateSince = since;
-    row.lastTransition = since;
-    row.sinceCondition = since.isValid() && since == reported ? condition : QString();
-}
-
-} // namespace
-
 models::ResourceRow TableFeeder::buildRow(const InformerEntry &entry,
                                           const QDateTime &now,
                                           models::Observed observed,
@@ -111,7 +94,7 @@ models::ResourceRow TableFeeder::buildRow(const InformerEntry &entry,
     QDateTime since;
     *transition = m_tracker.upsert(entry.summary, m_mapping, now, observed, &verdict, &since);
     models::ResourceRow row = models::ResourceRow::fromSummary(entry.summary, verdict);
-    setSince(row, since, verdict.since, verdict.sinceCondition);
+    row.setSince(since, verdict.since, verdict.sinceCondition);
     return row;
 }
 
@@ -150,7 +133,7 @@ TableFeeder::record(DerivedRow &derived, const QDateTime &now, models::Observed 
         prepared.from = from ? qint8(*from) : qint8(-1);
         prepared.seen = now;
     }
-    setSince(prepared.row, since, reported, condition);
+    prepared.row.setSince(since, reported, condition);
     return prepared;
 }
 

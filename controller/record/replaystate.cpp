@@ -26,6 +26,29 @@ ReplayChange changeOf(const Record &record, ReplayChange::Type type, QString key
 
 } // namespace
 
+models::Observed ReplayChange::observed() const
+{
+    switch (source) {
+    case Source::FirstList:
+        return models::Observed::AtConnect;
+    case Source::Relist:
+        return models::Observed::AcrossGap;
+    case Source::Event:
+        break;
+    }
+    return models::Observed::Live;
+}
+
+models::LifecycleMapping ReplayState::mappingOf(const RecordedResource &resource) const
+{
+    if (!models::LifecycleMapping::readsCrd(resource.group))
+        return models::LifecycleMapping::defaults();
+    const QByteArray bytes = crdOf(resource);
+    const json crd = json::parse(bytes.begin(), bytes.end(), nullptr, false);
+    return crd.is_object() ? models::LifecycleMapping::forCrd(crd)
+                           : models::LifecycleMapping::defaults();
+}
+
 QByteArray ReplayState::crdOf(const RecordedResource &resource) const
 {
     return m_crds.value(resource.plural + u'.' + resource.group);

@@ -1,6 +1,8 @@
 #pragma once
 
 #include "controller/record/recordingformat.h"
+#include "models/lifecyclemapping.h"
+#include "models/transitionlog.h"
 
 #include <QByteArray>
 #include <QHash>
@@ -25,6 +27,9 @@ struct ReplayChange
     // the watch connected), or of a later list (a relist after a watch gap, and what it lacks).
     enum class Source { Event, FirstList, Relist };
     Source source = Source::Event;
+
+    // As a watch saw it: its first list is the census, a relist finds moves across a watch gap.
+    models::Observed observed() const;
 };
 
 // A recording's records turned back into what the client saw, with the Reflector's semantics: a
@@ -43,6 +48,9 @@ public:
     const QHash<QString, QByteArray> &crds() const { return m_crds; }
     // The CRD of a resource, if the recording has it.
     QByteArray crdOf(const RecordedResource &resource) const;
+    // The lifecycle rules `watch` reads the resource with: its recorded CRD's for a custom
+    // resource, the defaults for a built-in one or when the CRD was not recorded.
+    models::LifecycleMapping mappingOf(const RecordedResource &resource) const;
     const QByteArray &discovery() const { return m_discovery; }
     // The objects of a resource now, by key.
     QHash<QString, QByteArray> objects(int resource) const { return m_objects.value(resource); }

@@ -1,7 +1,9 @@
 // The program's first minutes: `reconscope --help` lists every command, a mistyped command or
 // option is a usage error (exit 2, naming it), and the console without a display says so in one
 // line and exits 1, without a crash report.
+#include <QFile>
 #include <QProcess>
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace Qt::StringLiterals;
@@ -144,6 +146,33 @@ private slots:
         QVERIFY2(lines.constFirst().contains(u"display"_s, Qt::CaseInsensitive),
                  qPrintable(result.err));
         QVERIFY2(!result.err.contains(u"crash report"_s), qPrintable(result.err));
+    }
+
+    // `reconscope --recording FILE`: the replay window, no cluster; a file it cannot read is one
+    // line naming it.
+    void recordingOpensOrSaysWhy()
+    {
+        const Environment offscreen{ { u"QT_QPA_PLATFORM"_s, u"offscreen"_s } };
+        const Run missing = run({ u"--recording"_s, u"/nonexistent/incident.rrec"_s }, offscreen);
+        QCOMPARE(missing.status, QProcess::NormalExit);
+        QCOMPARE(missing.exitCode, 1);
+        QVERIFY2(missing.err.contains(u"/nonexistent/incident.rrec"_s), qPrintable(missing.err));
+        QVERIFY2(!missing.err.contains(u"crash report"_s), qPrintable(missing.err));
+        QTemporaryDir dir;
+        const QString png = dir.filePath(u"replay.png"_s);
+        const Run shown = run({ u"--recording"_s,
+                                u":/recordings/customapp-tour.rrec"_s,
+                                u"--screenshot"_s,
+                                png,
+                                u"--screenshot-after"_s,
+                                u"0"_s },
+                              offscreen);
+        QCOMPARE(shown.exitCode, 0);
+        QVERIFY2(!shown.err.contains(u"crash report"_s), qPrintable(shown.err));
+        QFile image(png);
+        QVERIFY(image.open(QIODevice::ReadOnly));
+        QVERIFY(image.size() > 10000);
+        QCOMPARE(image.read(4), QByteArray("\x89PNG"));
     }
 };
 
