@@ -12,6 +12,7 @@ class QStackedWidget;
 namespace reconscope::controller::console {
 class ConsoleSession;
 class CrdOverview;
+class FightWatch;
 } // namespace reconscope::controller::console
 
 namespace reconscope::ui {
@@ -67,6 +68,8 @@ public:
     // Every custom resource at once (mainwindowoverview.cpp): the overview and its panels.
     controller::console::CrdOverview *overview() const { return m_overview; }
     ProblemsPanel *problemsPanel() const { return m_problems; }
+    // Field-manager fights among the watched objects (the Fights dock reads it).
+    controller::console::FightWatch *fightWatch() const { return m_fights; }
     OverviewPanel *overviewPanel() const { return m_overviewPanel; }
     // File → Open Recording…, Record…, Stop Recording.
     RecordingActions *recordingActions() const { return m_recording; }
@@ -97,6 +100,7 @@ private:
     void handleObjectSelected(const QString &key);
     // The overview's docks (mainwindowoverview.cpp).
     void addOverviewPanels();
+    QWidget *addFightsPanel(); // the Fights dock's panel, fed by a FightWatch
     // A problem's object: its resource watched, then its row selected once it is listed.
     void handleProblemSelected(const QString &resource, const QString &key);
     void selectPendingObject();
@@ -136,6 +140,7 @@ private:
     QAction *m_editYaml;
     controller::console::CrdOverview *m_overview = nullptr;
     ProblemsPanel *m_problems = nullptr;
+    controller::console::FightWatch *m_fights = nullptr;
     QDockWidget *m_problemsDock = nullptr;
     QList<QDockWidget *> m_overviewDocks; // the bottom ones: problems, all resources, latency
     OverviewPanel *m_overviewPanel = nullptr;

@@ -5,6 +5,8 @@
 
 #include "controller/console/consolesession.h"
 #include "controller/console/crdoverview.h"
+#include "controller/console/fightwatch.h"
+#include "ui/fightspanel.h"
 #include "ui/latencypanel.h"
 #include "ui/overviewpanel.h"
 #include "ui/problemspanel.h"
@@ -12,6 +14,9 @@
 #include "ui/resourcetablepanel.h"
 
 #include <QDockWidget>
+#include <QTimer>
+
+#include <spdlog/spdlog.h>
 
 namespace reconscope::ui {
 
@@ -32,7 +37,9 @@ void MainWindow::addOverviewPanels()
         = addDock(new LatencyPanel(m_overview, this), Qt::BottomDockWidgetArea);
     tabifyDockWidget(m_problemsDock, overviewDock);
     tabifyDockWidget(overviewDock, latencyDock);
-    m_overviewDocks = { m_problemsDock, overviewDock, latencyDock };
+    QDockWidget *fightsDock = addDock(addFightsPanel(), Qt::BottomDockWidgetArea);
+    tabifyDockWidget(latencyDock, fightsDock);
+    m_overviewDocks = { m_problemsDock, overviewDock, latencyDock, fightsDock };
     m_problemsDock->raise();
     resizeDocks({ m_problemsDock }, { 180 }, Qt::Vertical);
     m_browser->setOverview(m_overview);
@@ -42,6 +49,37 @@ void MainWindow::addOverviewPanels()
             this,
             &MainWindow::handleOverviewResourceSelected);
     connect(m_session, &ConsoleSession::objectsChanged, this, &MainWindow::selectPendingObject);
+}
+
+// Field-manager fights among the watched objects (issue 22): each one that starts goes to the log;
+// the list shows those going on, and drops those that stopped, every few seconds.
+QWidget *MainWindow::addFightsPanel()
+{
+    auto *watch = new controller::console::FightWatch(m_session, this);
+    auto *panel = new FightsPanel(this);
+    panel->setWindowTitle(tr("Fights"));
+    const auto refresh = [watch, panel] { panel->setFights(watch->current()); };
+    connect(watch,
+            &controller::console::FightWatch::fightsStarted,
+            panel,
+            [refresh](const QList<controller::fieldowner::Fight> &started) {
+                for (const auto &fight : started)
+                    spdlog::warn("field-manager fight on {}: {}",
+                                 fight.object.toStdString(),
+                                 fight.describe().toStdString());
+                refresh();
+            });
+    connect(watch, &controller::console::FightWatch::reset, panel, refresh);
+    auto *timer = new QTimer(panel);
+    timer->setInterval(5000);
+    connect(timer, &QTimer::timeout, panel, refresh);
+    timer->start();
+    connect(panel, &FightsPanel::objectActivated, this, [this](const QString &key) {
+        m_pendingSelection = key;
+        selectPendingObject();
+    });
+    m_fights = watch;
+    return panel;
 }
 
 void MainWindow::handleProblemSelected(const QString &resource, const QString &key)

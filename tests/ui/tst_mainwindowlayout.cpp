@@ -141,6 +141,7 @@ void tst_MainWindowLayout::operatorViewIsUncluttered()
              QStringList({ u"All Resources"_s,
                            u"Cluster"_s,
                            u"Details"_s,
+                           u"Fights"_s,
                            u"Problems"_s,
                            u"Reconcile Latency"_s,
                            u"Reconciler"_s,
