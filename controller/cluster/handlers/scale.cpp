@@ -2,6 +2,7 @@
 
 #include "controller/cluster/handlers/handlersupport.h"
 #include "controller/cluster/objectjson.h"
+#include "controller/cluster/registry/fieldmanagers.h"
 #include "controller/cluster/registry/strategicmerge.h"
 #include "models/gojson.h"
 
@@ -78,7 +79,7 @@ ApiResult<json> requestedScale(const ResourceRequest &r, const json &object)
         return ApiError::badRequest(
             u"error decoding patch: the patch is JSON this server cannot read"_s);
     json scale = toScale(r.type->type, object);
-    const auto patchType = patchTypeOf(request, r.type->type.builtin);
+    const auto patchType = patchTypeOf(request, r.type->type.builtin, false);
     if (!patchType)
         return patchType.error();
     if (*patchType == PatchType::Merge) {
@@ -138,7 +139,23 @@ ApiResponse serveScale(const ResourceRequest &r)
     for (const QString &key : pathKeys(rt.specReplicasPath))
         target = &(*target)[key.toStdString()];
     *target = replicas;
-    auto result = updateObject(r.verbs, r.type, r.ns, r.name, std::move(object), false, options);
+    // Entries of writes through /scale name the subresource (upstream's ScaleHandler keeps them
+    // on the parent, owning its replicas field).
+    const json stored = r.store.parseRecord(*r.type, *record);
+    if (r.type->fieldManagers->scale)
+        object = r.type->fieldManagers->scale->update(
+            stored, std::move(object), updateManagerOf(options));
+    auto result = updateObject(r.verbs,
+                               r.type,
+                               r.ns,
+                               r.name,
+                               std::move(object),
+                               false,
+                               options,
+                               {},
+                               nullptr,
+                               r.type->fieldManagers->scale ? ManagedFieldsFrom::Given
+                                                            : ManagedFieldsFrom::Update);
     if (!result)
         return errorResponse(request, result.error());
     return jsonResponse(request, 200, toScale(rt, result->object));
