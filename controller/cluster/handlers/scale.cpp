@@ -4,6 +4,7 @@
 #include "controller/cluster/objectjson.h"
 #include "controller/cluster/registry/fieldmanagers.h"
 #include "controller/cluster/registry/strategicmerge.h"
+#include "controller/fieldowner/managedfields.h"
 #include "models/gojson.h"
 
 using namespace Qt::StringLiterals;
@@ -100,6 +101,37 @@ ApiResult<json> requestedScale(const ResourceRequest &r, const json &object)
     return std::move(*applied);
 }
 
+// ScaleHandler.ToParent gives a scale entry the time the parent's entry of that manager had: none
+// for a new one. (The parent keeps entries of other managers as the field manager left them.)
+void keepScaleEntryTimes(json &object, const json &stored)
+{
+    json *fields = object.contains("metadata") ? &object["metadata"] : nullptr;
+    if (!fields || !fields->contains("managedFields") || !(*fields)["managedFields"].is_array())
+        return;
+    const json &before
+        = objectjson::member(objectjson::member(stored, "metadata"), "managedFields");
+    const auto identity = [](const json &entry) {
+        return json{ objectjson::member(entry, "manager"),
+                     objectjson::member(entry, "operation"),
+                     objectjson::member(entry, "apiVersion"),
+                     objectjson::member(entry, "subresource") };
+    };
+    for (json &entry : (*fields)["managedFields"]) {
+        if (objectjson::member(entry, "subresource") != "scale")
+            continue;
+        entry.erase("time");
+        if (!before.is_array())
+            continue;
+        for (const json &old : before) {
+            if (identity(old) == identity(entry) && old.contains("time"))
+                entry["time"] = old["time"];
+        }
+    }
+    // In upstream's order again, which goes by time.
+    if (auto managed = fieldowner::decodeManagedFields((*fields)["managedFields"]))
+        fieldowner::setManagedFields(object, *managed);
+}
+
 } // namespace
 
 ApiResponse serveScale(const ResourceRequest &r)
@@ -142,9 +174,11 @@ ApiResponse serveScale(const ResourceRequest &r)
     // Entries of writes through /scale name the subresource (upstream's ScaleHandler keeps them
     // on the parent, owning its replicas field).
     const json stored = r.store.parseRecord(*r.type, *record);
-    if (r.type->fieldManagers->scale)
+    if (r.type->fieldManagers->scale) {
         object = r.type->fieldManagers->scale->update(
             stored, std::move(object), updateManagerOf(options));
+        keepScaleEntryTimes(object, stored);
+    }
     auto result = updateObject(r.verbs,
                                r.type,
                                r.ns,

@@ -89,8 +89,11 @@ ApiResult<WriteResult> createObject(VerbContext &context,
     // it before rest.BeforeCreate and the strategy).
     if (from == ManagedFieldsFrom::Update) {
         Admission::applyDecodeDefaults(type, object);
-        object
-            = recordUpdate(type.type, type.fieldManagers->main, json(), std::move(object), options);
+        object = recordUpdate(type.type,
+                              type.fieldManagers->main,
+                              createdFrom(type.type),
+                              std::move(object),
+                              options);
     }
     beforeCreate(context, type, object, name);
     context.admission.prepareBuiltinForCreate(type, object);

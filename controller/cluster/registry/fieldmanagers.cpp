@@ -39,11 +39,61 @@ std::vector<std::string> listMapKeys(std::string_view field, std::string_view me
     return { std::string(mergeKey) };
 }
 
+// A member of a Go struct the types do not spell out: a scalar, an atomic list, or a struct
+// whose members are such members again (deduced, but with struct fields rather than map keys,
+// as a typed object's are; maps of k8s.io/api that hold keys, such as a ConfigMap's data, own
+// their scalar values the same either way).
+fo::TypeRef deducedStruct()
+{
+    static const fo::TypeRef node = [] {
+        auto n = std::make_shared<fo::TypeNode>(); // refers to itself: never freed
+        n->scalar = true;
+        n->list = fo::ListAtom{ fo::types::untypedAtomic(), fo::Relationship::Atomic, {} };
+        n->map = fo::MapAtom{ {}, n, fo::Relationship::Separable, true };
+        return n;
+    }();
+    return node;
+}
+
+// A struct of k8s.io/api marked +structType=atomic (owned whole).
+fo::TypeRef atomicStruct()
+{
+    static const fo::TypeRef node = [] {
+        auto n = std::make_shared<fo::TypeNode>();
+        n->map = fo::MapAtom{ {}, fo::types::deduced(), fo::Relationship::Atomic };
+        return n;
+    }();
+    return node;
+}
+
+// A struct whose members are deduced but for `atomic` ones.
+fo::TypeRef structWithAtomic(std::initializer_list<const char *> atomic,
+                             std::map<std::string, fo::TypeRef> others = {})
+{
+    auto node = std::make_shared<fo::TypeNode>();
+    node->map = fo::MapAtom{ {}, deducedStruct(), fo::Relationship::Separable, true };
+    for (const char *name : atomic)
+        node->map->fields.emplace(name, fo::StructField{ atomicStruct(), std::nullopt });
+    for (auto &[name, type] : others)
+        node->map->fields.emplace(name, fo::StructField{ std::move(type), std::nullopt });
+    return node;
+}
+
+// An EnvVar: its valueFrom's selectors are atomic structs.
+fo::TypeRef envVarType()
+{
+    return structWithAtomic(
+        {},
+        { { "valueFrom",
+            structWithAtomic(
+                { "fieldRef", "resourceFieldRef", "configMapKeyRef", "secretKeyRef" }) } });
+}
+
 // A Go struct whose tagged fields the strategic schema lists: those typed, the others deduced.
 fo::TypeRef structType(const StrategicSchema *schema, bool atomicSelector)
 {
     auto node = std::make_shared<fo::TypeNode>();
-    node->map = fo::MapAtom{ {}, fo::types::deduced(), fo::Relationship::Separable };
+    node->map = fo::MapAtom{ {}, deducedStruct(), fo::Relationship::Separable, true };
     if (!schema)
         return node;
     for (const StrategicField &field : schema->fields) {
@@ -54,6 +104,7 @@ fo::TypeRef structType(const StrategicSchema *schema, bool atomicSelector)
         } else if (field.merge) {
             auto list = std::make_shared<fo::TypeNode>();
             fo::TypeRef element = field.schema ? structType(field.schema, false)
+                : name == "env"                ? envVarType()
                 : field.itemKind == "string"   ? stringScalar()
                 : !field.mergeKey.empty()      ? structType(nullptr, false)
                                                : fo::types::deduced();
@@ -71,7 +122,7 @@ fo::TypeRef structType(const StrategicSchema *schema, bool atomicSelector)
     // metav1.LabelSelector is +structType=atomic.
     if (atomicSelector) {
         auto selector = std::make_shared<fo::TypeNode>();
-        selector->map = fo::MapAtom{ {}, fo::types::deduced(), fo::Relationship::Atomic };
+        selector->map = fo::MapAtom{ {}, deducedStruct(), fo::Relationship::Atomic };
         node->map->fields.insert_or_assign("selector", fo::StructField{ selector, std::nullopt });
     }
     return node;
@@ -113,7 +164,14 @@ fo::TypeRef builtinFieldTypes(const ResourceType &type)
 {
     const bool workload = type.group == u"apps";
     fo::TypeRef root = structType(&strategicSchemaOf(type.group, type.kind), workload);
-    if (type.kind == u"CustomResourceDefinition") {
+    if (type.kind == u"Event" && type.group.isEmpty()) {
+        // ObjectReference is +structType=atomic.
+        auto node = std::make_shared<fo::TypeNode>(*root);
+        for (const char *name : { "involvedObject", "related" })
+            node->map->fields.insert_or_assign(name,
+                                               fo::StructField{ atomicStruct(), std::nullopt });
+        root = node;
+    } else if (type.kind == u"CustomResourceDefinition") {
         // CustomResourceDefinitionStatus.conditions: +listType=map +listMapKey=type.
         auto node = std::make_shared<fo::TypeNode>(*root);
         auto status = std::make_shared<fo::TypeNode>(*structType(nullptr, false));
@@ -125,6 +183,51 @@ fo::TypeRef builtinFieldTypes(const ResourceType &type)
         root = node;
     }
     return root;
+}
+
+json createdFrom(const ResourceType &type)
+{
+    if (!type.builtin)
+        return json();
+    json zero = { { "apiVersion", type.groupVersion().toStdString() },
+                  { "kind", type.kind.toStdString() },
+                  { "metadata", { { "creationTimestamp", nullptr } } } };
+    const json podTemplate
+        = json::parse(R"({"metadata":{"creationTimestamp":null},"spec":{"containers":null}})");
+    const QString &kind = type.kind;
+    if (kind == u"Pod") {
+        zero["spec"] = { { "containers", nullptr } };
+        zero["status"] = json::object();
+    } else if (kind == u"Deployment") {
+        zero["spec"] = { { "selector", nullptr },
+                         { "template", podTemplate },
+                         { "strategy", json::object() } };
+        zero["status"] = json::object();
+    } else if (kind == u"ReplicaSet") {
+        zero["spec"] = { { "selector", nullptr }, { "template", podTemplate } };
+        zero["status"] = { { "replicas", 0 } };
+    } else if (kind == u"Namespace" || kind == u"ResourceQuota") {
+        zero["spec"] = json::object();
+        zero["status"] = json::object();
+    } else if (kind == u"Service") {
+        zero["spec"] = json::object();
+        zero["status"] = { { "loadBalancer", json::object() } };
+    } else if (kind == u"Lease") {
+        zero["spec"] = json::object();
+    } else if (kind == u"Event") {
+        for (const char *key : { "involvedObject", "source" })
+            zero[key] = json::object();
+        for (const char *key : { "firstTimestamp", "lastTimestamp", "eventTime" })
+            zero[key] = nullptr;
+        zero["reportingComponent"] = "";
+        zero["reportingInstance"] = "";
+    } else if (kind == u"CustomResourceDefinition") {
+        zero["spec"] = json::parse(
+            R"({"group":"","names":{"plural":"","kind":""},"scope":"","versions":null})");
+        zero["status"] = json::parse(
+            R"({"conditions":null,"acceptedNames":{"plural":"","kind":""},"storedVersions":null})");
+    }
+    return zero;
 }
 
 std::shared_ptr<const TypeFieldManagers> makeFieldManagers(const ResourceType &type,

@@ -40,6 +40,12 @@ std::shared_ptr<const TypeFieldManagers> makeFieldManagers(const ResourceType &t
 // The type a built-in kind's managedFields are computed with.
 fieldowner::TypeRef builtinFieldTypes(const ResourceType &type);
 
+// What a create's field manager compares the new object with: null for a custom resource (no
+// object), a built-in kind's Go zero value as encoding/json writes it (the members without
+// omitempty: a Pod's spec.containers null, an Event's eventTime null...), which upstream's
+// typed objects carry on both sides, so that they are nobody's.
+nlohmann::json createdFrom(const ResourceType &type);
+
 // The Update manager of a write other than apply: the fieldManager option, else the User-Agent.
 std::string updateManagerOf(const WriteOptions &options);
 
