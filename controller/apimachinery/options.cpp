@@ -35,6 +35,8 @@ QByteArray patchMediaType(PatchType type)
         return "application/json-patch+json";
     case PatchType::Strategic:
         return "application/strategic-merge-patch+json";
+    case PatchType::Apply:
+        return "application/apply-patch+yaml";
     }
     return {};
 }

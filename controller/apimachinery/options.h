@@ -46,6 +46,7 @@ enum class PatchType {
     Merge, // application/merge-patch+json (RFC 7386)
     Json, // application/json-patch+json (RFC 6902)
     Strategic, // application/strategic-merge-patch+json (built-in kinds only)
+    Apply, // application/apply-patch+yaml: server-side apply (needs a fieldManager)
 };
 
 // The Content-Type of a patch of this type.

@@ -26,6 +26,7 @@ WriteOptions outcomeOnly()
 {
     WriteOptions options;
     options.returnObject = false;
+    options.fieldManager = u"reconscope-churn"_s; // managedFields name the mutator
     return options;
 }
 

@@ -37,6 +37,7 @@ Cluster::Cluster(QObject *parent, bool installCustomAppCrd)
     , m_controllers(m_store, m_clock)
     , m_verbs{ m_store, m_admission, m_controllers, m_statusInPlace, m_clock, m_lastRead }
 {
+    m_store.setClock(&m_clock);
     installBuiltins();
     if (installCustomAppCrd) {
         QFile file(u":/crds/customapps.infrastructure.internal.net.yaml"_s);
@@ -62,21 +63,31 @@ void Cluster::installBuiltins()
 {
     for (const ResourceType &type : builtinResourceTypes())
         m_store.registerTypes({ type });
+    // Created by kube-apiserver itself, as its managedFields say.
+    WriteOptions byApiServer;
+    byApiServer.fieldManager = u"kube-apiserver"_s;
     for (const QString &name :
          { u"default"_s, u"kube-node-lease"_s, u"kube-public"_s, u"kube-system"_s }) {
         auto result = create(ResourceRef{ {}, u"v1"_s, u"namespaces"_s },
                              {},
                              json{ { "apiVersion", "v1" },
                                    { "kind", "Namespace" },
-                                   { "metadata", { { "name", name.toStdString() } } } });
+                                   { "metadata", { { "name", name.toStdString() } } } },
+                             byApiServer);
         Q_ASSERT(result.ok());
     }
 }
 
 void Cluster::installCrdObject(const json &crd)
 {
-    auto result = create(
-        ResourceRef{ u"apiextensions.k8s.io"_s, u"v1"_s, u"customresourcedefinitions"_s }, {}, crd);
+    // As reconscope's client would install it (its User-Agent names the manager).
+    WriteOptions options;
+    options.fieldManager = u"reconscope"_s;
+    auto result
+        = create(ResourceRef{ u"apiextensions.k8s.io"_s, u"v1"_s, u"customresourcedefinitions"_s },
+                 {},
+                 crd,
+                 options);
     if (!result)
         qWarning("cluster: cannot install CRD: %s", qPrintable(result.error().message));
 }

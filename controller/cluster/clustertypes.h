@@ -63,7 +63,13 @@ enum class FieldValidation { Ignore, Warn, Strict };
 struct WriteOptions
 {
     bool dryRun = false;
+    // Who writes, for managedFields: an apply's manager (required), else the Update manager's
+    // name when given; without one, the Update manager is named after the User-Agent (up to its
+    // first "/"), as kube-apiserver does, and "unknown" when there is none either.
     QString fieldManager;
+    QString userAgent;
+    // Server-side apply only: take the fields other managers own instead of failing on them.
+    bool force = false;
     FieldValidation fieldValidation = FieldValidation::Warn;
     // false: a write that sets WriteResult::objectJson may leave WriteResult::object null, for
     // callers that only need the bytes or the outcome (the HTTP API, the churn mutator).

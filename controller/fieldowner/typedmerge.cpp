@@ -405,7 +405,7 @@ FieldSet ensureNamedFieldsAreMembers(const FieldSet &set, const TypeRef &type)
     for (const FieldSet::Child &child : set.children()) {
         TypeRef childType;
         if (child.element.kind == PathElement::Kind::Field && map) {
-            if (map->field(child.element.name))
+            if (map->isField(child.element.name))
                 out.insertMember(child.element);
             childType = map->typeOf(child.element.name);
         } else if (child.element.kind == PathElement::Kind::Key && list) {

@@ -255,7 +255,7 @@ struct FieldSetWalker
         for (const auto &[key, member] : value.items()) {
             path.push_back(PathElement::field(key));
             walk(member, map.typeOf(key));
-            if (member.is_null() || (member.is_object() && member.empty()) || !map.field(key))
+            if (member.is_null() || (member.is_object() && member.empty()) || !map.isField(key))
                 set.insert(path);
             path.pop_back();
         }

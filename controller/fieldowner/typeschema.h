@@ -34,9 +34,15 @@ struct MapAtom
     std::map<std::string, StructField> fields;
     TypeRef elementType; // the type of keys fields does not declare; null: none allowed
     Relationship relationship = Relationship::Unset;
+    // Keys `fields` does not declare are struct fields all the same (of elementType): a Go
+    // struct whose members the types do not spell out (the embedded cluster's built-in kinds).
+    // A struct field is owned through its members; a map key is owned itself.
+    bool undeclaredAreFields = false;
 
     const StructField *field(const std::string &name) const;
     TypeRef typeOf(const std::string &key) const;
+    // Whether `key` is a struct field (declared, or taken for one) rather than a map key.
+    bool isField(const std::string &key) const { return undeclaredAreFields || field(key); }
 };
 
 struct ListAtom

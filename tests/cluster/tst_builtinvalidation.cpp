@@ -57,6 +57,10 @@ void genericIdentities(json &value, const std::string &key = {})
         "creationTimestamp", "deletionTimestamp", "lastTransitionTime", "lastUpdateTime"
     };
     if (value.is_object()) {
+        // The recorded answers predate managedFields (the harness dropped them then); they are
+        // held to the real server by tst_serversideapply and the fidelity corpus.
+        if (key == "metadata")
+            value.erase("managedFields");
         for (auto it = value.begin(); it != value.end(); ++it)
             genericIdentities(it.value(), it.key());
     } else if (value.is_array()) {

@@ -10,7 +10,9 @@ patches of metadata (label, annotate) and strategic merge patches of the pod tem
 restart, set image), and a protobuf SelfSubjectAccessReview (auth can-i).
 
 Compared apart from what only a controller writes, since the real side runs none (as envtest):
-a Deployment's status and its `deployment.kubernetes.io/revision` annotation. The time `rollout
+a Deployment's status, the managedFields entry of that status and its
+`deployment.kubernetes.io/revision` annotation. managedFields are compared otherwise (times
+normalized). The time `rollout
 restart` stamps into the template differs by nature and is normalized.
 
     kubectl_commands.py --embedded build/app/reconscope --kube-bin ~/.cache/reconscope/.../bin
@@ -60,6 +62,10 @@ def comparable(obj):
     """An object read back, less what only a controller writes, the restart time normalized."""
     if obj.get("kind") == "Deployment":
         obj.pop("status", None)
+        meta = obj.get("metadata", {})
+        if isinstance(meta.get("managedFields"), list):
+            meta["managedFields"] = [e for e in meta["managedFields"]
+                                     if e.get("subresource") != "status"]
         annotations = obj.get("metadata", {}).get("annotations", {})
         for key in CONTROLLER_ANNOTATIONS:
             annotations.pop(key, None)

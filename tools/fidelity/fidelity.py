@@ -209,8 +209,12 @@ class Replay:
     def ensure_crd(self, manifest):
         """Installs a CRD the embedded cluster may already carry (its own CustomApp); not compared."""
         crd = read_manifest(manifest)
+        # Created as reconscope's client creates it (its User-Agent names the Update manager),
+        # as the embedded cluster installs its own CustomApp CRD.
         self.clients["admin"].request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-                                      json.dumps(crd).encode(), {"Content-Type": "application/json"})
+                                      json.dumps(crd).encode(),
+                                      {"Content-Type": "application/json",
+                                       "User-Agent": "reconscope/fidelity"})
         self.wait_established(crd["metadata"]["name"])
 
     def wait_established(self, name):
@@ -296,7 +300,8 @@ def report(results, release):
              " are compared as JSON values (HTTP status, then the body: a Status's reason, message"
              " and details, or the object) after normalizing only what must differ: uids and"
              " resourceVersions (labelled per object by order of appearance), server-set"
-             " timestamps, continue tokens, generated names, the server's version, managedFields,"
+             " timestamps (managedFields entries' times among them), continue tokens, generated names,"
+             " the server's version,"
              " and two orders kube-apiserver itself varies from run to run (validation causes,"
              " discovery resources); `tools/fidelity/normalize.py` says how. Watches are compared"
              " as their event sequences. `fidelity.py --self-check real` (and `embedded`) replays"

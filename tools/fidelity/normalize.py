@@ -13,7 +13,11 @@ Normalized (and nothing else):
 - continue tokens: <continue> (the pages they lead to are compared as requests of their own);
 - names made from generateName: the prefix and <suffix>;
 - the server's version (/version): every value is <version>;
-- managedFields: dropped;
+- the time of each managedFields entry: <time>, and with it the order the times give the entries
+  (kube-apiserver sorts them by operation, time in seconds, manager, apiVersion, subresource:
+  writes a second apart or not reorder them), the entries then sorted without the time; the
+  entries, their managers, operations, apiVersions, subresources and fieldsV1 are compared as
+  they are;
 - the order of a validation failure's causes (kube-apiserver's follows Go's map order, which
   changes from run to run): the causes, and the message that lists them, sorted;
 - the order of a discovery document's resources (kube-apiserver's changes from run to run);
@@ -88,7 +92,14 @@ class Normalizer:
         return status, body
 
     def metadata(self, value, meta):
-        meta.pop("managedFields", None)
+        entries = meta.get("managedFields")
+        if isinstance(entries, list):
+            for entry in entries:
+                if isinstance(entry, dict) and isinstance(entry.get("time"), str) and entry["time"]:
+                    entry["time"] = "<time>"
+            if all(isinstance(entry, dict) for entry in entries):
+                entries.sort(key=lambda e: tuple(str(e.get(k, "")) for k in
+                                                 ("operation", "manager", "apiVersion", "subresource")))
         prefix, name = meta.get("generateName"), meta.get("name")
         if prefix and isinstance(name, str) and name.startswith(prefix) and name != prefix:
             meta["name"] = prefix + "<suffix>"

@@ -2,6 +2,7 @@
 
 #include "controller/cluster/objectjson.h"
 #include "controller/cluster/registry/deletion.h"
+#include "controller/cluster/registry/fieldmanagers.h"
 #include "controller/cluster/schema/crd.h"
 
 #include <algorithm>
@@ -33,6 +34,7 @@ void CrdController::establish(const RecordPtr &crdRecord)
     if (!crdType || crdRecord->deleting)
         return;
     json crd = m_store.parseRecord(*crdType, crdRecord);
+    const json before = crd;
     auto types = resourceTypesFromCrd(crd);
     if (!types)
         return;
@@ -84,6 +86,10 @@ void CrdController::establish(const RecordPtr &crdRecord)
     if (crd["status"] == status)
         return;
     crd["status"] = status;
+    // Written as kube-apiserver's naming and establishing controllers write it: an Update of
+    // the status by "kube-apiserver".
+    if (crdType->fieldManagers)
+        crd = crdType->fieldManagers->of(true).update(before, std::move(crd), "kube-apiserver");
     m_store.commitPut(*crdType, std::move(crd), crdRecord);
 }
 

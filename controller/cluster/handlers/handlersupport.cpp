@@ -211,10 +211,26 @@ QList<FieldError> validateDryRun(const QStringList &values)
     return {};
 }
 
-std::optional<ApiError>
-parseWriteOptions(const ApiRequest &request, const QString &optionsKind, WriteOptions &options)
+std::optional<ApiError> parseWriteOptions(const ApiRequest &request,
+                                          const QString &optionsKind,
+                                          WriteOptions &options,
+                                          std::optional<PatchType> patchType)
 {
     QList<FieldError> errors;
+    options.userAgent = QString::fromUtf8(request.header("user-agent"));
+    if (patchType) {
+        // ValidatePatchOptions: force only with apply, which needs a fieldManager.
+        const bool forceGiven = request.query.hasQueryItem(u"force"_s);
+        options.force = forceGiven && queryFlag(request, u"force"_s);
+        if (*patchType != PatchType::Apply && forceGiven)
+            errors.append({ u"FieldValueForbidden"_s,
+                            u"force"_s,
+                            u"Forbidden: may not be specified for non-apply patch"_s });
+        if (*patchType == PatchType::Apply && queryValue(request, u"fieldManager"_s).isEmpty())
+            errors.append({ u"FieldValueRequired"_s,
+                            u"fieldManager"_s,
+                            u"Required value: is required for apply patch"_s });
+    }
     const QStringList dryRun = request.query.allQueryItemValues(u"dryRun"_s, QUrl::FullyDecoded);
     errors.append(validateDryRun(dryRun));
     options.dryRun = !dryRun.isEmpty();
@@ -386,16 +402,17 @@ models::Result<json, ApiError> parseWriteRequest(const ApiRequest &request,
     return body;
 }
 
-models::Result<PatchType, ApiError> patchTypeOf(const ApiRequest &request, bool builtin)
+models::Result<PatchType, ApiError> patchTypeOf(const ApiRequest &request, bool builtin, bool apply)
 {
     QByteArray contentType = request.header("content-type");
     contentType
         = contentType
               .left(contentType.indexOf(';') < 0 ? contentType.size() : contentType.indexOf(';'))
               .trimmed();
-    for (const PatchType type : { PatchType::Json, PatchType::Merge, PatchType::Strategic }) {
+    for (const PatchType type :
+         { PatchType::Json, PatchType::Merge, PatchType::Strategic, PatchType::Apply }) {
         if (contentType == apimachinery::patchMediaType(type)
-            && (builtin || type != PatchType::Strategic))
+            && (builtin || type != PatchType::Strategic) && (apply || type != PatchType::Apply))
             return type;
     }
     // The lists of kube-apiserver's installer and of apiextensions-apiserver's CR handler.

@@ -51,9 +51,14 @@ ApiResponse writeAnswer(const ApiRequest &request,
 // Options kinds name the 422s of option validation: "CreateOptions.meta.k8s.io "" is invalid".
 apimachinery::ApiError optionsInvalid(const QString &kind, const QList<FieldError> &errors);
 QList<FieldError> validateDryRun(const QStringList &values);
-// dryRun, fieldManager and fieldValidation of a create, update or patch.
+// dryRun, fieldManager and fieldValidation of a create, update or patch, and the User-Agent that
+// names the write's manager when no fieldManager does; for a patch (`patchType`) also force,
+// forbidden but for apply, which requires a fieldManager.
 std::optional<apimachinery::ApiError>
-parseWriteOptions(const ApiRequest &request, const QString &optionsKind, WriteOptions &options);
+parseWriteOptions(const ApiRequest &request,
+                  const QString &optionsKind,
+                  WriteOptions &options,
+                  std::optional<apimachinery::PatchType> patchType = std::nullopt);
 // The options and the body of a create or update, the object not to be returned parsed (the
 // response is the committed bytes).
 models::Result<nlohmann::json, apimachinery::ApiError> parseWriteRequest(const ApiRequest &request,
@@ -68,8 +73,9 @@ models::Result<nlohmann::json, apimachinery::ApiError> parseWriteRequest(const A
 models::Result<nlohmann::json, apimachinery::ApiError>
 parseBody(const ApiRequest &request, bool protobuf, const QString &decodeKind = {});
 // The patch type of the Content-Type, or the 415 naming what the type accepts: strategic merge
-// for built-in kinds only, as kube-apiserver; apply patches never (documented divergence).
+// for built-in kinds only, as kube-apiserver; apply patches for every kind, but not through
+// /scale (`apply` false: a stated divergence, docs/fieldownership.md).
 models::Result<apimachinery::PatchType, apimachinery::ApiError>
-patchTypeOf(const ApiRequest &request, bool builtin);
+patchTypeOf(const ApiRequest &request, bool builtin, bool apply = true);
 
 } // namespace reconscope::controller::cluster

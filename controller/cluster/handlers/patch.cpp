@@ -12,7 +12,7 @@ ApiResponse servePatch(const ResourceRequest &r)
     if (!patchType)
         return errorResponse(r.request, patchType.error());
     WriteOptions options;
-    if (auto error = parseWriteOptions(r.request, u"PatchOptions"_s, options))
+    if (auto error = parseWriteOptions(r.request, u"PatchOptions"_s, options, *patchType))
         return errorResponse(r.request, *error);
     options.returnObject = false;
     return writeAnswer(

@@ -2,7 +2,9 @@
 
 #include "controller/cluster/handlers/handlersupport.h"
 #include "controller/cluster/objectjson.h"
+#include "controller/cluster/registry/fieldmanagers.h"
 #include "controller/cluster/registry/strategicmerge.h"
+#include "controller/fieldowner/managedfields.h"
 #include "models/gojson.h"
 
 using namespace Qt::StringLiterals;
@@ -78,7 +80,7 @@ ApiResult<json> requestedScale(const ResourceRequest &r, const json &object)
         return ApiError::badRequest(
             u"error decoding patch: the patch is JSON this server cannot read"_s);
     json scale = toScale(r.type->type, object);
-    const auto patchType = patchTypeOf(request, r.type->type.builtin);
+    const auto patchType = patchTypeOf(request, r.type->type.builtin, false);
     if (!patchType)
         return patchType.error();
     if (*patchType == PatchType::Merge) {
@@ -97,6 +99,37 @@ ApiResult<json> requestedScale(const ResourceRequest &r, const json &object)
     if (!applied)
         return ApiError::unprocessableGeneric();
     return std::move(*applied);
+}
+
+// ScaleHandler.ToParent gives a scale entry the time the parent's entry of that manager had: none
+// for a new one. (The parent keeps entries of other managers as the field manager left them.)
+void keepScaleEntryTimes(json &object, const json &stored)
+{
+    json *fields = object.contains("metadata") ? &object["metadata"] : nullptr;
+    if (!fields || !fields->contains("managedFields") || !(*fields)["managedFields"].is_array())
+        return;
+    const json &before
+        = objectjson::member(objectjson::member(stored, "metadata"), "managedFields");
+    const auto identity = [](const json &entry) {
+        return json{ objectjson::member(entry, "manager"),
+                     objectjson::member(entry, "operation"),
+                     objectjson::member(entry, "apiVersion"),
+                     objectjson::member(entry, "subresource") };
+    };
+    for (json &entry : (*fields)["managedFields"]) {
+        if (objectjson::member(entry, "subresource") != "scale")
+            continue;
+        entry.erase("time");
+        if (!before.is_array())
+            continue;
+        for (const json &old : before) {
+            if (identity(old) == identity(entry) && old.contains("time"))
+                entry["time"] = old["time"];
+        }
+    }
+    // In upstream's order again, which goes by time.
+    if (auto managed = fieldowner::decodeManagedFields((*fields)["managedFields"]))
+        fieldowner::setManagedFields(object, *managed);
 }
 
 } // namespace
@@ -138,7 +171,25 @@ ApiResponse serveScale(const ResourceRequest &r)
     for (const QString &key : pathKeys(rt.specReplicasPath))
         target = &(*target)[key.toStdString()];
     *target = replicas;
-    auto result = updateObject(r.verbs, r.type, r.ns, r.name, std::move(object), false, options);
+    // Entries of writes through /scale name the subresource (upstream's ScaleHandler keeps them
+    // on the parent, owning its replicas field).
+    const json stored = r.store.parseRecord(*r.type, *record);
+    if (r.type->fieldManagers->scale) {
+        object = r.type->fieldManagers->scale->update(
+            stored, std::move(object), updateManagerOf(options));
+        keepScaleEntryTimes(object, stored);
+    }
+    auto result = updateObject(r.verbs,
+                               r.type,
+                               r.ns,
+                               r.name,
+                               std::move(object),
+                               false,
+                               options,
+                               {},
+                               nullptr,
+                               r.type->fieldManagers->scale ? ManagedFieldsFrom::Given
+                                                            : ManagedFieldsFrom::Update);
     if (!result)
         return errorResponse(request, result.error());
     return jsonResponse(request, 200, toScale(rt, result->object));

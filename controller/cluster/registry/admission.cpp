@@ -103,10 +103,15 @@ std::optional<ApiError> Admission::applySchema(const TypeEntry &type,
                                                json &object,
                                                const WriteOptions &options,
                                                QStringList &warnings,
-                                               bool patch) const
+                                               bool patch,
+                                               bool applied) const
 {
     if (type.type.schema.is_null()) {
         applyBuiltinDefaults(type.type, object);
+        return std::nullopt;
+    }
+    if (applied) {
+        type.schema.applyDefaults(object, false);
         return std::nullopt;
     }
     const QStringList unknown = type.schema.prune(object);
@@ -132,12 +137,12 @@ std::optional<ApiError> Admission::applySchema(const TypeEntry &type,
     return std::nullopt;
 }
 
-void Admission::applyDefaults(const TypeEntry &type, json &object)
+void Admission::applyDefaults(const TypeEntry &type, json &object, bool keepNulls)
 {
     if (type.type.schema.is_null())
         applyBuiltinDefaults(type.type, object);
     else
-        type.schema.applyDefaults(object);
+        type.schema.applyDefaults(object, !keepNulls);
 }
 
 std::optional<ApiError>
@@ -162,6 +167,23 @@ Admission::admitNamespace(const TypeEntry &type, const QString &ns, const QStrin
             u"unable to create new content in namespace %1 because it is being terminated"_s.arg(
                 ns));
     return std::nullopt;
+}
+
+void Admission::applyDecodeDefaults(const TypeEntry &type, json &object)
+{
+    if (!type.type.builtin || !object.is_object())
+        return;
+    if (isNamespaceType(type.type)) {
+        json &metadata = object["metadata"];
+        if (!metadata.is_object())
+            return;
+        if (!metadata.contains("labels") || metadata["labels"].is_null())
+            metadata["labels"] = json::object();
+        if (metadata["labels"].is_object() && metadata.contains("name"))
+            metadata["labels"]["kubernetes.io/metadata.name"] = metadata["name"];
+    } else if (isCrdType(type.type)) {
+        applyCrdDefaults(object);
+    }
 }
 
 void Admission::prepareBuiltinForCreate(const TypeEntry &type, json &object) const

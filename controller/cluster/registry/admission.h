@@ -37,14 +37,22 @@ public:
     adoptRequestNamespace(const ResourceType &type, nlohmann::json &metadata, const QString &ns);
     // Prunes unknown fields (warned of or refused by options.fieldValidation) and applies the
     // schema's defaults. `patch`: the object is a patch's result, whose refusal names no kind.
+    // `applied`: a server-side apply's result, which upstream's field manager defaults without
+    // decoding it again: nothing pruned, nulls kept for validation.
     std::optional<apimachinery::ApiError> applySchema(const TypeEntry &type,
                                                       nlohmann::json &object,
                                                       const WriteOptions &options,
                                                       QStringList &warnings,
-                                                      bool patch = false) const;
+                                                      bool patch = false,
+                                                      bool applied = false) const;
     // Defaults the object as the type's schema (custom resources) or the built-in kind's Go
-    // type (builtindefaults.h) does.
-    static void applyDefaults(const TypeEntry &type, nlohmann::json &object);
+    // type (builtindefaults.h) does; `keepNulls` for an apply's result (applySchema).
+    static void
+    applyDefaults(const TypeEntry &type, nlohmann::json &object, bool keepNulls = false);
+    // The defaults upstream sets when it decodes a create's body that the embedded cluster sets
+    // in the create strategy (prepareBuiltinForCreate): a Namespace's kubernetes.io/metadata.name
+    // label, a CRD's names and conversion strategy. The field manager sees them set.
+    static void applyDecodeDefaults(const TypeEntry &type, nlohmann::json &object);
     // NamespaceLifecycle: the namespace exists and is not terminating.
     std::optional<apimachinery::ApiError>
     admitNamespace(const TypeEntry &type, const QString &ns, const QString &name) const;

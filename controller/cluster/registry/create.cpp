@@ -5,6 +5,7 @@
 #include "controller/cluster/objectjson.h"
 #include "controller/cluster/registry/admission.h"
 #include "controller/cluster/registry/builtindecode.h"
+#include "controller/cluster/registry/fieldmanagers.h"
 
 #include <QRandomGenerator>
 #include <QUuid>
@@ -36,8 +37,7 @@ void beforeCreate(const VerbContext &context, const TypeEntry &type, json &objec
                              "creationTimestamp",
                              "deletionTimestamp",
                              "deletionGracePeriodSeconds",
-                             "selfLink",
-                             "managedFields" })
+                             "selfLink" })
         metadata.erase(key);
     const QString generateName = objectjson::string(metadata, "generateName");
     if (name.isEmpty() && !generateName.isEmpty()) {
@@ -60,7 +60,8 @@ ApiResult<WriteResult> createObject(VerbContext &context,
                                     const TypePtr &typePtr,
                                     const QString &ns,
                                     json object,
-                                    const WriteOptions &options)
+                                    const WriteOptions &options,
+                                    ManagedFieldsFrom from)
 {
     const TypeEntry &type = *typePtr;
     if (!object.is_object())
@@ -77,18 +78,29 @@ ApiResult<WriteResult> createObject(VerbContext &context,
         return *error;
 
     QStringList warnings;
-    if (auto error = context.admission.applySchema(type, object, options, warnings))
+    const bool applied = from == ManagedFieldsFrom::Apply;
+    if (auto error = context.admission.applySchema(type, object, options, warnings, false, applied))
         return *error;
 
     if (auto error = context.admission.admitNamespace(type, ns, name))
         return *error;
 
+    // The field manager sees the object as decoded and defaulted (upstream's create handler runs
+    // it before rest.BeforeCreate and the strategy).
+    if (from == ManagedFieldsFrom::Update) {
+        Admission::applyDecodeDefaults(type, object);
+        object = recordUpdate(type.type,
+                              type.fieldManagers->main,
+                              createdFrom(type.type),
+                              std::move(object),
+                              options);
+    }
     beforeCreate(context, type, object, name);
     context.admission.prepareBuiltinForCreate(type, object);
     // Defaulting a second time (applySchema defaulted the body) is deliberate: kube-apiserver
     // defaults the decoded request and again the object it reads back from storage, so defaults
     // that hold for what the strategy or the first pass set appear here as they do there.
-    Admission::applyDefaults(type, object);
+    Admission::applyDefaults(type, object, applied);
 
     if (auto error = context.admission.validateObject(type, object, true, {}))
         return *error;

@@ -2,8 +2,10 @@
 
 #include "controller/cluster/controllers/controllermanager.h"
 #include "controller/cluster/objectjson.h"
+#include "controller/cluster/registry/fieldmanagers.h"
 #include "controller/cluster/registry/statuspatch.h"
 #include "controller/cluster/registry/strategicmerge.h"
+#include "controller/cluster/yamldocuments.h"
 #include "models/gojson.h"
 
 using namespace Qt::StringLiterals;
@@ -96,6 +98,123 @@ decodePatch(PatchType patchType, const QByteArray &patchBody, FieldValidation va
     return patchDocument;
 }
 
+// The apply's refusal as the Status the field manager words (409 with FieldManagerConflict
+// causes, 400, or a 500 without a reason).
+ApiError applyError(const fieldowner::ApplyError &error)
+{
+    ApiError out;
+    out.code = error.code;
+    out.reason = QString::fromStdString(error.reason);
+    out.message = QString::fromStdString(error.message);
+    for (const fieldowner::ApplyError::Cause &cause : error.causes)
+        out.causes.append({ QString::fromStdString(cause.type),
+                            QString::fromStdString(cause.message),
+                            QString::fromStdString(cause.field) });
+    out.hasDetails = !out.causes.isEmpty();
+    return out;
+}
+
+// An apply patch's body as handlers/patch.go reads it (sigs.k8s.io/yaml into a map): YAML or
+// JSON, nothing (or null) an empty object.
+ApiResult<json> decodeApplyPatch(const QByteArray &patchBody)
+{
+    auto documents = yamlDocumentsToJson(patchBody);
+    if (!documents)
+        return ApiError::badRequest(u"error decoding YAML: error converting YAML to JSON: yaml: "_s
+                                    + documents.error().message);
+    if (documents->isEmpty() || documents->first().is_null())
+        return json::object();
+    json config = std::move(documents->first());
+    if (!config.is_object())
+        return ApiError::badRequest(
+            u"error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot "
+            "unmarshal %1 into Go value of type map[string]interface {}"_s.arg(
+                QLatin1String(models::goJsonValueType(objectjson::dump(config)))));
+    return config;
+}
+
+// The checks of a patch's result before the update path: its name and namespace against the
+// request's, and the resourceVersion it leaves or sets as a precondition (none: unconditional).
+std::optional<ApiError> checkPatched(const TypeEntry &type,
+                                     json &patched,
+                                     const QString &ns,
+                                     const QString &name,
+                                     const RecordPtr &existing)
+{
+    json &metadata = patched["metadata"];
+    if (!metadata.is_object())
+        return ApiError::badRequest(u"metadata: must be an object"_s);
+    if (objectjson::string(metadata, "name") != name)
+        return ApiError::badRequest(
+            u"the name of the object (%1) does not match the name on the URL (%2)"_s.arg(
+                objectjson::string(metadata, "name"), name));
+    if (type.type.namespaced && objectjson::string(metadata, "namespace") != ns)
+        return ApiError::badRequest(
+            u"the namespace of the provided object does not match the namespace sent on the request"_s);
+    const json &rv = objectjson::member(metadata, "resourceVersion");
+    if (rv.is_null() || (rv.is_string() && rv.get<std::string>().empty()))
+        metadata["resourceVersion"] = std::to_string(existing->resourceVersion);
+    return std::nullopt;
+}
+
+// Server-side apply (handlers/patch.go's applyPatcher): the configuration merged into the stored
+// object by the field manager, or the object created from it when there is none (not through a
+// subresource).
+ApiResult<WriteResult> applyPatch(VerbContext &context,
+                                  const TypePtr &typePtr,
+                                  const QString &ns,
+                                  const QString &name,
+                                  const QByteArray &patchBody,
+                                  bool status,
+                                  const WriteOptions &options)
+{
+    const TypeEntry &type = *typePtr;
+    RecordPtr existing = context.store.find(type, ns, name);
+    if (!existing && status)
+        return ApiError::notFound(type.type.group, type.type.plural, name);
+    auto config = decodeApplyPatch(patchBody);
+    if (!config)
+        return config.error();
+    const fieldowner::FieldManager &manager = type.fieldManagers->of(status);
+    const std::string applier = options.fieldManager.toStdString();
+    if (!existing) {
+        auto created = manager.apply(json(), *config, applier, options.force);
+        if (!created)
+            return applyError(created.error());
+        const QString objectName
+            = objectjson::string(objectjson::member(*created, "metadata"), "name");
+        if (objectName.isEmpty())
+            return ApiError::badRequest(
+                u"the name of the object (%1 based on URL) was undeterminable: name must be "
+                "provided"_s.arg(name));
+        if (objectName != name)
+            return ApiError::badRequest(
+                u"the name of the object (%1) does not match the name on the URL (%2)"_s.arg(
+                    objectName, name));
+        return createObject(
+            context, typePtr, ns, std::move(*created), options, ManagedFieldsFrom::Apply);
+    }
+    json current = context.store.parseRecord(type, existing);
+    auto applied = manager.apply(current, *config, applier, options.force);
+    if (!applied)
+        return applyError(applied.error());
+    json patched = std::move(*applied);
+    if (!patched.is_object())
+        return ApiError::unprocessableGeneric();
+    if (auto error = checkPatched(type, patched, ns, name, existing))
+        return *error;
+    return updateObject(context,
+                        typePtr,
+                        ns,
+                        name,
+                        std::move(patched),
+                        status,
+                        options,
+                        existing,
+                        &current,
+                        ManagedFieldsFrom::Apply);
+}
+
 } // namespace
 
 ApiResult<WriteResult> patchObject(VerbContext &context,
@@ -111,6 +230,8 @@ ApiResult<WriteResult> patchObject(VerbContext &context,
     // strategicpatch's refusal of an object without Go struct tags (HTTP answers the 415 first).
     if (patchType == PatchType::Strategic && !type.type.builtin)
         return ApiError::badRequest(u"strategic merge patch format is not supported"_s);
+    if (patchType == PatchType::Apply)
+        return applyPatch(context, typePtr, ns, name, patchBody, status, options);
     auto decoded = decodePatch(patchType, patchBody, options.fieldValidation);
     if (!decoded)
         return decoded.error();
@@ -144,20 +265,8 @@ ApiResult<WriteResult> patchObject(VerbContext &context,
     }
     if (!patched.is_object())
         return ApiError::unprocessableGeneric();
-    json &metadata = patched["metadata"];
-    if (!metadata.is_object())
-        return ApiError::badRequest(u"metadata: must be an object"_s);
-    if (objectjson::string(metadata, "name") != name)
-        return ApiError::badRequest(
-            u"the name of the object (%1) does not match the name on the URL (%2)"_s.arg(
-                objectjson::string(metadata, "name"), name));
-    if (type.type.namespaced && objectjson::string(metadata, "namespace") != ns)
-        return ApiError::badRequest(
-            u"the namespace of the provided object does not match the namespace sent on the request"_s);
-    // A resourceVersion the patch leaves or sets acts as a precondition; none means unconditional.
-    const json &rv = objectjson::member(metadata, "resourceVersion");
-    if (rv.is_null() || (rv.is_string() && rv.get<std::string>().empty()))
-        metadata["resourceVersion"] = std::to_string(existing->resourceVersion);
+    if (auto error = checkPatched(type, patched, ns, name, existing))
+        return *error;
     return updateObject(
         context, typePtr, ns, name, std::move(patched), status, options, existing, &current);
 }

@@ -2,6 +2,8 @@
 
 #include "controller/cluster/objectjson.h"
 #include "controller/cluster/registry/admission.h"
+#include "controller/cluster/registry/fieldmanagers.h"
+#include "controller/fieldowner/managedfields.h"
 
 using namespace Qt::StringLiterals;
 using json = nlohmann::json;
@@ -57,6 +59,7 @@ struct StoredSpans
     const objectjson::MemberSpan *metadata = nullptr;
     const objectjson::MemberSpan *status = nullptr;
     const objectjson::MemberSpan *resourceVersion = nullptr; // within the metadata's text
+    const objectjson::MemberSpan *managedFields = nullptr; // within the metadata's text, or null
     Spans top;
     Spans metadataMembers;
 };
@@ -90,6 +93,7 @@ bool locateSpans(const Bucket &bucket,
     if (!objectjson::members(metadataText, spans.metadataMembers))
         return false;
     spans.resourceVersion = valueOf(spans.metadataMembers, "resourceVersion");
+    spans.managedFields = valueOf(spans.metadataMembers, "managedFields");
     const std::string oldRv = '"' + std::to_string(existing->resourceVersion) + '"';
     return spans.resourceVersion
         && slice(metadataText, spans.resourceVersion)
@@ -98,10 +102,12 @@ bool locateSpans(const Bucket &bucket,
 
 // The status alone, in a stand-in object {"status":...}: patched, then pruned and defaulted as
 // updateObject does the whole object, and validated; nullopt when the general way must answer.
+// `seen`: the status as the field manager sees it in the general way (defaulted once).
 std::optional<json> patchedStatus(const TypeEntry &type,
                                   QByteArrayView oldStatusText,
                                   PatchType patchType,
-                                  const json &patch)
+                                  const json &patch,
+                                  json &seen)
 {
     json old = json::object();
     old["status"] = objectjson::parseStored(oldStatusText);
@@ -124,6 +130,7 @@ std::optional<json> patchedStatus(const TypeEntry &type,
     // Twice, as the general way defaults: applySchema on the patched object, then applyDefaults
     // of the merged one (updateObject); a default may hold for what the first pass set.
     type.schema.applyDefaults(patched);
+    seen = patched["status"];
     type.schema.applyDefaults(patched);
     const auto status = patched.find("status");
     if (status == patched.end() || !status->is_object())
@@ -155,6 +162,36 @@ bool selectableFields(const Bucket &bucket,
     return true;
 }
 
+// The stored managedFields updated for the status write as the general way's field manager
+// would (registry/fieldmanagers.h): only the status differs between the stored object and the
+// patched one, so stand-ins holding the managedFields and the status give the same ownership.
+// nullopt when the general way must compute them (unreadable, or dropped by the field manager).
+std::optional<QByteArray> managedFieldsAfter(const TypeEntry &type,
+                                             const Bucket &bucket,
+                                             QByteArrayView managedFieldsText,
+                                             QByteArrayView oldStatusText,
+                                             const json &seenStatus,
+                                             const WriteOptions &options)
+{
+    if (!type.fieldManagers || !type.fieldManagers->status)
+        return std::nullopt;
+    json managedFields = objectjson::parseStored(managedFieldsText);
+    if (managedFields.is_discarded() || !managedFields.is_array() || managedFields.empty())
+        return std::nullopt;
+    json live = { { "apiVersion", bucket.storageApiVersion.toStdString() },
+                  { "kind", type.type.kind.toStdString() },
+                  { "metadata", { { "managedFields", std::move(managedFields) } } },
+                  { "status", objectjson::parseStored(oldStatusText) } };
+    json updated = live;
+    updated["status"] = seenStatus;
+    const json result
+        = type.fieldManagers->status->update(live, std::move(updated), updateManagerOf(options));
+    const json *fields = fieldowner::managedFieldsOf(result);
+    if (!fields || !fields->is_array())
+        return std::nullopt;
+    return objectjson::dump(*fields);
+}
+
 } // namespace
 
 std::optional<WriteResult> StatusPatchInPlace::apply(Store &store,
@@ -175,7 +212,9 @@ std::optional<WriteResult> StatusPatchInPlace::apply(Store &store,
         return std::nullopt;
     const QByteArrayView stored(existing->json);
     const QByteArrayView oldStatusText = slice(stored, spans.status);
-    const std::optional<json> patched = patchedStatus(type, oldStatusText, patchType, patch);
+    json seenStatus;
+    const std::optional<json> patched
+        = patchedStatus(type, oldStatusText, patchType, patch, seenStatus);
     if (!patched)
         return std::nullopt;
 
@@ -188,25 +227,58 @@ std::optional<WriteResult> StatusPatchInPlace::apply(Store &store,
     std::vector<std::pair<QString, QString>> fields;
     if (!selectableFields(b, existing, *patched, fields))
         return std::nullopt;
+    // The metadata's managedFields, when the object keeps them, as the general way updates them.
+    const QByteArrayView metadataText = slice(stored, spans.metadata);
+    QByteArray managedFieldsText;
+    if (spans.managedFields) {
+        auto after = managedFieldsAfter(
+            type, b, slice(metadataText, spans.managedFields), oldStatusText, seenStatus, options);
+        if (!after)
+            return std::nullopt;
+        managedFieldsText = std::move(*after);
+        if (storageSizeError(stored.size() - oldStatusText.size() + statusText.size()
+                             - spans.managedFields->valueLength + managedFieldsText.size()
+                             + qsizetype(std::to_string(store.revision() + 1).size() + 2)
+                             - spans.resourceVersion->valueLength))
+            return std::nullopt;
+    }
 
     const qint64 rv = store.nextRevision();
     const std::string rvText = '"' + std::to_string(rv) + '"';
-    const objectjson::MemberSpan *rvSpan = spans.resourceVersion;
-    const qsizetype rvAt = spans.metadata->valueAt + rvSpan->valueAt;
-    const qsizetype rvEnd = rvAt + rvSpan->valueLength;
-    const qsizetype statusEnd = spans.status->valueAt + spans.status->valueLength;
+    // The replacements, in text order: managedFields and resourceVersion within the metadata,
+    // then the status.
+    struct Splice
+    {
+        qsizetype at;
+        qsizetype length;
+        QByteArrayView text;
+    };
+    std::vector<Splice> splices;
+    splices.push_back({ spans.metadata->valueAt + spans.resourceVersion->valueAt,
+                        spans.resourceVersion->valueLength,
+                        QByteArrayView(rvText.data(), qsizetype(rvText.size())) });
+    if (spans.managedFields)
+        splices.push_back({ spans.metadata->valueAt + spans.managedFields->valueAt,
+                            spans.managedFields->valueLength,
+                            managedFieldsText });
+    if (splices.size() == 2 && splices[1].at < splices[0].at)
+        std::swap(splices[0], splices[1]);
+    splices.push_back({ spans.status->valueAt, spans.status->valueLength, statusText });
     auto record = std::make_shared<ObjectRecord>(*existing);
     record->resourceVersion = rv;
     record->fields = std::move(fields);
     QByteArray &bytes = record->json;
     bytes = QByteArray();
-    bytes.reserve(stored.size() - oldStatusText.size() + statusText.size()
-                  + qsizetype(rvText.size()) - rvSpan->valueLength);
-    bytes.append(stored.first(rvAt))
-        .append(rvText.data(), qsizetype(rvText.size()))
-        .append(stored.sliced(rvEnd, spans.status->valueAt - rvEnd))
-        .append(statusText)
-        .append(stored.sliced(statusEnd));
+    qsizetype size = stored.size();
+    for (const Splice &splice : splices)
+        size += splice.text.size() - splice.length;
+    bytes.reserve(size);
+    qsizetype at = 0;
+    for (const Splice &splice : splices) {
+        bytes.append(stored.sliced(at, splice.at - at)).append(splice.text);
+        at = splice.at + splice.length;
+    }
+    bytes.append(stored.sliced(at));
     store.storeRecord(type, record, existing);
     ++m_count;
 

@@ -3,6 +3,7 @@
 #include "controller/cluster/builtintypes.h"
 #include "controller/cluster/clusterwatch.h"
 #include "controller/cluster/objectjson.h"
+#include "controller/cluster/registry/fieldmanagers.h"
 
 #include <algorithm>
 
@@ -124,8 +125,19 @@ void Store::registerTypes(const QList<ResourceType> &types)
                     == type.schema.dump(-1, ' ', false, json::error_handler_t::replace))
                 entry->serial = before->serial;
         }
+        for (const TypePtr &before : earlier) {
+            if (entry->serial != 0 && before->serial == entry->serial
+                && before->type.statusSubresource == type.statusSubresource)
+                entry->fieldManagers = before->fieldManagers;
+        }
         if (entry->serial == 0)
             entry->serial = ++m_lastTypeSerial;
+        if (!entry->fieldManagers) {
+            const ClusterClock *const *clock = &m_clock;
+            entry->fieldManagers = makeFieldManagers(type, [clock]() {
+                return *clock && **clock ? (**clock)() : QDateTime::currentDateTimeUtc();
+            });
+        }
         // Writes in another version are coerced to the storage version's schema first.
         entry->statusInPlace = !type.builtin && type.statusSubresource && !type.schema.is_null()
             && type.version == storageVersion && entry->schema.checksMembersAlone();

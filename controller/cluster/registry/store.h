@@ -26,6 +26,7 @@
 namespace reconscope::controller::cluster {
 
 class ClusterWatch;
+struct TypeFieldManagers;
 
 using ClusterClock = std::function<QDateTime()>;
 // The clock's time in whole seconds, as metadata timestamps carry it.
@@ -42,6 +43,9 @@ struct TypeEntry
     quint64 serial = 0;
     // A status patch may be applied to the stored status alone (StatusPatchInPlace).
     bool statusInPlace = false;
+    // managedFields and server-side apply of this version (registry/fieldmanagers.h), kept for
+    // as long as the schema is.
+    std::shared_ptr<const TypeFieldManagers> fieldManagers;
 };
 using TypePtr = std::shared_ptr<const TypeEntry>;
 
@@ -98,6 +102,10 @@ class Store final
 public:
     explicit Store(std::function<void()> typesChanged);
     ~Store();
+
+    // The clock managedFields entries take their time from (the Cluster's, which outlives the
+    // store); the current time when none is set.
+    void setClock(const ClusterClock *clock) { m_clock = clock; }
 
     // --- registry ---
     const QList<TypePtr> &types() const { return m_types; } // in registration order
@@ -195,6 +203,7 @@ private:
     void trimHistory();
 
     std::function<void()> m_typesChanged;
+    const ClusterClock *m_clock = nullptr;
     qint64 m_revision = 0;
     qint64 m_compactedRevision = 0;
     int m_historyWindow = 10000;

@@ -5,6 +5,7 @@
 #include "controller/cluster/objectjson.h"
 #include "controller/cluster/registry/admission.h"
 #include "controller/cluster/registry/builtindecode.h"
+#include "controller/cluster/registry/fieldmanagers.h"
 #include "controller/cluster/registry/listing.h"
 
 using namespace Qt::StringLiterals;
@@ -93,11 +94,16 @@ std::optional<ApiError> checkPreconditions(const TypeEntry &type,
     return std::nullopt;
 }
 
-// A status write: the stored object with the request's status. Built from the request's object,
-// which mostly holds the stored members already (a patch's result does): only those that differ
-// are copied over from the stored object.
+// A status write: the stored object with the request's status and managedFields (as upstream's
+// status strategy keeps them). Built from the request's object, which mostly holds the stored
+// members already (a patch's result does): only those that differ are copied over from the
+// stored object.
 json statusWrite(json object, const json &stored)
 {
+    json managedFields;
+    if (auto metadata = object.find("metadata"); metadata != object.end() && metadata->is_object())
+        if (auto fields = metadata->find("managedFields"); fields != metadata->end())
+            managedFields = std::move(*fields);
     for (auto it = object.begin(); it != object.end();) {
         if (it.key() != "status" && !stored.contains(it.key()))
             it = object.erase(it);
@@ -113,6 +119,11 @@ json statusWrite(json object, const json &stored)
         else if (!objectjson::identical(*member, *it))
             *member = *it;
     }
+    json &metadata = object["metadata"];
+    if (managedFields.is_null())
+        metadata.erase("managedFields");
+    else
+        metadata["managedFields"] = std::move(managedFields);
     return object;
 }
 
@@ -134,7 +145,6 @@ json mainWrite(const TypeEntry &type, json updated, const json &stored)
             m.erase(key);
     }
     m.erase("selfLink");
-    m.erase("managedFields");
     if (type.type.statusSubresource) {
         if (stored.contains("status"))
             updated["status"] = stored["status"];
@@ -233,7 +243,8 @@ ApiResult<WriteResult> updateObject(VerbContext &context,
                                     bool status,
                                     const WriteOptions &options,
                                     const RecordPtr &patchedFrom,
-                                    json *patchedFromObject)
+                                    json *patchedFromObject,
+                                    ManagedFieldsFrom from)
 {
     const TypeEntry &type = *typePtr;
     if (!object.is_object())
@@ -253,8 +264,9 @@ ApiResult<WriteResult> updateObject(VerbContext &context,
         return *error;
 
     QStringList warnings;
-    if (auto error
-        = context.admission.applySchema(type, object, options, warnings, bool(patchedFrom)))
+    const bool applied = from == ManagedFieldsFrom::Apply;
+    if (auto error = context.admission.applySchema(
+            type, object, options, warnings, bool(patchedFrom), applied))
         return *error;
 
     RecordPtr existing = patchedFrom ? patchedFrom : context.store.find(type, ns, name);
@@ -266,17 +278,25 @@ ApiResult<WriteResult> updateObject(VerbContext &context,
     // The stored object in the request's version (patchObject has parsed it already).
     const json stored
         = patchedFromObject ? std::move(*patchedFromObject) : context.takeParsed(typePtr, existing);
+    // The field manager sees the decoded (pruned, defaulted) object against the stored one,
+    // before the strategy's resets, as upstream's update handler and patcher run it.
+    if (from == ManagedFieldsFrom::Update)
+        object = recordUpdate(
+            type.type, type.fieldManagers->of(status), stored, std::move(object), options);
     json updated = status ? statusWrite(std::move(object), stored)
                           : mainWrite(type, std::move(object), stored);
     // Defaulting a second time (applySchema defaulted the body) is deliberate: kube-apiserver
     // defaults the decoded request and again the object it reads back from storage, and the
     // merged object holds stored members the first pass did not see.
-    Admission::applyDefaults(type, updated);
+    Admission::applyDefaults(type, updated, applied);
     updated["metadata"]["resourceVersion"] = std::to_string(existing->resourceVersion);
 
     if (auto error = context.admission.validateObject(
             type, updated, false, status ? RecordPtr() : existing, &stored))
         return *error;
+    // A write that changes nothing but the times of managedFields entries changes nothing.
+    if (differsInManagedFieldsTimesAlone(stored, updated))
+        updated = stored;
     return commitUpdate(context, type, std::move(updated), existing, status, options, warnings);
 }
 

@@ -40,19 +40,32 @@ struct VerbContext
     nlohmann::json takeParsed(const TypePtr &type, const RecordPtr &record) const;
 };
 
+// Where a write's managedFields come from.
+enum class ManagedFieldsFrom {
+    Update, // the field manager records the write as an Update by updateManagerOf(options)
+    Given, // the caller computed them (a write through /scale)
+    Apply, // a server-side apply's result: computed, defaulted as upstream's apply path does it
+           // (nothing pruned, nulls left for validation)
+};
+
 // get: the stored record (404 when there is none).
 apimachinery::ApiResult<RecordPtr>
 getRecord(const Store &store, const TypeEntry &type, const QString &ns, const QString &name);
 
-// create (registry/create.cpp): rest.BeforeCreate, admission, validation, commit; 201.
+// create (registry/create.cpp): rest.BeforeCreate, admission, validation, commit; 201. The
+// object's managedFields are those of an Update by the write's manager (updateManagerOf) unless
+// they come from an apply (`from`).
 apimachinery::ApiResult<WriteResult> createObject(VerbContext &context,
                                                   const TypePtr &type,
                                                   const QString &ns,
                                                   nlohmann::json object,
-                                                  const WriteOptions &options);
+                                                  const WriteOptions &options,
+                                                  ManagedFieldsFrom from
+                                                  = ManagedFieldsFrom::Update);
 
 // update and the status subresource's (registry/update.cpp). `patchedFrom` and
-// `patchedFromObject`: the record a patch was applied to and its parsed object, for patchObject.
+// `patchedFromObject`: the record a patch was applied to and its parsed object, for patchObject;
+// `from`: where the write's managedFields come from.
 apimachinery::ApiResult<WriteResult> updateObject(VerbContext &context,
                                                   const TypePtr &type,
                                                   const QString &ns,
@@ -61,10 +74,14 @@ apimachinery::ApiResult<WriteResult> updateObject(VerbContext &context,
                                                   bool status,
                                                   const WriteOptions &options,
                                                   const RecordPtr &patchedFrom = {},
-                                                  nlohmann::json *patchedFromObject = nullptr);
+                                                  nlohmann::json *patchedFromObject = nullptr,
+                                                  ManagedFieldsFrom from
+                                                  = ManagedFieldsFrom::Update);
 
-// patch (registry/patch.cpp): JSON or merge patch applied to the stored object, then the update
-// path; a status patch may take StatusPatchInPlace's shortcut, with the same outcome.
+// patch (registry/patch.cpp): JSON, merge or strategic merge patch applied to the stored object,
+// or a server-side apply (the object created when it does not exist; options.fieldManager and
+// options.force), then the update path; a status patch may take StatusPatchInPlace's shortcut,
+// with the same outcome.
 apimachinery::ApiResult<WriteResult> patchObject(VerbContext &context,
                                                  const TypePtr &type,
                                                  const QString &ns,

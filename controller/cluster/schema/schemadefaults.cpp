@@ -92,9 +92,10 @@ void pruneNonNullableNulls(json &x, const SchemaNode &root)
     pruneNonNullableNullsWithoutDefaults(x, &root);
 }
 
-void applyDefaults(json &x, const SchemaNode &root)
+void applyDefaults(json &x, const SchemaNode &root, bool pruneNulls)
 {
-    pruneNonNullableNullsWithoutDefaults(x, &root);
+    if (pruneNulls)
+        pruneNonNullableNullsWithoutDefaults(x, &root);
     defaultValue(x, &root);
 }
 

@@ -78,7 +78,7 @@ void prune(nlohmann::json &x,
            std::vector<std::string> &pruned);
 
 // StructuralSchema::applyDefaults() below `root`.
-void applyDefaults(nlohmann::json &x, const SchemaNode &root);
+void applyDefaults(nlohmann::json &x, const SchemaNode &root, bool pruneNulls = true);
 // Removes the nulls of fields that are not nullable and have no default (what applyDefaults()
 // does before defaulting).
 void pruneNonNullableNulls(nlohmann::json &x, const SchemaNode &root);

@@ -53,11 +53,11 @@ void StructuralSchema::coerce(json &object) const
     structural::pruneNonNullableNulls(object, *m_root);
 }
 
-void StructuralSchema::applyDefaults(json &object) const
+void StructuralSchema::applyDefaults(json &object, bool pruneNulls) const
 {
     if (!m_root)
         return;
-    structural::applyDefaults(object, *m_root);
+    structural::applyDefaults(object, *m_root, pruneNulls);
 }
 
 QList<FieldError> StructuralSchema::validate(const json &object) const

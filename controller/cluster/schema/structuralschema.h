@@ -38,8 +38,10 @@ public:
     void coerce(nlohmann::json &object) const;
     // Applies the schema's `default`s as upstream does: defaults inside absent parents are not
     // created; a null in a non-nullable field is replaced by its default, or removed when it has
-    // none (PruneNonNullableNullsWithoutDefaults).
-    void applyDefaults(nlohmann::json &object) const;
+    // none (PruneNonNullableNullsWithoutDefaults). `pruneNulls` false: nulls without a default
+    // stay (defaulting.Default alone, as server-side apply's field manager defaults its result,
+    // for validation to refuse them).
+    void applyDefaults(nlohmann::json &object, bool pruneNulls = true) const;
     // type (nullable, int-or-string), required, enum, minimum/maximum (exclusive), multipleOf,
     // minLength/maxLength (characters), pattern, format, minItems/maxItems, min/maxProperties,
     // list-type set/map uniqueness, allOf/anyOf/oneOf/not, embedded apiVersion/kind.

@@ -38,7 +38,9 @@ int seedDemoObjects(Cluster &cluster)
 
     int created = 0;
     auto create = [&](const ResourceRef &ref, const QString &ns, const json &object) {
-        const auto result = cluster.create(ref, ns, object);
+        WriteOptions options;
+        options.fieldManager = u"reconscope-demo"_s; // as managedFields name the seeder
+        const auto result = cluster.create(ref, ns, object, options);
         if (result.ok())
             ++created;
         else

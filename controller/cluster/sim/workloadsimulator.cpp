@@ -16,6 +16,15 @@ using apimachinery::ResourceRef;
 
 namespace {
 
+// The writers the simulator stands in for, as managedFields name them: the Deployment and
+// ResourceQuota controllers of kube-controller-manager, and the kubelet for pod status.
+WriteOptions writtenBy(const char *manager)
+{
+    WriteOptions options;
+    options.fieldManager = QString::fromLatin1(manager);
+    return options;
+}
+
 const ResourceRef deployments{ u"apps"_s, u"v1"_s, u"deployments"_s };
 const ResourceRef pods{ QString(), u"v1"_s, u"pods"_s };
 const ResourceRef quotas{ QString(), u"v1"_s, u"resourcequotas"_s };
@@ -418,7 +427,8 @@ void WorkloadSimulator::syncDeployment(const QString &ns, const QString &name)
     if (status != deployment.value("status", json::object())) {
         json updated = deployment;
         updated["status"] = status;
-        (void)m_cluster->updateStatus(deployments, ns, name, updated);
+        (void)m_cluster->updateStatus(
+            deployments, ns, name, updated, writtenBy("kube-controller-manager"));
     }
     Q_EMIT deploymentSynced(ns, name);
 }
@@ -475,7 +485,7 @@ void WorkloadSimulator::scaleDown(const QString &ns, qint64 desired, std::vector
 ApiResult<json>
 WorkloadSimulator::createPod(const QString &ns, const QString &podName, const json &pod)
 {
-    const auto created = m_cluster->create(pods, ns, pod);
+    const auto created = m_cluster->create(pods, ns, pod, writtenBy("kube-controller-manager"));
     if (!created.ok())
         return created.error();
     ++m_podsCreated;
@@ -490,7 +500,7 @@ WorkloadSimulator::createPod(const QString &ns, const QString &podName, const js
                  { "startTime", nowTimestamp().toStdString() } };
     json withStatus = createdPod;
     withStatus["status"] = status;
-    (void)m_cluster->updateStatus(pods, ns, podName, withStatus);
+    (void)m_cluster->updateStatus(pods, ns, podName, withStatus, writtenBy("kubelet"));
     const auto podUid = models::jsonString(createdPod["metadata"], "uid");
     QTimer::singleShot(m_options.podStartDelayMs, this, [this, ns, podName, podUid] {
         startPod(ns, podName, podUid);
@@ -535,7 +545,7 @@ void WorkloadSimulator::startPod(const QString &ns, const QString &name, const Q
             backOffPod(ns, name, uid);
         });
     }
-    (void)m_cluster->updateStatus(pods, ns, name, pod);
+    (void)m_cluster->updateStatus(pods, ns, name, pod, writtenBy("kubelet"));
 }
 
 void WorkloadSimulator::backOffPod(const QString &ns, const QString &name, const QString &uid)
@@ -551,7 +561,7 @@ void WorkloadSimulator::backOffPod(const QString &ns, const QString &name, const
                             false,
                             u"ImagePullBackOff"_s,
                             u"Back-off pulling image \"%1\""_s.arg(firstImage(podSpec)));
-    (void)m_cluster->updateStatus(pods, ns, name, pod);
+    (void)m_cluster->updateStatus(pods, ns, name, pod, writtenBy("kubelet"));
 }
 
 void WorkloadSimulator::syncQuotas(const QString &ns)
@@ -576,8 +586,11 @@ void WorkloadSimulator::syncQuotas(const QString &ns)
             continue;
         json updated = quota;
         updated["status"] = status;
-        (void)m_cluster->updateStatus(
-            quotas, ns, models::jsonString(quota["metadata"], "name"), updated);
+        (void)m_cluster->updateStatus(quotas,
+                                      ns,
+                                      models::jsonString(quota["metadata"], "name"),
+                                      updated,
+                                      writtenBy("kube-controller-manager"));
     }
 }
 
