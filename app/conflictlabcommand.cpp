@@ -1,6 +1,6 @@
-// `reconscope conflict-lab --design a|b|c --seconds N [--objects K] [--kubeconfig F] [--context C]
-// [-o json]`: the conflict lab headless, for scripts and CI. Without --kubeconfig/--context it runs
-// on an embedded cluster of its own.
+// `reconscope conflict-lab --design a|b|c|d|e --seconds N [--objects K] [--no-force]
+// [--kubeconfig F] [--context C] [-o json]`: the conflict lab headless, for scripts and CI. Without
+// --kubeconfig/--context it runs on an embedded cluster of its own.
 #include "app/clusterconfig.h"
 #include "app/commands.h"
 #include "controller/kube/kubeconfig.h"
@@ -21,8 +21,8 @@ namespace reconscope::app {
 
 namespace {
 
-constexpr auto usage = "usage: reconscope conflict-lab --design a|b|c --seconds N [--objects K] "
-                       "[--kubeconfig F] [--context C] [-o json]\n";
+constexpr auto usage = "usage: reconscope conflict-lab --design a|b|c|d|e --seconds N [--objects K] "
+                       "[--no-force] [--kubeconfig F] [--context C] [-o json]\n";
 
 int usageError(const QString &message)
 {
@@ -93,9 +93,18 @@ int runConflictLab(int argc, char *argv[])
         "reconciles per writer.\n"
         "  a  spec/status separated, the reconciler PUTs /status with the resourceVersion\n"
         "  b  spec/status separated, the reconciler merge-patches /status without one\n"
-        "  c  the observed count in spec, no status subresource, full-object PUTs"_s);
+        "  c  the observed count in spec, no status subresource, full-object PUTs\n"
+        "  d  spec/status separated under server-side apply: GitOps applies the spec (forced),\n"
+        "     the reconciler applies /status with its own field manager\n"
+        "  e  the observed count in spec under server-side apply: the Git manifest carries it\n"
+        "     too; the reconciler's apply conflicts, then forces (ownership ping-pong)\n"
+        "Designs d and e add applyConflicts and ownershipChanges per writer."_s);
     parser.addHelpOption();
-    const QCommandLineOption designOption(u"design"_s, u"a, b or c."_s, u"a|b|c"_s);
+    const QCommandLineOption designOption(u"design"_s, u"a, b, c, d or e."_s, u"a|b|c|d|e"_s);
+    const QCommandLineOption noForceOption(
+        u"no-force"_s,
+        u"Design e: the reconciler does not force after an apply conflict (it retries, "
+        "conflicting again)."_s);
     const QCommandLineOption secondsOption(u"seconds"_s, u"How long the writers run."_s, u"N"_s);
     const QCommandLineOption objectsOption(
         u"objects"_s, u"How many objects (default 3)."_s, u"K"_s, u"3"_s);
@@ -109,6 +118,7 @@ int runConflictLab(int argc, char *argv[])
     const QCommandLineOption outputOption(
         { u"o"_s, u"output"_s }, u"\"json\": one JSON object."_s, u"FORMAT"_s);
     parser.addOptions({ designOption,
+                        noForceOption,
                         secondsOption,
                         objectsOption,
                         kubeconfigOption,
@@ -132,8 +142,10 @@ int runConflictLab(int argc, char *argv[])
         return usageError(u"--design is required"_s);
     const auto design = clabs::conflictDesignFromLetter(parser.value(designOption));
     if (!design)
-        return usageError(u"unknown design \"%1\" (a, b or c)"_s.arg(parser.value(designOption)));
+        return usageError(
+            u"unknown design \"%1\" (a, b, c, d or e)"_s.arg(parser.value(designOption)));
     options.design = *design;
+    options.reconcilerForces = !parser.isSet(noForceOption);
     if (!parser.isSet(secondsOption))
         return usageError(u"--seconds is required"_s);
     bool ok = false;

@@ -193,7 +193,7 @@ QUrl RestClient::urlOf(const Call &call) const
 QNetworkRequest RestClient::buildRequest(const Call &call) const
 {
     QNetworkRequest request(urlOf(call));
-    request.setHeader(QNetworkRequest::UserAgentHeader, userAgent());
+    request.setHeader(QNetworkRequest::UserAgentHeader, requestUserAgent());
     request.setRawHeader("Accept", call.accept.isEmpty() ? "application/json" : call.accept);
     if (!call.contentType.isEmpty())
         request.setHeader(QNetworkRequest::ContentTypeHeader, call.contentType);
@@ -509,6 +509,27 @@ void RestClient::patch(const ResourceRef &resource,
                   {},
                   patch,
                   apimachinery::patchMediaType(type) },
+                std::move(callback));
+}
+
+void RestClient::apply(const ResourceRef &resource,
+                       const QString &namespace_,
+                       const QString &name,
+                       const nlohmann::json &configuration,
+                       const QString &fieldManager,
+                       bool force,
+                       JsonCallback callback,
+                       const QString &subresource)
+{
+    QUrlQuery query;
+    query.addQueryItem(u"fieldManager"_s, fieldManager);
+    if (force)
+        query.addQueryItem(u"force"_s, u"true"_s);
+    jsonRequest({ "PATCH",
+                  resource.objectPath(namespace_, name, subresource),
+                  query,
+                  QByteArray::fromStdString(configuration.dump()),
+                  apimachinery::patchMediaType(apimachinery::PatchType::Apply) },
                 std::move(callback));
 }
 

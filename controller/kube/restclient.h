@@ -135,6 +135,11 @@ public:
     const ClientConfig &config() const { return m_config; }
     CredentialProvider *credentials() const { return m_credentials; }
     static QByteArray userAgent();
+    // This client's User-Agent instead of userAgent(): kube-apiserver names the Update manager of
+    // a write without a fieldManager after it (up to its first "/"), so two writers of one
+    // process can be told apart in managedFields.
+    void setUserAgent(QByteArray userAgent) { m_userAgent = std::move(userAgent); }
+    QByteArray requestUserAgent() const { return m_userAgent.isEmpty() ? userAgent() : m_userAgent; }
 
     void get(const apimachinery::ResourceRef &resource,
              const QString &namespace_,
@@ -164,6 +169,16 @@ public:
                const QString &name,
                apimachinery::PatchType type,
                const QByteArray &patch,
+               JsonCallback callback,
+               const QString &subresource = {});
+    // Server-side apply of `configuration` (PATCH application/apply-patch+yaml, JSON being YAML)
+    // by `fieldManager`, taking other managers' fields when `force`; 409 on a conflict otherwise.
+    void apply(const apimachinery::ResourceRef &resource,
+               const QString &namespace_,
+               const QString &name,
+               const nlohmann::json &configuration,
+               const QString &fieldManager,
+               bool force,
                JsonCallback callback,
                const QString &subresource = {});
     // DELETE with a DeleteOptions body; the answer is the Status or the object (finalizers).
@@ -253,6 +268,7 @@ private:
                            ListCallback callback);
 
     ClientConfig m_config;
+    QByteArray m_userAgent;
     QSslConfiguration m_ssl;
     QNetworkAccessManager *m_network;
     CredentialProvider *m_credentials;

@@ -208,7 +208,7 @@ void RestClient::sendStreamed(Call call,
             request.peerVerifyName = m_config.tlsServerName;
             request.idleTimeoutMs = RequestTimeoutMs;
             request.headers
-                = { { "User-Agent", userAgent() },
+                = { { "User-Agent", requestUserAgent() },
                     { "Accept", call.accept.isEmpty() ? "application/json" : call.accept } };
             if (!credentials->authorization.isEmpty())
                 request.headers.append({ "Authorization", credentials->authorization });

@@ -78,6 +78,24 @@ void ConflictGitOpsWriter::sync(int index)
         applyMixed(index, intended, 1);
         return;
     }
+    if (isApplyDesign(m_options.design)) {
+        // As Flux applies: the whole manifest, its own field manager, forced.
+        m_client->apply(resource(),
+                        m_options.namespace_,
+                        m_names.at(index),
+                        ConflictLabSetup::gitManifest(m_options.design,
+                                                      m_options.namespace_,
+                                                      m_names.at(index),
+                                                      index,
+                                                      intended),
+                        QString::fromLatin1(conflictGitOpsManager),
+                        true,
+                        [this, index, intended](kube::RestClient::JsonResult r) {
+                            if (m_state != State::Stopped)
+                                handleAnswer(index, intended, 1, r);
+                        });
+        return;
+    }
     const json patch{ { "spec", { { "replicas", intended } } } };
     m_client->patch(resource(),
                     m_options.namespace_,
@@ -128,7 +146,9 @@ void ConflictGitOpsWriter::handleAnswer(int index,
             m_options.namespace_ + u'/' + m_names.at(index), intended, result.value());
     } else if (result.error().isConflict()) {
         ++m_sink.figures.conflicts;
-        if (attempt < m_options.gitopsMaxAttempts
+        if (isApplyDesign(m_options.design))
+            ++m_sink.figures.applyConflicts;
+        if (m_options.design == ConflictDesign::Mixed && attempt < m_options.gitopsMaxAttempts
             && (m_state == State::Running || m_state == State::Draining)) {
             applyMixed(index, intended, attempt + 1);
             return;

@@ -19,7 +19,8 @@ namespace reconscope::controller::labs {
 // The conflict lab's GitOps writer: it re-applies each object's Git manifest with a new intended
 // spec.replicas every gitopsIntervalMs ± 50 % (designs a/b: a merge patch without resourceVersion,
 // as `kubectl apply` of a custom resource does; design c: GET, then PUT of the Git manifest's spec
-// at the live resourceVersion, re-GET and re-apply on 409, up to gitopsMaxAttempts).
+// at the live resourceVersion, re-GET and re-apply on 409, up to gitopsMaxAttempts; designs d/e:
+// a server-side apply of the whole manifest as field manager "gitops", forced, as Flux does).
 //
 // Its life: start() syncs and retries; drain() starts no new sync but lets retries finish;
 // settle() retries no more but still counts answers; stop() drops every answer still to come.

@@ -1,5 +1,6 @@
 #include "controller/labs/conflictlab.h"
 
+#include "controller/fieldowner/managedfields.h"
 #include "controller/labs/conflictgitops.h"
 #include "controller/labs/conflictlabsetup.h"
 #include "controller/labs/conflictreconciler.h"
@@ -46,8 +47,22 @@ QString conflictDesignLetter(ConflictDesign design)
         return u"b"_s;
     case ConflictDesign::Mixed:
         return u"c"_s;
+    case ConflictDesign::SeparatedApply:
+        return u"d"_s;
+    case ConflictDesign::MixedApply:
+        return u"e"_s;
     }
     return {};
+}
+
+bool isMixedDesign(ConflictDesign design)
+{
+    return design == ConflictDesign::Mixed || design == ConflictDesign::MixedApply;
+}
+
+bool isApplyDesign(ConflictDesign design)
+{
+    return design == ConflictDesign::SeparatedApply || design == ConflictDesign::MixedApply;
 }
 
 std::optional<ConflictDesign> conflictDesignFromLetter(const QString &letter)
@@ -59,6 +74,10 @@ std::optional<ConflictDesign> conflictDesignFromLetter(const QString &letter)
         return ConflictDesign::SeparatedMergePatch;
     if (l == u"c")
         return ConflictDesign::Mixed;
+    if (l == u"d")
+        return ConflictDesign::SeparatedApply;
+    if (l == u"e")
+        return ConflictDesign::MixedApply;
     return std::nullopt;
 }
 
@@ -71,15 +90,24 @@ QString conflictDesignTitle(ConflictDesign design)
         return u"(b) spec/status separated, merge patch /status without resourceVersion"_s;
     case ConflictDesign::Mixed:
         return u"(c) mixed: observed count in spec, full-object PUTs"_s;
+    case ConflictDesign::SeparatedApply:
+        return u"(d) spec/status separated, server-side apply of spec (forced) and of /status"_s;
+    case ConflictDesign::MixedApply:
+        return u"(e) mixed under server-side apply: Git carries the observed count, both apply it"_s;
     }
     return {};
 }
 
 json ConflictWriterFigures::toJson() const
 {
-    return json{ { "conflicts", conflicts },     { "writes", writes },
-                 { "lostUpdates", lostUpdates }, { "generationBumps", generationBumps },
-                 { "reconciles", reconciles },   { "errors", errors } };
+    return json{ { "conflicts", conflicts },
+                 { "writes", writes },
+                 { "lostUpdates", lostUpdates },
+                 { "generationBumps", generationBumps },
+                 { "reconciles", reconciles },
+                 { "errors", errors },
+                 { "applyConflicts", applyConflicts },
+                 { "ownershipChanges", ownershipChanges } };
 }
 
 json ConflictLabResult::toJson() const
@@ -108,22 +136,29 @@ QString ConflictLabResult::toText() const
     QString text = u"design %1, %2 s, %3 objects\n"_s.arg(conflictDesignTitle(design))
                        .arg(durationMs / 1000.0)
                        .arg(objects);
-    text += u"%1 %2 %3 %4 %5 %6 %7\n"_s.arg(u"writer"_s, -11)
+    const bool apply = isApplyDesign(design);
+    text += u"%1 %2 %3 %4 %5 %6 %7"_s.arg(u"writer"_s, -11)
                 .arg(u"conflicts"_s, 10)
                 .arg(u"writes"_s, 8)
                 .arg(u"lostUpdates"_s, 12)
                 .arg(u"genBumps"_s, 9)
                 .arg(u"reconciles"_s, 11)
                 .arg(u"errors"_s, 7);
+    if (apply)
+        text += u" %1 %2"_s.arg(u"applyConflicts"_s, 15).arg(u"ownershipChanges"_s, 17);
+    text += u'\n';
     for (const ConflictWriter writer : { ConflictWriter::GitOps, ConflictWriter::Reconciler }) {
         const auto &f = writers[size_t(writer)];
-        text += u"%1 %2 %3 %4 %5 %6 %7\n"_s.arg(conflictWriterName(writer), -11)
+        text += u"%1 %2 %3 %4 %5 %6 %7"_s.arg(conflictWriterName(writer), -11)
                     .arg(f.conflicts, 10)
                     .arg(f.writes, 8)
                     .arg(f.lostUpdates, 12)
                     .arg(f.generationBumps, 9)
                     .arg(f.reconciles, 11)
                     .arg(f.errors, 7);
+        if (apply)
+            text += u" %1 %2"_s.arg(f.applyConflicts, 15).arg(f.ownershipChanges, 17);
+        text += u'\n';
     }
     for (const QString &note : notes)
         text += u"note: "_s + note + u'\n';
@@ -198,6 +233,21 @@ QStringList ConflictLab::plannedRequests(const ConflictLabOptions &options)
                  "resourceVersion)"_s.arg(one)
               << u"Reconciler: PUT %1 (the cached object with spec.currentReplicas = N)"_s.arg(one);
         break;
+    case ConflictDesign::SeparatedApply:
+        lines << u"GitOps:     PATCH %1?fieldManager=gitops&force=true (apply) the manifest's "
+                 "spec"_s.arg(one)
+              << u"Reconciler: PATCH %1/status?fieldManager=consumergroup-reconciler (apply) "
+                 "{\"status\":{\"observedReplicas\":N,...}}"_s.arg(one);
+        break;
+    case ConflictDesign::MixedApply:
+        lines << u"GitOps:     PATCH %1?fieldManager=gitops&force=true (apply) the manifest's spec "
+                 "with spec.currentReplicas as exported"_s.arg(one)
+              << u"Reconciler: PATCH %1?fieldManager=consumergroup-reconciler (apply) "
+                 "{\"spec\":{\"currentReplicas\":N}}%2"_s.arg(
+                     one,
+                     options.reconcilerForces ? u", again with force=true after a 409"_s
+                                              : QString());
+        break;
     }
     lines << u"DELETE %1 for each object at the end"_s.arg(one);
     return lines;
@@ -263,6 +313,9 @@ void ConflictLab::start()
     m_admin = new kube::RestClient(m_config, this);
     m_gitopsClient = new kube::RestClient(m_config, this);
     m_reconcilerClient = new kube::RestClient(m_config, this);
+    // Each writer names itself, so that managedFields tell them apart in every design.
+    m_gitopsClient->setUserAgent(QByteArray(conflictGitOpsManager) + "/conflict-lab");
+    m_reconcilerClient->setUserAgent(QByteArray(conflictReconcilerManager) + "/conflict-lab");
     auto sink = [this](ConflictWriter writer) {
         return ConflictWriterSink{ m_result.writers[size_t(writer)],
                                    m_result.notes,
@@ -411,10 +464,54 @@ void ConflictLab::handleDeltas(const QList<kube::Delta> &deltas)
     const QStringList stored
         = m_reconciler->applyDeltas(deltas, [this](const QString &key, const json &object) {
               m_audit.recordVersion(versionOf(key, object));
+              trackOwnership(key, object);
           });
     if (m_loop && (m_phase == Phase::Running || m_phase == Phase::Draining)) {
         for (const QString &key : stored)
             m_loop->enqueue(key, u"watch"_s);
+    }
+}
+
+void ConflictLab::trackOwnership(const QString &key, const json &object)
+{
+    const json *fields = fieldowner::managedFieldsOf(object);
+    if (!fields)
+        return;
+    const auto managed = fieldowner::decodeManagedFields(*fields);
+    if (!managed)
+        return;
+    using fieldowner::PathElement;
+    const fieldowner::Path paths[2] = {
+        { PathElement::field("spec"), PathElement::field("replicas") },
+        isMixedDesign(m_options.design)
+            ? fieldowner::Path{ PathElement::field("spec"), PathElement::field("currentReplicas") }
+            : fieldowner::Path{ PathElement::field("status"),
+                                PathElement::field("observedReplicas") },
+    };
+    auto it = m_owners.find(key);
+    if (it == m_owners.end())
+        it = m_owners.insert(key, std::array<int, 2>{ -1, -1 });
+    std::array<int, 2> &last = it.value();
+    for (int field = 0; field < 2; ++field) {
+        int owners = 0;
+        for (const auto &[identifier, entry] : *managed) {
+            if (!entry.fields.has(paths[field]))
+                continue;
+            if (entry.id.manager == conflictGitOpsManager)
+                owners |= 1;
+            else if (entry.id.manager == conflictReconcilerManager)
+                owners |= 2;
+        }
+        const int before = last[size_t(field)];
+        // A writer took the field from the other: it owns it now, the other no longer does.
+        for (const ConflictWriter writer : { ConflictWriter::GitOps, ConflictWriter::Reconciler }) {
+            const int self = writer == ConflictWriter::GitOps ? 1 : 2;
+            const int other = 3 - self;
+            if (before > 0 && (before & other) && !(before & self) && (owners & self)
+                && !(owners & other))
+                ++m_result.writers[size_t(writer)].ownershipChanges;
+        }
+        last[size_t(field)] = owners;
     }
 }
 

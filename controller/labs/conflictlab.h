@@ -32,7 +32,8 @@ class ConflictGitOpsWriter;
 class ConflictLabReconciler;
 class ConflictLabSetup;
 
-// The three API designs of the seed's Kafka consumer-group story.
+// The API designs of the seed's Kafka consumer-group story: three with updates and patches, two
+// under server-side apply (issue 22).
 enum class ConflictDesign {
     // (a) spec/status separated (ConsumerGroup); the reconciler PUTs /status with the
     // resourceVersion of the object it reconciled.
@@ -42,11 +43,30 @@ enum class ConflictDesign {
     // (c) the seed's mixed design (MixedConsumerGroup): the observed count in spec.currentReplicas,
     // no status subresource; both writers PUT the whole object.
     Mixed,
+    // (d) spec/status separated under server-side apply: GitOps applies the Git manifest's spec
+    // (fieldManager gitops, forced, as Flux does), the reconciler applies /status with its own
+    // manager. Nobody else owns what either applies: no conflicts, no lost updates.
+    SeparatedApply,
+    // (e) the mixed design under server-side apply: the Git manifest carries
+    // spec.currentReplicas too (as a manifest exported from a live object does) and GitOps applies
+    // it forced; the reconciler applies its observed count into spec.currentReplicas with its own
+    // manager: a conflict with gitops, and, when it then forces (reconcilerForces), the field's
+    // ownership going back and forth with every GitOps sync.
+    MixedApply,
 };
 
-QString conflictDesignLetter(ConflictDesign design); // "a", "b", "c"
+QString conflictDesignLetter(ConflictDesign design); // "a" ... "e"
 std::optional<ConflictDesign> conflictDesignFromLetter(const QString &letter);
 QString conflictDesignTitle(ConflictDesign design); // one line for tables and charts
+// The mixed CRD (MixedConsumerGroup): designs c and e.
+bool isMixedDesign(ConflictDesign design);
+// Both writers use server-side apply: designs d and e.
+bool isApplyDesign(ConflictDesign design);
+
+// The field managers the lab's writers are named as: their fieldManager under server-side apply,
+// the start of their User-Agent otherwise (kube-apiserver names Update managers after it).
+inline constexpr const char *conflictGitOpsManager = "gitops";
+inline constexpr const char *conflictReconcilerManager = "consumergroup-reconciler";
 
 struct ConflictLabOptions
 {
@@ -63,6 +83,10 @@ struct ConflictLabOptions
     int drainTimeoutMs = 3'000;
     // A GitOps sync gives up after this many 409s in a row (the next sync starts over).
     int gitopsMaxAttempts = 5;
+    // Design e: after an apply conflict the reconciler applies again with force, taking the
+    // field (false: the conflict fails the reconcile, which is retried rate limited and conflicts
+    // again).
+    bool reconcilerForces = true;
     quint32 seed = 1;
 };
 
@@ -77,6 +101,11 @@ struct ConflictWriterFigures
     // Reconcile() calls, including those that found nothing to write.
     qint64 reconciles = 0;
     qint64 errors = 0; // other failures (not 409)
+    // Designs d and e: the 409s of server-side applies (conflicts with the other manager), and
+    // the versions in which this writer took the ownership of a field of the lab from the other
+    // writer (managedFields: GitOps' spec.replicas, the reconciler's observed count).
+    qint64 applyConflicts = 0;
+    qint64 ownershipChanges = 0;
 
     nlohmann::json toJson() const;
 };
@@ -190,6 +219,7 @@ private:
     void finish();
 
     void handleDeltas(const QList<kube::Delta> &deltas);
+    void trackOwnership(const QString &key, const nlohmann::json &object);
     void recordAck(const QString &key,
                    ConflictWriter writer,
                    std::int64_t value,
@@ -218,6 +248,9 @@ private:
 
     ConflictAudit m_audit;
     ConflictLabResult m_result;
+    // Per object, who of the two writers owned each lab field (spec.replicas, the observed
+    // count) in the last version seen: bit 0 GitOps, bit 1 the reconciler.
+    QHash<QString, std::array<int, 2>> m_owners;
 };
 
 } // namespace reconscope::controller::labs

@@ -34,14 +34,36 @@ apimachinery::ResourceRef ConflictLabSetup::resourceFor(ConflictDesign design)
 {
     return apimachinery::ResourceRef{ u"kafka.internal.net"_s,
                                       u"v1"_s,
-                                      design == ConflictDesign::Mixed ? u"mixedconsumergroups"_s
-                                                                      : u"consumergroups"_s,
+                                      isMixedDesign(design) ? u"mixedconsumergroups"_s
+                                                            : u"consumergroups"_s,
                                       true };
+}
+
+QString ConflictLabSetup::kindFor(ConflictDesign design)
+{
+    return isMixedDesign(design) ? u"MixedConsumerGroup"_s : u"ConsumerGroup"_s;
 }
 
 QString ConflictLabSetup::crdNameFor(ConflictDesign design)
 {
     return resourceFor(design).plural + u".kafka.internal.net"_s;
+}
+
+json ConflictLabSetup::gitManifest(ConflictDesign design,
+                                   const QString &namespace_,
+                                   const QString &name,
+                                   int index,
+                                   std::int64_t replicas)
+{
+    json spec = gitSpec(index, replicas);
+    // Exported from the live object when it was made: its observed count then, 1.
+    if (design == ConflictDesign::MixedApply)
+        spec["currentReplicas"] = 1;
+    return json{ { "apiVersion", "kafka.internal.net/v1" },
+                 { "kind", kindFor(design).toStdString() },
+                 { "metadata",
+                   { { "name", name.toStdString() }, { "namespace", namespace_.toStdString() } } },
+                 { "spec", std::move(spec) } };
 }
 
 json ConflictLabSetup::gitSpec(int index, std::int64_t replicas)
@@ -207,9 +229,7 @@ void ConflictLabSetup::createObjects(const reconcile::StepControl &control)
 void ConflictLabSetup::createObject(const reconcile::StepControl &control, int index, int attempt)
 {
     json object{ { "apiVersion", "kafka.internal.net/v1" },
-                 { "kind",
-                   m_options.design == ConflictDesign::Mixed ? "MixedConsumerGroup"
-                                                             : "ConsumerGroup" },
+                 { "kind", kindFor(m_options.design).toStdString() },
                  { "metadata",
                    { { "name", m_names.at(index).toStdString() },
                      { "namespace", m_options.namespace_.toStdString() },

@@ -39,8 +39,16 @@ public:
 
     static apimachinery::ResourceRef resourceFor(ConflictDesign design);
     static QString crdNameFor(ConflictDesign design);
+    static QString kindFor(ConflictDesign design); // ConsumerGroup or MixedConsumerGroup
     // What the Git repository holds for object index: the topic and the desired count.
     static nlohmann::json gitSpec(int index, std::int64_t replicas);
+    // The whole manifest as server-side apply sends it (designs d and e); in design e its spec
+    // carries currentReplicas too, as exported from the live object when it was made.
+    static nlohmann::json gitManifest(ConflictDesign design,
+                                      const QString &namespace_,
+                                      const QString &name,
+                                      int index,
+                                      std::int64_t replicas);
 
 signals:
     void stageStarted(reconscope::controller::labs::ConflictLabSetup::Stage stage,

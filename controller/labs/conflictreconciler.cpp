@@ -35,8 +35,8 @@ ConflictLabReconciler::ConflictLabReconciler(kube::RestClient *client,
 std::optional<std::int64_t> ConflictLabReconciler::observedOf(ConflictDesign design,
                                                               const json &object)
 {
-    return design == ConflictDesign::Mixed ? integerAt(object, "spec", "currentReplicas")
-                                           : integerAt(object, "status", "observedReplicas");
+    return isMixedDesign(design) ? integerAt(object, "spec", "currentReplicas")
+                                 : integerAt(object, "status", "observedReplicas");
 }
 
 QStringList ConflictLabReconciler::applyDeltas(
@@ -94,6 +94,10 @@ void ConflictLabReconciler::writeObserved(const QString &key,
                                           Completion complete)
 {
     const QString name = key.section(u'/', -1);
+    if (isApplyDesign(m_options.design)) {
+        applyObserved(key, object, observed, false, std::move(complete));
+        return;
+    }
     auto answer
         = [this, key, observed, complete = std::move(complete)](kube::RestClient::JsonResult r) {
               if (m_stopped)
@@ -143,7 +147,62 @@ void ConflictLabReconciler::writeObserved(const QString &key,
         m_client->update(resource, m_options.namespace_, name, body, answer);
         break;
     }
+    case ConflictDesign::SeparatedApply:
+    case ConflictDesign::MixedApply:
+        break; // applyObserved
     }
+}
+
+void ConflictLabReconciler::applyObserved(const QString &key,
+                                          const json &object,
+                                          std::int64_t observed,
+                                          bool force,
+                                          Completion complete)
+{
+    const QString name = key.section(u'/', -1);
+    const bool mixed = isMixedDesign(m_options.design);
+    json configuration{ { "apiVersion", "kafka.internal.net/v1" },
+                        { "kind", ConflictLabSetup::kindFor(m_options.design).toStdString() },
+                        { "metadata",
+                          { { "name", name.toStdString() },
+                            { "namespace", m_options.namespace_.toStdString() } } } };
+    if (mixed) {
+        configuration["spec"] = { { "currentReplicas", observed } };
+    } else {
+        const std::int64_t generation = integerAt(object, "metadata", "generation").value_or(0);
+        configuration["status"]
+            = { { "observedReplicas", observed }, { "observedGeneration", generation } };
+    }
+    auto answer = [this, key, object, observed, force, complete = std::move(complete)](
+                      kube::RestClient::JsonResult r) mutable {
+        if (m_stopped)
+            return;
+        if (r.ok()) {
+            ++m_sink.figures.writes;
+            m_sink.acknowledged(key, observed, r.value());
+            return complete(reconcile::ReconcileOutcome::success());
+        }
+        if (r.error().isConflict()) {
+            ++m_sink.figures.conflicts;
+            ++m_sink.figures.applyConflicts;
+            // Design e: take the field from GitOps, as a controller that forces does.
+            if (!force && m_options.reconcilerForces && m_accepting)
+                return applyObserved(key, object, observed, true, std::move(complete));
+        } else {
+            ++m_sink.figures.errors;
+            if (m_sink.figures.errors == 1)
+                m_sink.notes << tr("reconciler: %1").arg(r.error().toString());
+        }
+        complete(reconcile::ReconcileOutcome::failure(r.error().toString()));
+    };
+    m_client->apply(ConflictLabSetup::resourceFor(m_options.design),
+                    m_options.namespace_,
+                    name,
+                    configuration,
+                    QString::fromLatin1(conflictReconcilerManager),
+                    force,
+                    std::move(answer),
+                    mixed ? QString() : u"status"_s);
 }
 
 } // namespace reconscope::controller::labs

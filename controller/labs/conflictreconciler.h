@@ -21,7 +21,8 @@ namespace reconscope::controller::labs {
 // informer cache, "works" for reconcileWorkMs (the Kafka admin calls of the real operator: the
 // window in which the object can change), then writes the observed count as the design says
 // (a: PUT /status with the cached object's resourceVersion; b: merge patch /status without one;
-// c: PUT of the whole cached object with spec.currentReplicas). A 409 or another error fails the
+// c: PUT of the whole cached object with spec.currentReplicas; d: apply of /status; e: apply of
+// spec.currentReplicas, forced after a conflict). A 409 or another error fails the
 // reconcile, so the loop requeues the key rate limited; a written or already observed object
 // succeeds.
 //
@@ -60,6 +61,14 @@ private:
     void writeObserved(const QString &key,
                        const nlohmann::json &object,
                        std::int64_t observed,
+                       Completion complete);
+    // Designs d and e: a server-side apply of the observed count (/status, or spec in e) as
+    // field manager consumergroup-reconciler; in e, after a 409, again with force when the
+    // options say so.
+    void applyObserved(const QString &key,
+                       const nlohmann::json &object,
+                       std::int64_t observed,
+                       bool force,
                        Completion complete);
 
     kube::RestClient *m_client;

@@ -1,5 +1,7 @@
 #include "controller/operator/customappoperator.h"
 
+#include "models/lifecycle.h"
+
 namespace reconscope::controller::operators {
 
 CustomAppOperator::CustomAppOperator(kube::ClientConfig config,
@@ -7,6 +9,7 @@ CustomAppOperator::CustomAppOperator(kube::ClientConfig config,
                                      Options options,
                                      QObject *parent)
     : QObject(parent)
+    , m_clock(clock)
 {
     if (options.leaderElection && options.reconciler.instance.isEmpty())
         options.reconciler.instance = options.lease.identity;
@@ -15,6 +18,13 @@ CustomAppOperator::CustomAppOperator(kube::ClientConfig config,
     m_loop = new reconcile::ControllerLoop(clock, *m_reconciler, options.loop, this);
     m_reconciler->setEnqueue(
         [this](const QString &key, const QString &trigger) { m_loop->enqueue(key, trigger); });
+    connect(m_reconciler,
+            &CustomAppReconciler::customAppObserved,
+            this,
+            &CustomAppOperator::measureLatency);
+    connect(m_reconciler, &CustomAppReconciler::customAppRemoved, this, [this](const QString &key) {
+        m_latency.remove(QString(), key);
+    });
     if (options.leaderElection) {
         m_elector = new LeaderElector(m_reconciler->client(), clock, options.lease, this);
         connect(m_elector, &LeaderElector::startedLeading, this, [this] { setActive(true); });
@@ -47,6 +57,16 @@ void CustomAppOperator::stop()
     m_loop->stop();
     m_reconciler->stop();
     setActive(false);
+}
+
+void CustomAppOperator::measureLatency(const models::ObjectSummary &summary)
+{
+    const models::LifecycleVerdict verdict = models::deriveLifecycle(summary, m_mapping);
+    const auto sample = m_latency.observe(
+        QString(), summary, verdict.state, reconcile::toDateTime(m_clock.now()));
+    if (sample)
+        m_loop->recordEndToEnd(double(sample->observedMs) / 1000.0,
+                               double(sample->settledMs) / 1000.0);
 }
 
 void CustomAppOperator::setActive(bool active)

@@ -4,6 +4,8 @@
 #include "controller/operator/customappreconciler.h"
 #include "controller/operator/leaderelection.h"
 #include "controller/reconcile/controllerloop.h"
+#include "models/lifecyclemapping.h"
+#include "models/reconcilelatency.h"
 
 #include <QObject>
 
@@ -50,6 +52,13 @@ signals:
 
 private:
     void setActive(bool active);
+    void measureLatency(const models::ObjectSummary &summary);
+
+    reconcile::Clock &m_clock;
+    // End-to-end latency from the reconciler's own CustomApp informer (no samples kept: each one
+    // goes into the loop's histogram).
+    models::LifecycleMapping m_mapping = models::LifecycleMapping::forCustomApp();
+    models::ReconcileLatency m_latency{ 1 };
 
     CustomAppReconciler *m_reconciler = nullptr;
     reconcile::ControllerLoop *m_loop = nullptr;

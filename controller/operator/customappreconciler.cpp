@@ -170,9 +170,13 @@ void CustomAppReconciler::handleCustomAppsChanged(const QStringList &upserted,
         const auto *entry = m_appsInformer->entry(key);
         enqueue(key,
                 u"customapp changed rv="_s + (entry ? entry->summary.resourceVersion : QString()));
+        if (entry)
+            emit customAppObserved(entry->summary);
     }
-    for (const auto &key : removed)
+    for (const auto &key : removed) {
         enqueue(key, u"customapp deleted"_s);
+        emit customAppRemoved(key);
+    }
 }
 
 void CustomAppReconciler::handleDeploymentsChanged(const QStringList &upserted,

@@ -7,6 +7,7 @@
 #include "controller/reconcile/clock.h"
 #include "controller/reconcile/reconciler.h"
 #include "controller/reconcile/stepsequence.h"
+#include "models/objectsummary.h"
 
 #include <nlohmann/json.hpp>
 
@@ -125,6 +126,10 @@ public:
 
 signals:
     void cachesSynced();
+    // Each CustomApp version its informer delivers, and each one deleted (the operator measures
+    // end-to-end latency from them).
+    void customAppObserved(const reconscope::models::ObjectSummary &summary);
+    void customAppRemoved(const QString &key);
     // After every write sent or planned.
     void writeRecorded(const QString &key,
                        const reconscope::controller::operators::PlannedWrite &w);

@@ -141,6 +141,13 @@ ControllerLoop::ControllerLoop(
         Type::Counter,
         u"Reconciles that returned an error together with a non-zero Result (the Result is ignored)"_s);
 
+    m_metrics.declare(QString::fromLatin1(EndToEndLatency),
+                      Type::Histogram,
+                      u"Time from a spec change (generation bump) seen in the watch until the "
+                      "status caught up (stage observed) and until the object was Ready or "
+                      "Degraded (stage settled), per controller"_s,
+                      reconcileTimeBuckets());
+
     // Every series exists from the start, as controller-runtime's initMetrics does.
     const MetricLabels controller = controllerLabel();
     for (const QString &result : { u"error"_s, u"requeue_after"_s, u"requeue"_s, u"success"_s }) {
@@ -152,6 +159,11 @@ ControllerLoop::ControllerLoop(
     m_metrics.ensure(QString::fromLatin1(TerminalErrors), controller);
     m_metrics.ensure(QString::fromLatin1(IgnoredResults), controller);
     m_metrics.ensure(QString::fromLatin1(ReconcileTime), controller);
+    for (const QString &stage : { u"observed"_s, u"settled"_s }) {
+        MetricLabels labels = controller;
+        labels.append({ u"stage"_s, stage });
+        m_metrics.ensure(QString::fromLatin1(EndToEndLatency), labels);
+    }
     m_metrics.ensure(u"controller_runtime_active_workers"_s, controller);
     m_metrics.ensure(QString::fromLatin1(WorkqueueQueueDuration), queueLabels());
     m_metrics.ensure(QString::fromLatin1(WorkqueueWorkDuration), queueLabels());
@@ -166,6 +178,16 @@ ControllerLoop::~ControllerLoop()
 {
     if (m_dispatchTimer != 0)
         m_clock.cancel(m_dispatchTimer);
+}
+
+void ControllerLoop::recordEndToEnd(double observedSeconds, double settledSeconds)
+{
+    for (const auto &[stage, seconds] : { std::pair{ u"observed"_s, observedSeconds },
+                                          std::pair{ u"settled"_s, settledSeconds } }) {
+        MetricLabels labels = controllerLabel();
+        labels.append({ u"stage"_s, stage });
+        m_metrics.observe(QString::fromLatin1(EndToEndLatency), labels, seconds);
+    }
 }
 
 MetricLabels ControllerLoop::controllerLabel() const

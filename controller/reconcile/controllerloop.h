@@ -123,6 +123,10 @@ public:
 
     // A 409 Conflict outside a reconcile (e.g. the patch lab): counted per writer.
     void recordConflict(const QString &writer);
+    // One spec change's end-to-end latency as the watch saw it (generation bump until
+    // status.observedGeneration caught up, and until the object was Ready or Degraded after it),
+    // beside controller-runtime's reconcile time, which counts one Reconcile() call only.
+    void recordEndToEnd(double observedSeconds, double settledSeconds);
 
     // The registry; the time-dependent workqueue gauges (unfinished work, longest running
     // processor) are brought up to date by metricsText() and refreshMetrics().
@@ -146,6 +150,8 @@ public:
         = "workqueue_longest_running_processor_seconds";
     static constexpr const char *Conflicts = "reconscope_write_conflicts_total";
     static constexpr const char *IgnoredResults = "reconscope_reconcile_ignored_results_total";
+    // Labelled by controller and stage: "observed" (status caught up) or "settled".
+    static constexpr const char *EndToEndLatency = "reconscope_reconcile_end_to_end_seconds";
 
 signals:
     void reconcileStarted(const QString &key, quint64 recordId);

@@ -277,6 +277,22 @@ void tst_CustomAppReconciler::createThenScale()
     QVERIFY(sawCount);
     QCOMPARE_JSON(m_fx->get(deployments, u"web"_s)["spec"]["replicas"], json(5));
     QCOMPARE_JSON(m_fx->get(customApps, u"web"_s)["status"]["observedGeneration"], json(2));
+
+    // The scale's end-to-end latency, beside controller-runtime's metrics (the creation was the
+    // object's first version: nothing to measure from).
+    const QString controller = m_op->loop().options().name;
+    for (const QString &stage : { u"observed"_s, u"settled"_s }) {
+        QTRY_COMPARE(m_op->loop()
+                         .metrics()
+                         .histogram(QString::fromLatin1(reconcile::ControllerLoop::EndToEndLatency),
+                                    { { u"controller"_s, controller }, { u"stage"_s, stage } })
+                         .count,
+                     quint64(1));
+    }
+    const QString text = QString::fromUtf8(m_op->loop().metricsText());
+    QVERIFY(text.contains(u"reconscope_reconcile_end_to_end_seconds_count{controller=\"%1\","
+                          "stage=\"settled\"} 1"_s.arg(controller)));
+    QVERIFY(text.contains(u"controller_runtime_reconcile_time_seconds_count"_s));
 }
 
 void tst_CustomAppReconciler::badConfigJsonIsTerminalThenFixed()
