@@ -259,6 +259,24 @@ void ResourceTableModel::setNow(const QDateTime &now)
                          { Qt::DisplayRole });
 }
 
+void ResourceTableModel::setFights(QHash<QString, QStringList> fights)
+{
+    QList<int> changed;
+    for (auto it = m_fights.cbegin(); it != m_fights.cend(); ++it) {
+        if (fights.value(it.key()) != it.value())
+            changed << rowOf(it.key());
+    }
+    for (auto it = fights.cbegin(); it != fights.cend(); ++it) {
+        if (!m_fights.contains(it.key()))
+            changed << rowOf(it.key());
+    }
+    m_fights = std::move(fights);
+    for (const int row : std::as_const(changed)) {
+        if (row >= 0)
+            emit dataChanged(index(row, FightsColumn), index(row, FightsColumn));
+    }
+}
+
 const ResourceRow *ResourceTableModel::rowAt(int row) const
 {
     return row >= 0 && row < m_rows.size() ? &m_rows[row] : nullptr;
@@ -334,6 +352,8 @@ int ResourceTableModel::compareRows(const ResourceRow &a, const ResourceRow &b, 
         return compareValues(ageKey(a), ageKey(b));
     case LastTransitionColumn:
         return compareValues(movedKey(a), movedKey(b));
+    case FightsColumn: // not in the rows: the sorting view asks data()
+        break;
     }
     return 0;
 }
@@ -375,6 +395,8 @@ QVariant ResourceTableModel::data(const QModelIndex &index, int role) const
             return ageKey(row);
         case LastTransitionColumn:
             return movedKey(row);
+        case FightsColumn:
+            return int(m_fights.value(row.key).size());
         default:
             return data(index, Qt::DisplayRole);
         }
@@ -404,6 +426,14 @@ QVariant ResourceTableModel::data(const QModelIndex &index, int role) const
                 return tr("%1 ago (%2)")
                     .arg(formatAge(row.lastTransition.msecsTo(m_now)), row.sinceCondition);
             return formatAge(row.lastTransition.msecsTo(m_now)) + u" ago"_s;
+        case FightsColumn: {
+            const QStringList fights = m_fights.value(row.key);
+            if (fights.isEmpty())
+                return QString();
+            return fights.size() == 1
+                ? fights.first()
+                : tr("%1 (+%2 more)").arg(fights.first()).arg(fights.size() - 1);
+        }
         }
         break;
     case Qt::ToolTipRole:
@@ -427,6 +457,8 @@ QVariant ResourceTableModel::data(const QModelIndex &index, int role) const
                           "was not seen)")
                     .arg(formatRfc3339(row.lastTransition), row.sinceCondition);
             return formatRfc3339(row.lastTransition);
+        case FightsColumn:
+            return m_fights.value(row.key).join(u'\n');
         }
         break;
     case Qt::TextAlignmentRole:
@@ -457,6 +489,8 @@ QVariant ResourceTableModel::headerData(int section, Qt::Orientation orientation
         return tr("Age");
     case LastTransitionColumn:
         return tr("Moved");
+    case FightsColumn:
+        return tr("Fights");
     }
     return {};
 }

@@ -64,6 +64,7 @@ public:
         GenerationColumn,
         AgeColumn,
         LastTransitionColumn,
+        FightsColumn, // the object's field-manager fights, as setFights() last said
         ColumnCount
     };
     enum Role {
@@ -94,6 +95,11 @@ public:
     std::optional<qsizetype> listing() const { return m_listing; }
     // The reference time of the Age column (the model does not read the clock itself).
     void setNow(const QDateTime &now);
+    // The field-manager fights going on, one line each, by object key (the console's fight
+    // detector; the model keeps them apart from the rows, which are made from summaries alone).
+    // Replaces the previous set: rows whose text changed are announced.
+    void setFights(QHash<QString, QStringList> fights);
+    QStringList fightsOf(const QString &key) const { return m_fights.value(key); }
 
     int rowOf(const QString &key) const { return m_index.value(key, -1); }
     const ResourceRow *rowAt(int row) const;
@@ -152,6 +158,7 @@ private:
     int m_sortColumn = -1;
     Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
     std::optional<qsizetype> m_listing;
+    QHash<QString, QStringList> m_fights;
     // The ranks of rows [0, m_ranks.size()) in m_rankColumn (-1: none): equal values equal ranks,
     // ranks ascending with the values; the rows were appended ascending (m_rankStep 1) or
     // descending (-1).

@@ -6,6 +6,7 @@
 #include "controller/console/consolesession.h"
 #include "controller/console/crdoverview.h"
 #include "controller/console/fightwatch.h"
+#include "models/resourcetablemodel.h"
 #include "ui/fightspanel.h"
 #include "ui/latencypanel.h"
 #include "ui/overviewpanel.h"
@@ -58,7 +59,15 @@ QWidget *MainWindow::addFightsPanel()
     auto *watch = new controller::console::FightWatch(m_session, this);
     auto *panel = new FightsPanel(this);
     panel->setWindowTitle(tr("Fights"));
-    const auto refresh = [watch, panel] { panel->setFights(watch->current()); };
+    // The list, and the table's Fights column of the objects in it.
+    const auto refresh = [this, watch, panel] {
+        const QList<controller::fieldowner::Fight> fights = watch->current();
+        panel->setFights(fights);
+        QHash<QString, QStringList> byObject;
+        for (const auto &fight : fights)
+            byObject[fight.object] << fight.describe();
+        m_session->tableModel()->setFights(std::move(byObject));
+    };
     connect(watch,
             &controller::console::FightWatch::fightsStarted,
             panel,

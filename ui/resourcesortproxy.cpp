@@ -58,7 +58,8 @@ bool ResourceSortProxy::lessThan(const QModelIndex &left, const QModelIndex &rig
         if (const auto less = m_table->rankedLess(left.row(), right.row(), column))
             return *less;
     }
-    if (column < 0 || column >= ResourceTableModel::ColumnCount)
+    if (column < 0 || column >= ResourceTableModel::ColumnCount
+        || column == ResourceTableModel::FightsColumn) // kept beside the rows: by SortRole
         return QSortFilterProxyModel::lessThan(left, right);
     // The model's own order, which it also inserts large batches in.
     return ResourceTableModel::compareRows(*a, *b, column) < 0;

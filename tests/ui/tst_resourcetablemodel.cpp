@@ -59,6 +59,7 @@ private slots:
     void fiftyThousandObjectsPerTick();
     void firstFillKeepsFirstPlacesAndLastStates();
     void ranksFollowRowsAppendedInOrder();
+    void fightsColumnShowsTheObjectsFights();
 
 private:
     std::unique_ptr<ResourceTableModel> m_model;
@@ -76,6 +77,45 @@ void tst_ResourceTableModel::cleanup()
 {
     m_tester.reset();
     m_model.reset();
+}
+
+void tst_ResourceTableModel::fightsColumnShowsTheObjectsFights()
+{
+    QList<ResourceRow> rows;
+    for (int i = 0; i < 5; ++i)
+        rows << row(u"app-%1"_s.arg(i), LifecycleState::Ready);
+    m_model->applyBatch(rows, {});
+    QCOMPARE(m_model->headerData(ResourceTableModel::FightsColumn, Qt::Horizontal, Qt::DisplayRole)
+                 .toString(),
+             u"Fights"_s);
+    QSignalSpy changed(m_model.get(), &QAbstractItemModel::dataChanged);
+    const QString one = u".spec.replicas: \"gitops\" and \"reconciler\" took it"_s;
+    const QString two = u".spec.image: \"gitops\" and \"helm\" took it"_s;
+    m_model->setFights({ { u"demo/app-1"_s, { one } }, { u"demo/app-3"_s, { one, two } } });
+    QCOMPARE(changed.size(), 2);
+    auto cell = [this](int row, int role = Qt::DisplayRole) {
+        return m_model->index(row, ResourceTableModel::FightsColumn).data(role);
+    };
+    QCOMPARE(cell(0).toString(), QString());
+    QCOMPARE(cell(1).toString(), one);
+    QCOMPARE(cell(3).toString(), one + u" (+1 more)"_s);
+    QCOMPARE(cell(3, Qt::ToolTipRole).toString(), one + u'\n' + two);
+    QCOMPARE(cell(3, ResourceTableModel::SortRole).toInt(), 2);
+    QCOMPARE(m_model->fightsOf(u"demo/app-3"_s).size(), 2);
+
+    // Only the rows whose fights changed are announced; a fight that stopped clears its cell.
+    changed.clear();
+    m_model->setFights({ { u"demo/app-3"_s, { one, two } }, { u"demo/gone"_s, { two } } });
+    QCOMPARE(changed.size(), 1);
+    QCOMPARE(changed.first().at(0).toModelIndex().row(), 1);
+    QCOMPARE(cell(1).toString(), QString());
+
+    // A sorting view orders by the number of fights.
+    QSortFilterProxyModel proxy;
+    proxy.setSourceModel(m_model.get());
+    proxy.setSortRole(ResourceTableModel::SortRole);
+    proxy.sort(ResourceTableModel::FightsColumn, Qt::DescendingOrder);
+    QCOMPARE(proxy.index(0, ResourceTableModel::NameColumn).data().toString(), u"app-3"_s);
 }
 
 void tst_ResourceTableModel::batchInsertsContiguously()
