@@ -11,6 +11,7 @@
 #include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -23,6 +24,8 @@
 #include <QVBoxLayout>
 #include <QValueAxis>
 
+#include <iterator>
+
 using namespace Qt::StringLiterals;
 namespace clabs = reconscope::controller::labs;
 
@@ -34,7 +37,10 @@ namespace {
 
 constexpr clabs::ConflictDesign allDesigns[] = { clabs::ConflictDesign::SeparatedPut,
                                                  clabs::ConflictDesign::SeparatedMergePatch,
-                                                 clabs::ConflictDesign::Mixed };
+                                                 clabs::ConflictDesign::Mixed,
+                                                 clabs::ConflictDesign::SeparatedApply,
+                                                 clabs::ConflictDesign::MixedApply };
+constexpr size_t designCount = std::size(allDesigns);
 
 } // namespace
 
@@ -56,14 +62,16 @@ ConflictLabPanel::ConflictLabPanel(ConsoleSession *session, QWidget *parent)
 {
     setWindowTitle(tr("Conflict lab"));
 
-    auto *designs = new QHBoxLayout;
-    for (size_t i = 0; i < 3; ++i) {
+    // Updates and patches in the first column, server-side apply in the second.
+    auto *designs = new QGridLayout;
+    for (size_t i = 0; i < designCount; ++i) {
         m_designBoxes[i] = new QCheckBox(clabs::conflictDesignTitle(allDesigns[i]), this);
         m_designBoxes[i]->setChecked(true);
-        designs->addWidget(m_designBoxes[i]);
+        const bool apply = clabs::isApplyDesign(allDesigns[i]);
+        designs->addWidget(m_designBoxes[i], apply ? int(i) - 3 : int(i), apply ? 1 : 0);
         connect(m_designBoxes[i], &QCheckBox::toggled, this, &ConflictLabPanel::updateRequests);
     }
-    designs->addStretch();
+    designs->setColumnStretch(2, 1);
     m_seconds->setRange(0.5, 600);
     m_seconds->setDecimals(1);
     m_seconds->setValue(10);
@@ -98,7 +106,10 @@ ConflictLabPanel::ConflictLabPanel(ConsoleSession *session, QWidget *parent)
                                          tr("Lost updates"),
                                          tr("Generation bumps"),
                                          tr("Reconciles"),
-                                         tr("Errors") });
+                                         tr("Errors"),
+                                         tr("Apply 409s"),
+                                         tr("Ownership changes"),
+                                         tr("Fights") });
     m_table->verticalHeader()->setVisible(false);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -143,14 +154,14 @@ ConflictLabPanel::~ConflictLabPanel()
 
 void ConflictLabPanel::setDesigns(const QList<clabs::ConflictDesign> &designs)
 {
-    for (size_t i = 0; i < 3; ++i)
+    for (size_t i = 0; i < designCount; ++i)
         m_designBoxes[i]->setChecked(designs.contains(allDesigns[i]));
 }
 
 QList<clabs::ConflictDesign> ConflictLabPanel::designs() const
 {
     QList<clabs::ConflictDesign> chosen;
-    for (size_t i = 0; i < 3; ++i) {
+    for (size_t i = 0; i < designCount; ++i) {
         if (m_designBoxes[i]->isChecked())
             chosen << allDesigns[i];
     }
@@ -315,7 +326,8 @@ void ConflictLabPanel::showResults()
 {
     m_table->setRowCount(int(m_results.size()) * 2);
     QStringList categories;
-    const char *metricNames[] = { "409s", "Lost updates", "Generation bumps", "Reconciles" };
+    const char *metricNames[]
+        = { "409s", "Lost updates", "Generation bumps", "Reconciles", "Ownership changes" };
     QList<QBarSet *> sets;
     for (const char *name : metricNames)
         sets << new QBarSet(tr(name));
@@ -326,8 +338,11 @@ void ConflictLabPanel::showResults()
             const auto &f = result.writers[size_t(writer)];
             const QString design = u"(%1)"_s.arg(clabs::conflictDesignLetter(result.design));
             const QString name = clabs::conflictWriterName(writer);
-            const QList<qint64> values{ f.conflicts,       f.writes,     f.lostUpdates,
-                                        f.generationBumps, f.reconciles, f.errors };
+            const QList<qint64> values{
+                f.conflicts,       f.writes,           f.lostUpdates,
+                f.generationBumps, f.reconciles,       f.errors,
+                f.applyConflicts,  f.ownershipChanges, qint64(result.fights.size())
+            };
             m_table->setItem(row, DesignColumn, new QTableWidgetItem(design));
             m_table->setItem(row, WriterColumn, new QTableWidgetItem(name));
             for (int c = 0; c < values.size(); ++c) {
@@ -338,11 +353,16 @@ void ConflictLabPanel::showResults()
             }
             if (!result.error.isEmpty())
                 m_table->item(row, DesignColumn)->setToolTip(result.error);
+            QStringList fights;
+            for (const auto &fight : result.fights)
+                fights << fight.object + u' ' + fight.describe();
+            m_table->item(row, FightsColumn)->setToolTip(fights.join(u'\n'));
             categories << design + u' ' + name;
             *sets[0] << double(f.conflicts);
             *sets[1] << double(f.lostUpdates);
             *sets[2] << double(f.generationBumps);
             *sets[3] << double(f.reconciles);
+            *sets[4] << double(f.ownershipChanges);
             ++row;
         }
     }

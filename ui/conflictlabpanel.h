@@ -46,6 +46,9 @@ public:
         GenerationColumn,
         ReconcilesColumn,
         ErrorsColumn,
+        ApplyConflictsColumn,
+        OwnershipChangesColumn,
+        FightsColumn, // the design's field-manager fights, on both writers' rows
         ColumnCount
     };
 
@@ -90,7 +93,7 @@ private:
     void showResults();
 
     controller::console::ConsoleSession *m_session;
-    QCheckBox *m_designBoxes[3];
+    QCheckBox *m_designBoxes[5];
     QDoubleSpinBox *m_seconds;
     QSpinBox *m_objects;
     QPushButton *m_run;

@@ -81,6 +81,32 @@ std::shared_ptr<const FieldSet> decodeText(const QString &fieldsV1)
     return read ? std::make_shared<const FieldSet>(std::move(read.value())) : nullptr;
 }
 
+// The managers that wrote the version `after` follows `before` with: those with an entry (its
+// operation, subresource, time or fields) that the previous version did not have; when none has
+// (times are whole seconds, so a manager writing twice in one second leaves its entry as it was),
+// those whose entries carry the newest time of the version.
+std::set<QString> writersBetween(const QList<models::ManagedFieldsEntry> &before,
+                                 const QList<models::ManagedFieldsEntry> &after)
+{
+    std::set<QString> writers;
+    for (const auto &entry : after) {
+        if (!before.contains(entry))
+            writers.insert(entry.manager);
+    }
+    if (!writers.empty())
+        return writers;
+    QDateTime newest;
+    for (const auto &entry : after) {
+        if (entry.time.isValid() && (!newest.isValid() || entry.time > newest))
+            newest = entry.time;
+    }
+    for (const auto &entry : after) {
+        if (newest.isValid() && entry.time == newest)
+            writers.insert(entry.manager);
+    }
+    return writers;
+}
+
 } // namespace
 
 FieldOwners fieldOwnersOf(const QList<models::ManagedFieldsEntry> &entries)
@@ -200,8 +226,9 @@ QList<Fight> FightDetector::observe(const QString &key,
     }
     const Owners before = ownersOf(state.entries);
     const Owners after = ownersOf(entries);
+    const std::set<QString> writers = writersBetween(state.entries, entries);
     state.entries = entries;
-    recordChanges(state, key, before, after, time, &started);
+    recordChanges(state, key, before, after, writers, time, &started);
     checkStatusWriter(state, key, entries, after, time, &started);
     return started;
 }
@@ -210,33 +237,70 @@ void FightDetector::recordChanges(ObjectState &state,
                                   const QString &key,
                                   const Owners &before,
                                   const Owners &after,
+                                  const std::set<QString> &writers,
                                   const QDateTime &time,
                                   QList<Fight> *started)
 {
     static const FieldSet none;
+    auto ownedAfter = [&](const QString &manager, const Path &path) {
+        const auto found = after.find(manager);
+        return found != after.end() && found->second.has(path);
+    };
+    auto record = [&](const Path &path, const QString &from, const QString &to) {
+        const QString field = pathText(path);
+        FieldHistory &history = state.fields[field];
+        history.changes.push_back({ time, from, to });
+        while (history.changes.size() > ChangesLimit
+               || history.changes.front().time.msecsTo(time) > m_settings.windowMs)
+            history.changes.pop_front();
+        const auto fight = alternation(key, field, history, time);
+        if (fight && !history.reported)
+            started->append(*fight);
+        history.reported = fight.has_value();
+    };
     for (const auto &[manager, owned] : after) {
         const auto had = before.find(manager);
         const FieldSet gained = owned.difference(had == before.end() ? none : had->second);
         gained.forEach([&](const Path &path) {
             if (!isLeaf(owned, path))
                 return;
+            bool taken = false;
             for (const auto &[previous, previouslyOwned] : before) {
                 if (previous == manager || !previouslyOwned.has(path))
                     continue;
-                const auto still = after.find(previous);
-                if (still != after.end() && still->second.has(path))
-                    continue; // shared now: not taken
-                const QString field = pathText(path);
-                FieldHistory &history = state.fields[field];
-                history.changes.push_back({ time, previous, manager });
-                while (history.changes.size() > ChangesLimit
-                       || history.changes.front().time.msecsTo(time) > m_settings.windowMs)
-                    history.changes.pop_front();
-                const auto fight = alternation(key, field, history, time);
-                if (fight && !history.reported)
-                    started->append(*fight);
-                history.reported = fight.has_value();
+                taken = true;
+                if (!ownedAfter(previous, path)) // shared now: not taken
+                    record(path, previous, manager);
             }
+            if (taken)
+                return;
+            // Set again by the manager another one had removed it from: the field goes back.
+            const auto history = state.fields.find(pathText(path));
+            if (history != state.fields.end() && !history->second.changes.empty()) {
+                const Change &last = history->second.changes.back();
+                if (last.from == manager && last.to != manager && !ownedAfter(last.to, path))
+                    record(path, last.to, manager);
+            }
+        });
+    }
+    // A field removed from the object (owned by nobody now) by the one other manager that wrote
+    // this version: taken from its owner, as a GitOps apply of a manifest without it takes it.
+    for (const auto &[previous, previouslyOwned] : before) {
+        std::vector<QString> removers;
+        for (const QString &writer : writers) {
+            if (writer != previous)
+                removers.push_back(writer);
+        }
+        if (removers.size() != 1)
+            continue;
+        previouslyOwned.forEach([&](const Path &path) {
+            if (!isLeaf(previouslyOwned, path))
+                return;
+            for (const auto &[manager, owned] : after) {
+                if (owned.has(path))
+                    return;
+            }
+            record(path, previous, removers.front());
         });
     }
 }

@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <vector>
 
 // Field-manager fights, read from the managedFields the summaries keep (never whole objects).
@@ -73,6 +74,10 @@ QList<SpecOwnership> specFieldsOfStatusWriters(const QList<models::ManagedFields
 // Watches objects' managedFields version after version. An ownership change is a field (a path
 // of a fieldsV1 set) that a manager holds in the new version and another held in the previous one
 // and holds no longer; a field a manager sets for the first time, or comes to share, is none.
+// A field that nobody owns any more counts as taken by the one other manager that wrote that
+// version (its entry changed, or failing that carries the version's newest time: it removed the
+// field, as a write of a manifest without it does), and the former owner setting it again as
+// taken back.
 // Managers are told apart by name (an applier's and an updater's entries of one name are one
 // manager). Not thread-safe.
 class FightDetector
@@ -124,6 +129,7 @@ private:
                        const QString &key,
                        const Owners &before,
                        const Owners &after,
+                       const std::set<QString> &writers,
                        const QDateTime &time,
                        QList<Fight> *started);
     void checkStatusWriter(ObjectState &state,

@@ -6,6 +6,7 @@
 #include "controller/labs/conflictreconciler.h"
 #include "controller/reconcile/clock.h"
 #include "controller/reconcile/controllerloop.h"
+#include "models/objectsummary.h"
 
 #include <QTimer>
 
@@ -100,14 +101,10 @@ QString conflictDesignTitle(ConflictDesign design)
 
 json ConflictWriterFigures::toJson() const
 {
-    return json{ { "conflicts", conflicts },
-                 { "writes", writes },
-                 { "lostUpdates", lostUpdates },
-                 { "generationBumps", generationBumps },
-                 { "reconciles", reconciles },
-                 { "errors", errors },
-                 { "applyConflicts", applyConflicts },
-                 { "ownershipChanges", ownershipChanges } };
+    return json{ { "conflicts", conflicts },           { "writes", writes },
+                 { "lostUpdates", lostUpdates },       { "generationBumps", generationBumps },
+                 { "reconciles", reconciles },         { "errors", errors },
+                 { "applyConflicts", applyConflicts }, { "ownershipChanges", ownershipChanges } };
 }
 
 json ConflictLabResult::toJson() const
@@ -126,6 +123,10 @@ json ConflictLabResult::toJson() const
               { "crdInstalled", crdInstalled },
               { "cancelled", cancelled },
               { "notes", notesJson } };
+    json fightsJson = json::array();
+    for (const fieldowner::Fight &fight : fights)
+        fightsJson.push_back(fight.toJson());
+    out["fights"] = std::move(fightsJson);
     if (!error.isEmpty())
         out["error"] = error.toStdString();
     return out;
@@ -160,6 +161,8 @@ QString ConflictLabResult::toText() const
             text += u" %1 %2"_s.arg(f.applyConflicts, 15).arg(f.ownershipChanges, 17);
         text += u'\n';
     }
+    for (const fieldowner::Fight &fight : fights)
+        text += u"fight: "_s + fight.object + u' ' + fight.describe() + u'\n';
     for (const QString &note : notes)
         text += u"note: "_s + note + u'\n';
     if (!error.isEmpty())
@@ -173,6 +176,7 @@ ConflictLab::ConflictLab(kube::ClientConfig config, ConflictLabOptions options, 
     : QObject(parent)
     , m_config(std::move(config))
     , m_options(std::move(options))
+    , m_fightDetector(m_options.fightSettings)
 {
     m_options.objects = std::max(1, m_options.objects);
     m_options.durationMs = std::max(0, m_options.durationMs);
@@ -474,6 +478,9 @@ void ConflictLab::handleDeltas(const QList<kube::Delta> &deltas)
 
 void ConflictLab::trackOwnership(const QString &key, const json &object)
 {
+    if (const auto summary = models::ObjectSummary::fromJson(object, models::LifecycleMapping{}))
+        m_result.fights << m_fightDetector.observe(
+            key, summary->managedFields, QDateTime::currentDateTimeUtc());
     const json *fields = fieldowner::managedFieldsOf(object);
     if (!fields)
         return;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "controller/fieldowner/fightdetector.h"
 #include "controller/kube/clientconfig.h"
 #include "controller/kube/reflector.h"
 #include "controller/kube/restclient.h"
@@ -87,6 +88,8 @@ struct ConflictLabOptions
     // field (false: the conflict fails the reconcile, which is retried rate limited and conflicts
     // again).
     bool reconcilerForces = true;
+    // What the lab's fight detector (fed every version the watch sees) calls a fight.
+    fieldowner::FightSettings fightSettings;
     quint32 seed = 1;
 };
 
@@ -122,6 +125,9 @@ struct ConflictLabResult
     bool cancelled = false;
     QString error; // empty on success
     QStringList notes;
+    // The field-manager fights the detector reported during the run, each once, in the order
+    // they started.
+    QList<fieldowner::Fight> fights;
 
     const ConflictWriterFigures &gitops() const { return writers[0]; }
     const ConflictWriterFigures &reconciler() const { return writers[1]; }
@@ -251,6 +257,8 @@ private:
     // Per object, who of the two writers owned each lab field (spec.replicas, the observed
     // count) in the last version seen: bit 0 GitOps, bit 1 the reconciler.
     QHash<QString, std::array<int, 2>> m_owners;
+    // The console's fight detector over the same versions, as it would see them.
+    fieldowner::FightDetector m_fightDetector;
 };
 
 } // namespace reconscope::controller::labs

@@ -1,5 +1,5 @@
 // The labs and tools against both servers, as a user runs them through the kind-shaped
-// kubeconfig: the conflict lab's three designs (their figures are printed for comparison between
+// kubeconfig: the conflict lab's five designs (their figures are printed for comparison between
 // the servers), the boundary verifier's live check (dry-run writes), and the console connecting
 // and painting a window.
 #include "tests/e2e/e2eserver.h"
@@ -36,7 +36,7 @@ private slots:
     void conflictLabDesigns_data()
     {
         QTest::addColumn<QString>("design");
-        for (const char *design : { "a", "b", "c" })
+        for (const char *design : { "a", "b", "c", "d", "e" })
             QTest::newRow(design) << QString::fromLatin1(design);
     }
     void conflictLabDesigns()
@@ -65,9 +65,29 @@ private slots:
         for (const char *writer : { "gitops", "reconciler" }) {
             QVERIFY2(figures[writer]["writes"].get<int>() > 0, writer);
             // (c), spec and status in one object written whole, is the design that loses
-            // updates; the other two must not.
+            // updates; the others must not.
             if (design != u"c")
                 QCOMPARE(figures[writer]["lostUpdates"].get<int>(), 0);
+        }
+        // Field-manager fights: the mixed designs have one over spec.currentReplicas (in e the
+        // reconciler forces after its apply conflicts), the separated ones none.
+        const json &fights = figures["fights"];
+        QVERIFY(fights.is_array());
+        const bool mixed = design == u"c" || design == u"e";
+        bool currentReplicas = false;
+        for (const json &fight : fights)
+            currentReplicas = currentReplicas
+                || (fight.value("field", "") == ".spec.currentReplicas"
+                    && fight.value("kind", "") == "alternating-owners");
+        QVERIFY2(mixed ? currentReplicas : fights.empty(), fights.dump().c_str());
+        if (design == u"d") {
+            for (const char *writer : { "gitops", "reconciler" })
+                QCOMPARE(figures[writer]["applyConflicts"].get<int>(), 0);
+        }
+        if (design == u"e") {
+            QVERIFY(figures["reconciler"]["applyConflicts"].get<int>() > 0);
+            QVERIFY(figures["reconciler"]["ownershipChanges"].get<int>() > 0);
+            QVERIFY(figures["gitops"]["ownershipChanges"].get<int>() > 0);
         }
         // The figures of this server, for the note that compares the two.
         qInfo("conflict-lab %s design %s: %s",

@@ -62,6 +62,7 @@ private slots:
     void changesTooFarApartAreNone();
     void sharedAndNewFieldsAreNoChange();
     void statusWriterOwningSpec();
+    void removedAndSetAgainIsAFight();
     void unreadableEntriesOwnNothing();
     void settingsAreHonoured();
     void statusWritersByTheirFields();
@@ -133,11 +134,59 @@ void tst_FightDetector::sharedAndNewFieldsAreNoChange()
     for (int i = 0; i < 10; ++i) {
         QVERIFY(detector.observe(u"a"_s, i % 2 ? shared : gitopsAlone, at(i)).isEmpty());
         QList<ManagedFieldsEntry> more = i % 2 ? shared : gitopsAlone;
-        if (i % 3 == 0)
+        if (i >= 3)
             more.append(entry(u"kubectl-label"_s, R"({"f:metadata":{"f:labels":{"f:x":{}}}})"));
         QVERIFY(detector.observe(u"b"_s, more, at(i)).isEmpty());
     }
     QVERIFY(detector.current(at(10)).isEmpty());
+}
+
+// The seed's mixed design written with Updates: the reconciler sets spec.currentReplicas, GitOps
+// writes the Git manifest, which lacks it, and so removes it; each turn is a change between them.
+void tst_FightDetector::removedAndSetAgainIsAFight()
+{
+    const char *const ReplicasAndCurrent = R"({"f:spec":{"f:currentReplicas":{}}})";
+    auto gitopsWrote = [](int second) {
+        ManagedFieldsEntry gitops = entry(u"gitops"_s, Replicas);
+        gitops.time = at(second);
+        return gitops;
+    };
+    auto reconcilerSet = [&](int gitopsSecond) {
+        return QList<ManagedFieldsEntry>{ gitopsWrote(gitopsSecond),
+                                          entry(u"reconciler"_s, ReplicasAndCurrent) };
+    };
+    FightDetector detector;
+    QVERIFY(detector.observe(u"ns/m"_s, reconcilerSet(0), at(0)).isEmpty());
+    // GitOps wrote (its entry's time moved) and the field is nobody's: taken by GitOps.
+    QVERIFY(detector.observe(u"ns/m"_s, { gitopsWrote(2) }, at(2)).isEmpty());
+    QVERIFY(detector.observe(u"ns/m"_s, reconcilerSet(2), at(3)).isEmpty()); // taken back
+    const QList<Fight> started = detector.observe(u"ns/m"_s, { gitopsWrote(4) }, at(4));
+    QCOMPARE(started.size(), 1);
+    QCOMPARE(started.first().field, u".spec.currentReplicas"_s);
+    QCOMPARE(started.first().managerA, u"gitops"_s);
+    QCOMPARE(started.first().managerB, u"reconciler"_s);
+    QCOMPARE(started.first().changes, 3);
+
+    // A removal in a version two other managers wrote is nobody's doing in particular: no change.
+    FightDetector unclear;
+    for (int i = 0; i < 8; ++i) {
+        QList<ManagedFieldsEntry> version;
+        if (i % 2 == 0) {
+            version = reconcilerSet(i);
+        } else {
+            ManagedFieldsEntry other = entry(u"argocd"_s, Image);
+            other.time = at(i);
+            version = { gitopsWrote(i), other };
+        }
+        QVERIFY(unclear.observe(u"ns/m"_s, version, at(i)).isEmpty());
+    }
+    // Nor does the owner removing its own field count.
+    FightDetector own;
+    for (int i = 0; i < 8; ++i) {
+        ManagedFieldsEntry reconciler = entry(u"reconciler"_s, i % 2 ? Image : ReplicasAndCurrent);
+        reconciler.time = at(i);
+        QVERIFY(own.observe(u"ns/m"_s, { gitopsWrote(0), reconciler }, at(i)).isEmpty());
+    }
 }
 
 void tst_FightDetector::statusWriterOwningSpec()

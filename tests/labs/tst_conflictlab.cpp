@@ -8,6 +8,7 @@
 #include <QSignalSpy>
 #include <QTest>
 
+#include <algorithm>
 #include <memory>
 
 using namespace Qt::StringLiterals;
@@ -54,11 +55,17 @@ private slots:
     void designBHasNoConflictsAndNoLostUpdates();
     void designAConflictsOnStatusWritesWithoutLostUpdates();
     void designCChurnsGenerationsAndLosesUpdates();
+    void designDAppliesWithoutConflictsOrFights();
+    void designEWithForcePingPongsOwnership();
+    void designEWithoutForceConflictsEveryTime();
     void cancelCleansUp();
     void plannedRequestsNameTheWrites();
 
 private:
-    clabs::ConflictLabResult run(clabs::ConflictDesign design, int durationMs, int objects = 2);
+    clabs::ConflictLabResult run(clabs::ConflictDesign design,
+                                 int durationMs,
+                                 int objects = 2,
+                                 bool reconcilerForces = true);
     int remainingObjects(const QString &plural);
 
     std::unique_ptr<clabs::LabCluster> m_cluster;
@@ -81,11 +88,14 @@ void tst_ConflictLab::cleanupTestCase()
     m_cluster.reset();
 }
 
-clabs::ConflictLabResult
-tst_ConflictLab::run(clabs::ConflictDesign design, int durationMs, int objects)
+clabs::ConflictLabResult tst_ConflictLab::run(clabs::ConflictDesign design,
+                                              int durationMs,
+                                              int objects,
+                                              bool reconcilerForces)
 {
     clabs::ConflictLabOptions options;
     options.design = design;
+    options.reconcilerForces = reconcilerForces;
     options.durationMs = durationMs;
     options.objects = objects;
     clabs::ConflictLab lab(m_config, options);
@@ -122,6 +132,17 @@ int tst_ConflictLab::remainingObjects(const QString &plural)
         QTRY_VERIFY_WITH_TIMEOUT(count != -1, 10000);
     }();
     return count;
+}
+
+// A fight between the lab's two writers over `field` (the managers in name order).
+static bool hasFightOver(const clabs::ConflictLabResult &result, const char *field)
+{
+    return std::any_of(result.fights.cbegin(), result.fights.cend(), [field](const auto &fight) {
+        return fight.field == QLatin1StringView(field)
+            && fight.kind == reconscope::controller::fieldowner::Fight::Kind::Alternating
+            && fight.managerA == QLatin1StringView(clabs::conflictReconcilerManager)
+            && fight.managerB == QLatin1StringView(clabs::conflictGitOpsManager);
+    });
 }
 
 // --- the audit's definitions ---------------------------------------------------------------------
@@ -228,6 +249,8 @@ void tst_ConflictLab::designBHasNoConflictsAndNoLostUpdates()
     QVERIFY(result.gitops().generationBumps > 0);
     QCOMPARE(result.reconciler().generationBumps, 0);
     QCOMPARE(result.unmatchedAcks, 0);
+    // Spec and status have one writer each: no field-manager fight.
+    QVERIFY2(result.fights.isEmpty(), result.toJson()["fights"].dump().c_str());
     QCOMPARE(remainingObjects(u"consumergroups"_s), 0);
 }
 
@@ -243,6 +266,7 @@ void tst_ConflictLab::designAConflictsOnStatusWritesWithoutLostUpdates()
     QCOMPARE(result.reconciler().generationBumps, 0);
     QCOMPARE(result.reconciler().errors, 0);
     QCOMPARE(result.unmatchedAcks, 0);
+    QVERIFY2(result.fights.isEmpty(), result.toJson()["fights"].dump().c_str());
     QCOMPARE(remainingObjects(u"consumergroups"_s), 0);
 }
 
@@ -258,6 +282,61 @@ void tst_ConflictLab::designCChurnsGenerationsAndLosesUpdates()
     QVERIFY(result.reconciler().lostUpdates > 0);
     QCOMPARE(result.gitops().lostUpdates, 0); // both PUT at a resourceVersion
     QCOMPARE(result.unmatchedAcks, 0);
+    // The reconciler sets spec.currentReplicas, the Git manifest's PUT removes it: a fight over
+    // that field between the two writers' managers.
+    QVERIFY2(hasFightOver(result, ".spec.currentReplicas"),
+             result.toJson()["fights"].dump().c_str());
+    QCOMPARE(remainingObjects(u"mixedconsumergroups"_s), 0);
+}
+
+void tst_ConflictLab::designDAppliesWithoutConflictsOrFights()
+{
+    const auto result = run(clabs::ConflictDesign::SeparatedApply, 2500);
+    QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
+    QVERIFY(result.gitops().writes > 5);
+    QVERIFY(result.reconciler().writes > 0);
+    for (const auto &writer : result.writers) {
+        QCOMPARE(writer.conflicts, 0);
+        QCOMPARE(writer.applyConflicts, 0);
+        QCOMPARE(writer.ownershipChanges, 0);
+        QCOMPARE(writer.lostUpdates, 0);
+        QCOMPARE(writer.errors, 0);
+    }
+    QVERIFY(result.gitops().generationBumps > 0);
+    QCOMPARE(result.reconciler().generationBumps, 0); // /status
+    QCOMPARE(result.unmatchedAcks, 0);
+    QVERIFY2(result.fights.isEmpty(), result.toJson()["fights"].dump().c_str());
+    QCOMPARE(remainingObjects(u"consumergroups"_s), 0);
+}
+
+void tst_ConflictLab::designEWithForcePingPongsOwnership()
+{
+    const auto result = run(clabs::ConflictDesign::MixedApply, 2500);
+    QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
+    // The reconciler's apply of spec.currentReplicas conflicts with gitops, which owns it from
+    // the manifest; forced, it takes the field, and GitOps' next forced apply takes it back.
+    QVERIFY(result.reconciler().applyConflicts > 0);
+    QCOMPARE(result.reconciler().applyConflicts, result.reconciler().conflicts);
+    QCOMPARE(result.gitops().applyConflicts, 0); // GitOps always forces
+    QVERIFY(result.reconciler().ownershipChanges > 0);
+    QVERIFY(result.gitops().ownershipChanges > 0);
+    QVERIFY(result.reconciler().writes > 0);
+    QVERIFY(result.reconciler().generationBumps > 0); // spec
+    QCOMPARE(result.unmatchedAcks, 0);
+    QVERIFY2(hasFightOver(result, ".spec.currentReplicas"),
+             result.toJson()["fights"].dump().c_str());
+    QCOMPARE(remainingObjects(u"mixedconsumergroups"_s), 0);
+}
+
+void tst_ConflictLab::designEWithoutForceConflictsEveryTime()
+{
+    const auto result = run(clabs::ConflictDesign::MixedApply, 2000, 2, false);
+    QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
+    QVERIFY(result.reconciler().applyConflicts > 0);
+    // Without force the field stays GitOps': nobody takes it from anybody.
+    QCOMPARE(result.reconciler().ownershipChanges, 0);
+    QCOMPARE(result.gitops().ownershipChanges, 0);
+    QVERIFY2(result.fights.isEmpty(), result.toJson()["fights"].dump().c_str());
     QCOMPARE(remainingObjects(u"mixedconsumergroups"_s), 0);
 }
 

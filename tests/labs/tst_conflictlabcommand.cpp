@@ -160,8 +160,8 @@ void tst_ConflictLabCommand::badArguments_data()
     QTest::addColumn<QString>("message");
     QTest::newRow("no design") << QStringList{ u"--seconds"_s, u"1"_s }
                                << u"--design is required"_s;
-    QTest::newRow("unknown design") << QStringList{ u"--design"_s, u"d"_s, u"--seconds"_s, u"1"_s }
-                                    << u"unknown design \"d\""_s;
+    QTest::newRow("unknown design") << QStringList{ u"--design"_s, u"f"_s, u"--seconds"_s, u"1"_s }
+                                    << u"unknown design \"f\""_s;
     QTest::newRow("no seconds") << QStringList{ u"--design"_s, u"a"_s }
                                 << u"--seconds is required"_s;
     QTest::newRow("bad seconds") << QStringList{ u"--design"_s, u"a"_s, u"--seconds"_s, u"x"_s }

@@ -47,7 +47,9 @@ void tst_ConflictLabPanel::runsAllThreeDesignsAndShowsResults()
 
     panel.setDesigns({ clabs::ConflictDesign::SeparatedPut,
                        clabs::ConflictDesign::SeparatedMergePatch,
-                       clabs::ConflictDesign::Mixed });
+                       clabs::ConflictDesign::Mixed,
+                       clabs::ConflictDesign::SeparatedApply,
+                       clabs::ConflictDesign::MixedApply });
     panel.setSeconds(1);
     panel.setObjects(1);
     QSignalSpy finished(&panel, &ConflictLabPanel::runFinished);
@@ -71,7 +73,7 @@ void tst_ConflictLabPanel::runsAllThreeDesignsAndShowsResults()
     QVERIFY(panel.runButton()->isEnabled());
 
     const auto &results = panel.results();
-    QCOMPARE(results.size(), 3);
+    QCOMPARE(results.size(), 5);
     for (const auto &result : results)
         QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
     QCOMPARE(results[0].design, clabs::ConflictDesign::SeparatedPut);
@@ -80,10 +82,14 @@ void tst_ConflictLabPanel::runsAllThreeDesignsAndShowsResults()
     QCOMPARE(results[1].reconciler().conflicts, 0);
     QCOMPARE(results[1].gitops().lostUpdates + results[1].reconciler().lostUpdates, 0);
     QVERIFY(results[2].reconciler().generationBumps > 0);
+    QCOMPARE(results[3].design, clabs::ConflictDesign::SeparatedApply);
+    QCOMPARE(results[4].design, clabs::ConflictDesign::MixedApply);
+    QCOMPARE(results[3].reconciler().applyConflicts, 0);
+    QVERIFY(results[4].reconciler().applyConflicts > 0);
 
     // The table: one row per design and writer, with the figures.
     QTableWidget *table = panel.resultsTable();
-    QCOMPARE(table->rowCount(), 6);
+    QCOMPARE(table->rowCount(), 10);
     QCOMPARE(table->item(0, ConflictLabPanel::DesignColumn)->text(), u"(a)"_s);
     QCOMPARE(table->item(0, ConflictLabPanel::WriterColumn)->text(), u"gitops"_s);
     QCOMPARE(table->item(3, ConflictLabPanel::WriterColumn)->text(), u"reconciler"_s);
@@ -93,15 +99,25 @@ void tst_ConflictLabPanel::runsAllThreeDesignsAndShowsResults()
              results[2].reconciler().generationBumps);
     QCOMPARE(table->item(1, ConflictLabPanel::ReconcilesColumn)->data(Qt::DisplayRole).toLongLong(),
              results[0].reconciler().reconciles);
+    QCOMPARE(
+        table->item(9, ConflictLabPanel::ApplyConflictsColumn)->data(Qt::DisplayRole).toLongLong(),
+        results[4].reconciler().applyConflicts);
+    QCOMPARE(table->item(8, ConflictLabPanel::OwnershipChangesColumn)
+                 ->data(Qt::DisplayRole)
+                 .toLongLong(),
+             results[4].gitops().ownershipChanges);
+    QCOMPARE(table->item(6, ConflictLabPanel::FightsColumn)->data(Qt::DisplayRole).toLongLong(),
+             qint64(results[3].fights.size()));
 
-    // The chart: 409s, lost updates, generation bumps and reconciles for each design and writer.
+    // The chart: 409s, lost updates, generation bumps, reconciles and ownership changes for each
+    // design and writer.
     const auto series = panel.chartView()->chart()->series();
     QCOMPARE(series.size(), 1);
     const auto *bars = qobject_cast<QBarSeries *>(series.first());
     QVERIFY(bars);
-    QCOMPARE(bars->count(), 4);
+    QCOMPARE(bars->count(), 5);
     for (const QBarSet *set : bars->barSets())
-        QCOMPARE(set->count(), 6);
+        QCOMPARE(set->count(), 10);
     QCOMPARE(bars->barSets().at(2)->at(5), double(results[2].reconciler().generationBumps));
     QCOMPARE(bars->barSets().at(3)->at(0), double(results[0].gitops().reconciles));
     QVERIFY(panel.statusLabel()->text().contains(u"Done"_s));

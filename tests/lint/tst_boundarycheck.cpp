@@ -155,14 +155,20 @@ void tst_BoundaryCheck::customAppPasses()
                        { "kind", "CustomApp" },
                        { "metadata", { { "name", "web" }, { "namespace", "default" } } },
                        { "spec", { { "image", "nginx:1.27" }, { "replicas", 2 } } } };
-    QVERIFY(m_cluster->create(customApps, u"default"_s, app).ok());
+    // A user creates it, the controller writes its status: two managers, as on a cluster.
+    cluster::WriteOptions user;
+    user.fieldManager = u"kubectl-create"_s;
+    QVERIFY(m_cluster->create(customApps, u"default"_s, app, user).ok());
+    cluster::WriteOptions controller;
+    controller.fieldManager = u"customapp-controller"_s;
     QVERIFY(m_cluster
                 ->patch(customApps,
                         u"default"_s,
                         u"web"_s,
                         apimachinery::PatchType::Merge,
                         R"({"status":{"observedGeneration":1,"replicas":2}})",
-                        true)
+                        true,
+                        controller)
                 .ok());
     const json before = m_cluster->get(customApps, u"default"_s, u"web"_s).value();
     const qint64 revision = m_cluster->currentResourceVersion();
