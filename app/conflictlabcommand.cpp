@@ -21,8 +21,9 @@ namespace reconscope::app {
 
 namespace {
 
-constexpr auto usage = "usage: reconscope conflict-lab --design a|b|c|d|e --seconds N [--objects K] "
-                       "[--no-force] [--kubeconfig F] [--context C] [-o json]\n";
+constexpr auto usage
+    = "usage: reconscope conflict-lab --design a|b|c|d|e --seconds N [--objects K] "
+      "[--no-force] [--kubeconfig F] [--context C] [-o json]\n";
 
 int usageError(const QString &message)
 {

@@ -139,7 +139,10 @@ public:
     // a write without a fieldManager after it (up to its first "/"), so two writers of one
     // process can be told apart in managedFields.
     void setUserAgent(QByteArray userAgent) { m_userAgent = std::move(userAgent); }
-    QByteArray requestUserAgent() const { return m_userAgent.isEmpty() ? userAgent() : m_userAgent; }
+    QByteArray requestUserAgent() const
+    {
+        return m_userAgent.isEmpty() ? userAgent() : m_userAgent;
+    }
 
     void get(const apimachinery::ResourceRef &resource,
              const QString &namespace_,

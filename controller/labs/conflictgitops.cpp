@@ -80,20 +80,18 @@ void ConflictGitOpsWriter::sync(int index)
     }
     if (isApplyDesign(m_options.design)) {
         // As Flux applies: the whole manifest, its own field manager, forced.
-        m_client->apply(resource(),
-                        m_options.namespace_,
-                        m_names.at(index),
-                        ConflictLabSetup::gitManifest(m_options.design,
-                                                      m_options.namespace_,
-                                                      m_names.at(index),
-                                                      index,
-                                                      intended),
-                        QString::fromLatin1(conflictGitOpsManager),
-                        true,
-                        [this, index, intended](kube::RestClient::JsonResult r) {
-                            if (m_state != State::Stopped)
-                                handleAnswer(index, intended, 1, r);
-                        });
+        m_client->apply(
+            resource(),
+            m_options.namespace_,
+            m_names.at(index),
+            ConflictLabSetup::gitManifest(
+                m_options.design, m_options.namespace_, m_names.at(index), index, intended),
+            QString::fromLatin1(conflictGitOpsManager),
+            true,
+            [this, index, intended](kube::RestClient::JsonResult r) {
+                if (m_state != State::Stopped)
+                    handleAnswer(index, intended, 1, r);
+            });
         return;
     }
     const json patch{ { "spec", { { "replicas", intended } } } };

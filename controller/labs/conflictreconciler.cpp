@@ -153,11 +153,8 @@ void ConflictLabReconciler::writeObserved(const QString &key,
     }
 }
 
-void ConflictLabReconciler::applyObserved(const QString &key,
-                                          const json &object,
-                                          std::int64_t observed,
-                                          bool force,
-                                          Completion complete)
+void ConflictLabReconciler::applyObserved(
+    const QString &key, const json &object, std::int64_t observed, bool force, Completion complete)
 {
     const QString name = key.section(u'/', -1);
     const bool mixed = isMixedDesign(m_options.design);
