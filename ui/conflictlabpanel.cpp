@@ -11,7 +11,6 @@
 #include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
-#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -62,16 +61,16 @@ ConflictLabPanel::ConflictLabPanel(ConsoleSession *session, QWidget *parent)
 {
     setWindowTitle(tr("Conflict lab"));
 
-    // Updates and patches in the first column, server-side apply in the second.
-    auto *designs = new QGridLayout;
+    // Short names in one row; the whole title in the tooltip.
+    auto *designs = new QHBoxLayout;
     for (size_t i = 0; i < designCount; ++i) {
-        m_designBoxes[i] = new QCheckBox(clabs::conflictDesignTitle(allDesigns[i]), this);
+        m_designBoxes[i] = new QCheckBox(clabs::conflictDesignShortTitle(allDesigns[i]), this);
+        m_designBoxes[i]->setToolTip(clabs::conflictDesignTitle(allDesigns[i]));
         m_designBoxes[i]->setChecked(true);
-        const bool apply = clabs::isApplyDesign(allDesigns[i]);
-        designs->addWidget(m_designBoxes[i], apply ? int(i) - 3 : int(i), apply ? 1 : 0);
+        designs->addWidget(m_designBoxes[i]);
         connect(m_designBoxes[i], &QCheckBox::toggled, this, &ConflictLabPanel::updateRequests);
     }
-    designs->setColumnStretch(2, 1);
+    designs->addStretch();
     m_seconds->setRange(0.5, 600);
     m_seconds->setDecimals(1);
     m_seconds->setValue(10);

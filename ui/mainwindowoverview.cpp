@@ -36,9 +36,9 @@ void MainWindow::addOverviewPanels()
     QDockWidget *overviewDock = addDock(m_overviewPanel, Qt::BottomDockWidgetArea);
     QDockWidget *latencyDock
         = addDock(new LatencyPanel(m_overview, this), Qt::BottomDockWidgetArea);
+    QDockWidget *fightsDock = addDock(addFightsPanel(), Qt::BottomDockWidgetArea);
     tabifyDockWidget(m_problemsDock, overviewDock);
     tabifyDockWidget(overviewDock, latencyDock);
-    QDockWidget *fightsDock = addDock(addFightsPanel(), Qt::BottomDockWidgetArea);
     tabifyDockWidget(latencyDock, fightsDock);
     m_overviewDocks = { m_problemsDock, overviewDock, latencyDock, fightsDock };
     m_problemsDock->raise();

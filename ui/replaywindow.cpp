@@ -6,6 +6,7 @@
 #include "ui/resourcetablepanel.h"
 #include "ui/stategraphpanel.h"
 
+#include <QActionGroup>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -38,6 +39,7 @@ ReplayWindow::ReplayWindow(std::unique_ptr<ReplayTimeline> timeline,
     , m_detail(new ReplayDetailPane(m_timeline.get(), this))
     , m_scrubber(new ReplayScrubber(m_timeline.get(), this))
     , m_recordingLabel(new QLabel(this))
+    , m_files(files)
 {
     QStringList names;
     for (const QString &file : files)
@@ -53,6 +55,19 @@ ReplayWindow::ReplayWindow(std::unique_ptr<ReplayTimeline> timeline,
     openOther->setShortcut(QKeySequence::Open);
     auto *close = fileMenu->addAction(tr("&Close"), this, &QWidget::close);
     close->setShortcut(QKeySequence::Close);
+    // A recording of several resources (record --all-crds, merged captures) shows one per window.
+    m_resourceMenu = menuBar()->addMenu(tr("Re&source"));
+    auto *resources = new QActionGroup(this);
+    for (const QString &resource : m_timeline->resourceNames()) {
+        if (resource == u"events"_s || resource.startsWith(u"events."_s))
+            continue;
+        QAction *action = m_resourceMenu->addAction(resource);
+        action->setData(resource);
+        action->setCheckable(true);
+        action->setChecked(resource == m_timeline->resourceName());
+        resources->addAction(action);
+        connect(action, &QAction::triggered, this, [this, resource] { openResource(resource); });
+    }
     auto *replayMenu = menuBar()->addMenu(tr("&Replay"));
     replayMenu->addActions(m_scrubber->actions());
     auto *graphMenu = menuBar()->addMenu(tr("&Graph"));
@@ -106,9 +121,30 @@ ReplayWindow::~ReplayWindow()
     m_timeline->pause();
 }
 
-ReplayWindow *ReplayWindow::open(const QStringList &paths, QWidget *parent, QString *error)
+void ReplayWindow::openResource(const QString &resource)
 {
-    auto timeline = ReplayTimeline::open(paths);
+    if (resource == m_timeline->resourceName())
+        return;
+    // This window keeps showing its resource (its action checked again): the other opens beside.
+    for (QAction *action : m_resourceMenu->actions())
+        action->setChecked(action->data().toString() == m_timeline->resourceName());
+    QString error;
+    ReplayWindow *window = open(m_files, parentWidget(), &error, resource);
+    if (!window) {
+        QMessageBox::warning(this, tr("Open Recording"), error);
+        return;
+    }
+    window->resize(size());
+    window->show();
+    emit resourceWindowOpened(window);
+}
+
+ReplayWindow *ReplayWindow::open(const QStringList &paths,
+                                 QWidget *parent,
+                                 QString *error,
+                                 const QString &resource)
+{
+    auto timeline = ReplayTimeline::open(paths, resource);
     if (!timeline) {
         *error = timeline.error().message;
         return nullptr;

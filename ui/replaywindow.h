@@ -6,6 +6,7 @@
 #include <memory>
 
 class QLabel;
+class QMenu;
 
 namespace reconscope::controller::record {
 class ReplayTimeline;
@@ -34,9 +35,11 @@ public:
                  QWidget *parent = nullptr);
     ~ReplayWindow() override;
 
-    // Opens recording files (or kubectl captures, merged) in a new window, deleted on close;
-    // null and `error` set when they cannot be read.
-    static ReplayWindow *open(const QStringList &paths, QWidget *parent, QString *error);
+    // Opens recording files (or kubectl captures, merged) in a new window, deleted on close,
+    // showing `resource` (a qualified name; empty: the first recorded that is not Events); null
+    // and `error` set when they cannot be read.
+    static ReplayWindow *
+    open(const QStringList &paths, QWidget *parent, QString *error, const QString &resource = {});
     // Asks for the files, then open(); says why when they cannot be read.
     static ReplayWindow *openInteractively(QWidget *parent);
 
@@ -46,10 +49,18 @@ public:
     ReplayDetailPane *detailPane() const { return m_detail; }
     ReplayScrubber *scrubber() const { return m_scrubber; }
     QLabel *recordingLabel() const { return m_recordingLabel; }
+    // The Resource menu: one checkable action per recorded resource but Events (its data: the
+    // qualified name); choosing another opens the same files in a window showing it.
+    QMenu *resourceMenu() const { return m_resourceMenu; }
+
+signals:
+    // Another resource of the recording was opened in `window` (shown, deleted on close).
+    void resourceWindowOpened(reconscope::ui::ReplayWindow *window);
 
 private:
     void handleObjectSelected(const QString &key);
     void handlePosition();
+    void openResource(const QString &resource);
 
     std::unique_ptr<controller::record::ReplayTimeline> m_timeline;
     ResourceTablePanel *m_table;
@@ -57,6 +68,8 @@ private:
     ReplayDetailPane *m_detail;
     ReplayScrubber *m_scrubber;
     QLabel *m_recordingLabel;
+    QMenu *m_resourceMenu = nullptr;
+    QStringList m_files;
     QString m_selectedKey;
 };
 

@@ -99,6 +99,23 @@ QString conflictDesignTitle(ConflictDesign design)
     return {};
 }
 
+QString conflictDesignShortTitle(ConflictDesign design)
+{
+    switch (design) {
+    case ConflictDesign::SeparatedPut:
+        return u"(a) PUT /status"_s;
+    case ConflictDesign::SeparatedMergePatch:
+        return u"(b) merge patch /status"_s;
+    case ConflictDesign::Mixed:
+        return u"(c) mixed, full PUTs"_s;
+    case ConflictDesign::SeparatedApply:
+        return u"(d) apply spec + /status"_s;
+    case ConflictDesign::MixedApply:
+        return u"(e) mixed, apply"_s;
+    }
+    return {};
+}
+
 json ConflictWriterFigures::toJson() const
 {
     return json{ { "conflicts", conflicts },           { "writes", writes },

@@ -59,6 +59,7 @@ enum class ConflictDesign {
 QString conflictDesignLetter(ConflictDesign design); // "a" ... "e"
 std::optional<ConflictDesign> conflictDesignFromLetter(const QString &letter);
 QString conflictDesignTitle(ConflictDesign design); // one line for tables and charts
+QString conflictDesignShortTitle(ConflictDesign design); // "(d) apply spec + /status": a checkbox
 // The mixed CRD (MixedConsumerGroup): designs c and e.
 bool isMixedDesign(ConflictDesign design);
 // Both writers use server-side apply: designs d and e.

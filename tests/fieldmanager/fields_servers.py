@@ -91,7 +91,8 @@ class Side:
         return result.stdout
 
     def get(self):
-        return json.loads(self.run(["get", "customapp", "web", "-n", NS, "-o", "json"]))
+        return json.loads(self.run(["get", "customapp", "web", "-n", NS, "-o", "json",
+                                    "--show-managed-fields"]))
 
     def reconcile_once(self, workdir):
         """Runs the reconciler until it has written the app's status."""

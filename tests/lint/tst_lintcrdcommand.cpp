@@ -150,14 +150,14 @@ void tst_LintCrdCommand::liveAgainstServe()
     QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
     QVERIFY(run.out.contains(u"## Live boundary check: customapps "));
     QVERIFY(run.out.contains(u"All verdicts pass."));
-    QCOMPARE(run.out.count(u"### PASS "), 6);
+    QCOMPARE(run.out.count(u"### PASS "), 7);
     QVERIFY(run.out.contains(u"?dryRun=All"));
 
     // A file's CRD checked live on the cluster.
     run = lintCrd({ own(u"customapps.infrastructure.internal.net.yaml"_s), u"--live"_s },
                   serve.kubeconfigPath());
     QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
-    QCOMPARE(run.out.count(u"  pass  "), 6);
+    QCOMPARE(run.out.count(u"  pass  "), 7);
 
     // Input errors: a CRD the cluster does not have, an object that does not exist.
     run = lintCrd({ u"widgets.example.com"_s }, serve.kubeconfigPath());

@@ -13,6 +13,8 @@
 #include "ui/stategraphpanel.h"
 #include "ui/stategraphscene.h"
 
+#include <nlohmann/json.hpp>
+
 #include <QAction>
 #include <QComboBox>
 #include <QDir>
@@ -20,7 +22,10 @@
 #include <QMenuBar>
 #include <QSortFilterProxyModel>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QtTest>
+
+#include <memory>
 
 using namespace Qt::StringLiterals;
 namespace record = reconscope::controller::record;
@@ -62,6 +67,7 @@ private slots:
     void keysPlayPauseAndStep();
     void speedBoxAndClockPlay();
     void selectedObjectsTransitionsAreMarked();
+    void resourceMenuOpensAnotherResource();
     void screenshots();
 
 private:
@@ -255,6 +261,68 @@ void tst_ReplayWindow::selectedObjectsTransitionsAreMarked()
         QCOMPARE(m_window->tablePanel()->selectedKey(), key);
         QCOMPARE(m_window->detailPane()->objectKey(), key);
     }
+}
+
+// The tour merged with a kubectl capture of another resource: the Resource menu lists both (not
+// Events), this window keeps its own, and choosing the other opens it in a window of its own.
+void tst_ReplayWindow::resourceMenuOpensAnotherResource()
+{
+    QTemporaryDir dir;
+    QFile capture(dir.filePath(u"kustomizations.jsonl"_s));
+    QVERIFY(capture.open(QIODevice::WriteOnly));
+    const nlohmann::json ready{ { "type", "Ready" },
+                                { "status", "True" },
+                                { "reason", "ReconciliationSucceeded" },
+                                { "lastTransitionTime", "2026-12-03T17:33:00Z" } };
+    const nlohmann::json event{
+        { "type", "ADDED" },
+        { "object",
+          { { "apiVersion", "kustomize.toolkit.fluxcd.io/v1" },
+            { "kind", "Kustomization" },
+            { "metadata",
+              { { "name", "apps" },
+                { "namespace", "flux-system" },
+                { "generation", 1 },
+                { "resourceVersion", "7" },
+                { "creationTimestamp", "2026-12-03T17:32:26Z" } } },
+            { "spec", { { "interval", "10m" } } },
+            { "status",
+              { { "observedGeneration", 1 },
+                { "conditions", nlohmann::json::array({ ready }) } } } } }
+    };
+    capture.write(QByteArray::fromStdString(event.dump() + "\n"));
+    capture.close();
+    QString error;
+    std::unique_ptr<ui::ReplayWindow> merged(
+        ui::ReplayWindow::open({ TourPath, capture.fileName() }, nullptr, &error));
+    QVERIFY2(merged, qPrintable(error));
+    const QString tour = merged->timeline()->resourceName();
+    QCOMPARE(tour, u"customapps.infrastructure.internal.net"_s);
+    QAction *other = nullptr;
+    QStringList names;
+    for (QAction *action : merged->resourceMenu()->actions()) {
+        names << action->data().toString();
+        QCOMPARE(action->isChecked(), action->data().toString() == tour);
+        if (action->data().toString() != tour)
+            other = action;
+    }
+    QCOMPARE(names.size(), 2);
+    QVERIFY2(other && other->data().toString().startsWith(u"kustomizations."_s),
+             qPrintable(names.join(u", "_s)));
+
+    QSignalSpy opened(merged.get(), &ui::ReplayWindow::resourceWindowOpened);
+    other->trigger();
+    QCOMPARE(opened.size(), 1);
+    std::unique_ptr<ui::ReplayWindow> second(opened.first().first().value<ui::ReplayWindow *>());
+    QVERIFY(second);
+    second->setAttribute(Qt::WA_DeleteOnClose, false);
+    QCOMPARE(second->timeline()->resourceName(), other->data().toString());
+    QVERIFY(second->windowTitle().contains(other->data().toString()));
+    second->timeline()->seek(second->timeline()->endTime());
+    QCOMPARE(second->tablePanel()->proxy()->rowCount(), 1);
+    // This window still shows the tour, its own resource checked.
+    QCOMPARE(merged->timeline()->resourceName(), tour);
+    QVERIFY(!other->isChecked());
 }
 
 void tst_ReplayWindow::screenshots()
