@@ -81,7 +81,7 @@ record::Recording generated(int objects, int events, quint32 seed)
             << makeRecord(
                    RecordType::Resource, 0, 1, QByteArray::fromStdString(widgets.toJson().dump()));
     int version = 1;
-    QHash<int, int> generations; // live objects
+    QMap<int, int> generations; // live objects, in key order (a QHash would order them per run)
     qint64 time = 1000;
     const auto list = [&](const QList<int> &items) {
         records << makeRecord(RecordType::ListStart, time, 1);
