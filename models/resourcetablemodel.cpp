@@ -270,7 +270,10 @@ void ResourceTableModel::setFights(QHash<QString, QStringList> fights)
         if (!m_fights.contains(it.key()))
             changed << rowOf(it.key());
     }
+    const bool had = hasFights();
     m_fights = std::move(fights);
+    if (had != hasFights())
+        emit hasFightsChanged(hasFights());
     for (const int row : std::as_const(changed)) {
         if (row >= 0)
             emit dataChanged(index(row, FightsColumn), index(row, FightsColumn));

@@ -100,6 +100,7 @@ public:
     // Replaces the previous set: rows whose text changed are announced.
     void setFights(QHash<QString, QStringList> fights);
     QStringList fightsOf(const QString &key) const { return m_fights.value(key); }
+    bool hasFights() const { return !m_fights.isEmpty(); }
 
     int rowOf(const QString &key) const { return m_index.value(key, -1); }
     const ResourceRow *rowAt(int row) const;
@@ -143,6 +144,8 @@ public:
 
 signals:
     void listingChanged();
+    // setFights() changed whether any object has a fight (views show the column only then).
+    void hasFightsChanged(bool hasFights);
 
 private:
     void rebuildIndex(int from);

@@ -80,6 +80,11 @@ ResourceTablePanel::ResourceTablePanel(ResourceTableModel *model, QWidget *paren
                            m_view->fontMetrics().horizontalAdvance(u"119s ago (Degraded)"_s)
                                + 2 * em);
     header->setMinimumSectionSize(3 * em);
+    // The Fights column takes room from Reason only while some object has a fight.
+    m_view->setColumnHidden(ResourceTableModel::FightsColumn, !m_model->hasFights());
+    connect(m_model, &ResourceTableModel::hasFightsChanged, m_view, [this](bool hasFights) {
+        m_view->setColumnHidden(ResourceTableModel::FightsColumn, !hasFights);
+    });
     // No column narrower than its title and the sort arrow ("Namespace" was clipped at 1280 px).
     for (int column = 0; column < ResourceTableModel::ColumnCount; ++column) {
         if (column == ResourceTableModel::ReasonColumn)

@@ -89,6 +89,8 @@ void tst_ResourceTableModel::fightsColumnShowsTheObjectsFights()
                  .toString(),
              u"Fights"_s);
     QSignalSpy changed(m_model.get(), &QAbstractItemModel::dataChanged);
+    QSignalSpy any(m_model.get(), &ResourceTableModel::hasFightsChanged);
+    QVERIFY(!m_model->hasFights());
     const QString one = u".spec.replicas: \"gitops\" and \"reconciler\" took it"_s;
     const QString two = u".spec.image: \"gitops\" and \"helm\" took it"_s;
     m_model->setFights({ { u"demo/app-1"_s, { one } }, { u"demo/app-3"_s, { one, two } } });
@@ -102,6 +104,8 @@ void tst_ResourceTableModel::fightsColumnShowsTheObjectsFights()
     QCOMPARE(cell(3, Qt::ToolTipRole).toString(), one + u'\n' + two);
     QCOMPARE(cell(3, ResourceTableModel::SortRole).toInt(), 2);
     QCOMPARE(m_model->fightsOf(u"demo/app-3"_s).size(), 2);
+    QCOMPARE(any.size(), 1);
+    QVERIFY(m_model->hasFights());
 
     // Only the rows whose fights changed are announced; a fight that stopped clears its cell.
     changed.clear();
@@ -116,6 +120,10 @@ void tst_ResourceTableModel::fightsColumnShowsTheObjectsFights()
     proxy.setSortRole(ResourceTableModel::SortRole);
     proxy.sort(ResourceTableModel::FightsColumn, Qt::DescendingOrder);
     QCOMPARE(proxy.index(0, ResourceTableModel::NameColumn).data().toString(), u"app-3"_s);
+
+    m_model->setFights({});
+    QCOMPARE(any.size(), 2);
+    QCOMPARE(any.last().first().toBool(), false);
 }
 
 void tst_ResourceTableModel::batchInsertsContiguously()

@@ -57,6 +57,7 @@ private slots:
     void init();
     void cleanup();
     void filterBox();
+    void fightsColumnOnlyWhileThereAreFights();
     void keyboardNavigation();
     void selectKeyClearsHidingFilter();
     void chipsAndStaleHighlightPainted();
@@ -288,4 +289,15 @@ void tst_ResourceTablePanel::rankedRowsSortAsStrings()
 }
 
 QTEST_MAIN(tst_ResourceTablePanel)
+void tst_ResourceTablePanel::fightsColumnOnlyWhileThereAreFights()
+{
+    QTableView *view = m_panel->view();
+    QVERIFY(view->isColumnHidden(ResourceTableModel::FightsColumn));
+    const QString key = m_model->rowAt(0)->key;
+    m_model->setFights({ { key, { u".spec.replicas: taken back and forth"_s } } });
+    QVERIFY(!view->isColumnHidden(ResourceTableModel::FightsColumn));
+    m_model->setFights({});
+    QVERIFY(view->isColumnHidden(ResourceTableModel::FightsColumn));
+}
+
 #include "tst_resourcetablepanel.moc"
