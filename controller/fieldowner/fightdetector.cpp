@@ -258,7 +258,10 @@ void FightDetector::recordChanges(ObjectState &state,
             started->append(*fight);
         history.reported = fight.has_value();
     };
-    for (const auto &[manager, owned] : after) {
+    // (Named members, not structured bindings: the lambdas below capture them.)
+    for (const auto &ownership : after) {
+        const QString &manager = ownership.first;
+        const FieldSet &owned = ownership.second;
         const auto had = before.find(manager);
         const FieldSet gained = owned.difference(had == before.end() ? none : had->second);
         gained.forEach([&](const Path &path) {
@@ -285,7 +288,9 @@ void FightDetector::recordChanges(ObjectState &state,
     }
     // A field removed from the object (owned by nobody now) by the one other manager that wrote
     // this version: taken from its owner, as a GitOps apply of a manifest without it takes it.
-    for (const auto &[previous, previouslyOwned] : before) {
+    for (const auto &ownership : before) {
+        const QString &previous = ownership.first;
+        const FieldSet &previouslyOwned = ownership.second;
         std::vector<QString> removers;
         for (const QString &writer : writers) {
             if (writer != previous)

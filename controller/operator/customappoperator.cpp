@@ -64,7 +64,7 @@ void CustomAppOperator::measureLatency(const models::ObjectSummary &summary)
     const models::LifecycleVerdict verdict = models::deriveLifecycle(summary, m_mapping);
     const auto sample = m_latency.observe(
         QString(), summary, verdict.state, reconcile::toDateTime(m_clock.now()));
-    if (sample)
+    if (sample && m_loop) // (none once the destructor took the loop)
         m_loop->recordEndToEnd(double(sample->observedMs) / 1000.0,
                                double(sample->settledMs) / 1000.0);
 }
