@@ -3,6 +3,7 @@
 #include "benchserver.h"
 
 #include "controller/cluster/churn.h"
+#include "controller/console/consolerecording.h"
 #include "controller/console/consolesession.h"
 #include "controller/kube/informerstore.h"
 #include "controller/kube/kubeconfig.h"
@@ -35,6 +36,7 @@ namespace {
 namespace apimachinery = reconscope::controller::apimachinery;
 namespace kube = reconscope::controller::kube;
 namespace reconcile = reconscope::controller::reconcile;
+namespace record = reconscope::controller::record;
 
 // Waits for at least one event and handles what is ready (the single-argument overload does
 // wait). The console child's stall monitor fires every 5 ms, so a loop of it looks at its
@@ -209,6 +211,7 @@ double driveServerChurn(
 
 int runConsoleChild(const QString &kubeconfigPath, int expectedObjects)
 {
+    using reconscope::controller::console::ConsoleRecording;
     using reconscope::controller::console::ConsoleSession;
     using reconscope::models::ResourceTableModel;
     using reconscope::ui::ResourceTablePanel;
@@ -344,7 +347,10 @@ int runConsoleChild(const QString &kubeconfigPath, int expectedObjects)
     changedRows = 0;
     watchLoad = true;
 
-    // Watch load phases, driven by the parent: "mark" reports and resets, "quit" ends.
+    // Watch load phases, driven by the parent: "mark" reports and resets, "record FILE" starts
+    // File -> Record (answered once it records), "stoprecord" ends it (answered with its counts),
+    // "quit" ends.
+    ConsoleRecording recording;
     QElapsedTimer phase;
     phase.start();
     QByteArray input;
@@ -364,6 +370,29 @@ int runConsoleChild(const QString &kubeconfigPath, int expectedObjects)
             input.remove(0, newline + 1);
             if (command == "quit") {
                 quit = true;
+            } else if (command.startsWith("record ")) {
+                // File -> Record, as the console starts it: its own thread, client and watches.
+                const QString path = QString::fromUtf8(command.mid(7));
+                QObject::connect(
+                    &recording, &ConsoleRecording::recording, &recording, [&](const QStringList &) {
+                        printLine({ { "recording", true } });
+                    });
+                QObject::connect(
+                    &recording, &ConsoleRecording::failed, &recording, [&](const QString &message) {
+                        printLine({ { "recording", false }, { "error", message.toStdString() } });
+                    });
+                recording.start(session.client()->config(),
+                                ConsoleRecording::optionsFor(session, path));
+            } else if (command == "stoprecord") {
+                QObject::connect(&recording,
+                                 &ConsoleRecording::finished,
+                                 &recording,
+                                 [&](const record::RecorderStats &stats) {
+                                     printLine({ { "events", stats.events },
+                                                 { "received_bytes", stats.receivedBytes },
+                                                 { "file_bytes", stats.fileBytes } });
+                                 });
+                recording.stop();
             } else if (command == "mark") {
                 const double seconds = double(phase.nsecsElapsed()) / 1e9;
                 const auto stall = stalls.take();

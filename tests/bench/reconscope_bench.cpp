@@ -17,6 +17,7 @@
 #include "controller/platform/allocator.h"
 
 #include <QApplication>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFile>
@@ -438,6 +439,44 @@ void benchConsole(BenchServer &server,
                     kept ? "" : "  (over the limits)");
     }
     figures.set("watch_events_per_s", absorbed);
+
+    // The same 10k events/s while the console records what it watches (File -> Record, issue
+    // 24): the recording runs on its own thread, the UI thread must not stall for it.
+    const QString recordingPath = QDir::temp().filePath(u"reconscope-bench-console.rrec"_s);
+    child.write("record " + recordingPath.toUtf8() + "\n");
+    const json started = readChildLine(child, 60000);
+    if (started.is_discarded() || !started.value("recording", false)) {
+        std::fprintf(
+            stderr, "console child: File -> Record did not start: %s\n", started.dump().c_str());
+        ++*failures;
+    } else {
+        runEventsFor(2000); // its first list
+        child.write("mark\n");
+        readChildLine(child, 30000);
+        const double achieved = driveServerChurn(server, nam, 10000, phaseSeconds, failures);
+        runEventsFor(1500);
+        child.write("mark\n");
+        const json phase = readChildLine(child, 30000);
+        child.write("stoprecord\n");
+        const json stopped = readChildLine(child, 60000);
+        QFile::remove(recordingPath);
+        if (phase.is_discarded() || !phase.contains("max_stall_ms")
+            || !stopped.contains("events")) {
+            std::fprintf(stderr, "console child: no figures while recording\n");
+            ++*failures;
+        } else {
+            figures.set("recording_ui_max_stall_ms", phase["max_stall_ms"]);
+            figures.set("recording_event_latency_p99_ms", phase["latency_p99_ms"]);
+            std::printf("recording at 10k/s: %6.0f/s sent, %lld events recorded (%.1f MB JSON -> "
+                        "%.1f MB file), UI stall max %4.0f ms, latency p99 %4.0f ms\n",
+                        achieved,
+                        stopped["events"].get<qint64>(),
+                        stopped["received_bytes"].get<double>() / 1e6,
+                        stopped["file_bytes"].get<double>() / 1e6,
+                        phase["max_stall_ms"].get<double>(),
+                        phase["latency_p99_ms"].get<double>());
+        }
+    }
     child.write("quit\n");
     if (!child.waitForFinished(30000))
         child.kill();
@@ -497,6 +536,7 @@ void printTargets(Figures &figures)
         { "no-op reconciles/s", "noop_reconciles_per_s", "%.0f/s", 10000.0, false },
         { "recorder CPU at 10k events/s, cores", "record_cpu_core_share", "%.2f", 0.2, true },
         { "recording / JSON received", "record_file_per_received", "%.3fx", 0.25, true },
+        { "UI stall at 10k/s while recording", "recording_ui_max_stall_ms", "%.0f ms", 50.0, true },
         { "overview of 20 CRDs complete", "overview_seconds", "%.2f s", 2.0, true },
         { "overview peak memory / JSON", "overview_memory_per_json_byte", "%.2fx", 1.5, true },
     };
