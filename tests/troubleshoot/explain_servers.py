@@ -41,6 +41,8 @@ EXPECTED = {
     "imagepull": (NS, "customapp/thumbs", "workload-failing",
                   "container app waiting: (ImagePullBackOff|ErrImagePull)"),
     "flux": (NS, "kustomization/podinfo", "condition-failing", "Ready=False: ArtifactFailed"),
+    "certmanager": (NS, "certificate/defaults-example-certificate-tls", "condition-failing",
+                    "Ready=False: DoesNotExist"),
 }
 
 
@@ -109,10 +111,12 @@ class Side:
 def seed(side, embedded):
     if not embedded:  # the embedded cluster serves CustomApp from the start
         side.run(["create", "-f", CUSTOMAPP_CRD])
-    side.run(["create", "-f", os.path.join(ROOT, "..", "shared", "fixtures", "real-crds", "crds",
-                                           "kustomize.toolkit.fluxcd.io_kustomizations.yaml")])
+    for crd in ("kustomize.toolkit.fluxcd.io_kustomizations.yaml", "cert-manager.io_certificates.yaml"):
+        side.run(["create", "-f", os.path.join(ROOT, "..", "shared", "fixtures", "real-crds", "crds",
+                                               crd)])
     side.run(["wait", "--for=condition=Established", "crd/customapps.infrastructure.internal.net",
-              "crd/kustomizations.kustomize.toolkit.fluxcd.io"])
+              "crd/kustomizations.kustomize.toolkit.fluxcd.io",
+              "crd/certificates.cert-manager.io"])
     side.run(["create", "namespace", NS])
     side.run(["create", "namespace", QUOTA_NS])
 
@@ -159,6 +163,20 @@ def seed(side, embedded):
     side.create(flux)
     side.run(["patch", "kustomization", "podinfo", "-n", NS, "--subresource=status",
               "--type=merge", "-p", json.dumps({"status": status})])
+
+    # A real cert-manager Certificate, its Secret not issued yet; its Ingress owner is not there,
+    # so the reference goes (the real side's garbage collector would delete it), as do the
+    # fields a create may not carry.
+    with open(os.path.join(ROOT, "..", "shared", "fixtures", "real-crds", "objects",
+                           "certificate-issuing-ready-false.yaml")) as f:
+        certificate = yaml.safe_load(f)
+    status = certificate.pop("status")
+    for field in ("ownerReferences", "uid", "resourceVersion", "creationTimestamp", "generation"):
+        certificate["metadata"].pop(field, None)
+    certificate["metadata"]["namespace"] = NS
+    side.create(certificate)
+    side.run(["patch", "certificate", certificate["metadata"]["name"], "-n", NS,
+              "--subresource=status", "--type=merge", "-p", json.dumps({"status": status})])
 
 
 def run_side(server, kubectl, reconscope, out):
