@@ -5,6 +5,7 @@
 // (times aside) on both servers. A dry run stores nothing, and an Update by kubectl (scale
 // through a merge patch) is an Update entry beside the appliers.
 #include "tests/e2e/e2eserver.h"
+#include "tests/testkubectl.h"
 
 #include <nlohmann/json.hpp>
 
@@ -68,6 +69,7 @@ private:
 
 void tst_E2eServerSideApply::initTestCase()
 {
+    REQUIRE_KUBECTL(); // every case runs kubectl
     QString error;
     m_server = E2eServer::fromEnvironment(&error);
     QVERIFY2(m_server, qPrintable(error));

@@ -6,6 +6,7 @@
 // a clear error and no write.
 
 #include "../conformance/servefixture.h"
+#include "tests/testkubectl.h"
 
 #include <QDir>
 #include <QJsonArray>
@@ -98,6 +99,7 @@ private:
 
 void tst_PlayCommand::initTestCase()
 {
+    REQUIRE_KUBECTL(); // the cases write and read through kubectl
     QVERIFY(m_serve.start({ u"--no-demo"_s }));
 }
 
