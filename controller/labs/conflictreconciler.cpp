@@ -100,21 +100,8 @@ void ConflictLabReconciler::writeObserved(const QString &key,
     }
     auto answer
         = [this, key, observed, complete = std::move(complete)](kube::RestClient::JsonResult r) {
-              if (m_stopped)
-                  return;
-              if (r.ok()) {
-                  ++m_sink.figures.writes;
-                  m_sink.acknowledged(key, observed, r.value());
-                  return complete(reconcile::ReconcileOutcome::success());
-              }
-              if (r.error().isConflict()) {
-                  ++m_sink.figures.conflicts;
-              } else {
-                  ++m_sink.figures.errors;
-                  if (m_sink.figures.errors == 1)
-                      m_sink.notes << tr("reconciler: %1").arg(r.error().toString());
-              }
-              complete(reconcile::ReconcileOutcome::failure(r.error().toString()));
+              if (!m_stopped)
+                  finishWrite(key, observed, r, std::move(complete));
           };
     const auto resource = ConflictLabSetup::resourceFor(m_options.design);
     const std::int64_t generation = integerAt(object, "metadata", "generation").value_or(0);
@@ -153,6 +140,26 @@ void ConflictLabReconciler::writeObserved(const QString &key,
     }
 }
 
+void ConflictLabReconciler::finishWrite(const QString &key,
+                                        std::int64_t observed,
+                                        const kube::RestClient::JsonResult &result,
+                                        Completion complete)
+{
+    if (result.ok()) {
+        ++m_sink.figures.writes;
+        m_sink.acknowledged(key, observed, result.value());
+        return complete(reconcile::ReconcileOutcome::success());
+    }
+    if (result.error().isConflict()) {
+        ++m_sink.figures.conflicts;
+    } else {
+        ++m_sink.figures.errors;
+        if (m_sink.figures.errors == 1)
+            m_sink.notes << tr("reconciler: %1").arg(result.error().toString());
+    }
+    complete(reconcile::ReconcileOutcome::failure(result.error().toString()));
+}
+
 void ConflictLabReconciler::applyObserved(
     const QString &key, const json &object, std::int64_t observed, bool force, Completion complete)
 {
@@ -174,23 +181,15 @@ void ConflictLabReconciler::applyObserved(
                       kube::RestClient::JsonResult r) mutable {
         if (m_stopped)
             return;
-        if (r.ok()) {
-            ++m_sink.figures.writes;
-            m_sink.acknowledged(key, observed, r.value());
-            return complete(reconcile::ReconcileOutcome::success());
-        }
-        if (r.error().isConflict()) {
-            ++m_sink.figures.conflicts;
+        if (!r.ok() && r.error().isConflict()) {
             ++m_sink.figures.applyConflicts;
             // Design e: take the field from GitOps, as a controller that forces does.
-            if (!force && m_options.reconcilerForces && m_accepting)
+            if (!force && m_options.reconcilerForces && m_accepting) {
+                ++m_sink.figures.conflicts;
                 return applyObserved(key, object, observed, true, std::move(complete));
-        } else {
-            ++m_sink.figures.errors;
-            if (m_sink.figures.errors == 1)
-                m_sink.notes << tr("reconciler: %1").arg(r.error().toString());
+            }
         }
-        complete(reconcile::ReconcileOutcome::failure(r.error().toString()));
+        finishWrite(key, observed, r, std::move(complete));
     };
     m_client->apply(ConflictLabSetup::resourceFor(m_options.design),
                     m_options.namespace_,
