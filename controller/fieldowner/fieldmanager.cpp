@@ -1,5 +1,6 @@
 #include "controller/fieldowner/fieldmanager.h"
 
+#include "controller/fieldowner/fieldsv1.h"
 #include "controller/fieldowner/lastapplied.h"
 #include "controller/fieldowner/typedvalue.h"
 #include "models/rfc3339.h"
@@ -14,6 +15,9 @@ namespace reconscope::controller::fieldowner {
 namespace {
 
 using ApplyResult = models::Result<json, ApplyError>;
+
+// Update entries kept beside the Apply ones; "ancient-changes" takes the oldest beyond.
+constexpr std::size_t maxUpdateManagers = 10;
 
 // The fields no entry keeps (stripMetaManager): identity and bookkeeping of the object.
 const FieldSet &strippedFields()
@@ -90,6 +94,29 @@ bool resetsManagedFields(const json *managedFields)
             return false;
     }
     return true;
+}
+
+// Whether the fieldsV1 `fields` hold `member`.`path`: its node exists and is a leaf ({}) or
+// marks itself (".").
+bool holds(const json &fields, const std::string &member, const Path &path)
+{
+    const json *node = &fields;
+    const auto step = [&node](const std::string &key) {
+        if (!node->is_object())
+            return false;
+        const auto it = node->find(key);
+        if (it == node->end())
+            return false;
+        node = &*it;
+        return true;
+    };
+    if (!step("f:" + member))
+        return false;
+    for (const PathElement &element : path) {
+        if (!step(encodePathElement(element)))
+            return false;
+    }
+    return node->is_object() && (node->empty() || node->contains("."));
 }
 
 Managed decodeOrEmpty(const json *managedFields)
@@ -227,7 +254,6 @@ models::Result<Managed> FieldManager::updateManaged(const json &live,
 
 void FieldManager::capUpdateManagers(Managed &managed) const
 {
-    constexpr std::size_t maxUpdateManagers = 10;
     std::vector<std::string> updaters;
     for (const auto &[identifier, entry] : managed) {
         if (entry.id.operation == Operation::Update)
@@ -270,7 +296,8 @@ void FieldManager::capUpdateManagers(Managed &managed) const
 
 json FieldManager::update(const json &live, json updated, const std::string &manager) const
 {
-    const json liveObject = live.is_null() ? emptyObject() : live;
+    const json created = live.is_null() ? emptyObject() : json();
+    const json &liveObject = live.is_null() ? created : live;
     Managed managed;
     if (!m_subresource.empty()) {
         managed = decodeOrEmpty(managedFieldsOf(liveObject));
@@ -295,6 +322,70 @@ json FieldManager::update(const json &live, json updated, const std::string &man
     capUpdateManagers(*result);
     setManagedFields(updated, *result);
     return updated;
+}
+
+bool FieldManager::retimeSoleOwner(json &managedFields,
+                                   const std::string &member,
+                                   const json &before,
+                                   const json &after,
+                                   const std::string &manager) const
+{
+    const PathElement top = PathElement::field(member);
+    if (!managedFields.is_array() || managedFields.empty() || !m_type || !m_type->map
+        || m_resetFields.hasMember(top) || !m_resetFields.withPrefix(top).empty())
+        return false;
+    auto comparison = compareTyped(before, after, m_type->map->typeOf(member));
+    if (!comparison || !comparison->added.empty() || !comparison->removed.empty()
+        || comparison->modified.empty())
+        return false;
+    const std::vector<Path> changed = comparison->modified.paths();
+    const ManagerId id{
+        manager.empty() ? "unknown" : manager, Operation::Update, m_apiVersion, m_subresource
+    };
+    // The identifier's parts (ManagerId::identifier()): entries that share one are merged.
+    const auto sameId = [](const ManagerId &a, const ManagerId &b) {
+        return a.manager == b.manager && a.operation == b.operation && a.apiVersion == b.apiVersion
+            && a.subresource == b.subresource;
+    };
+    std::vector<ManagedEntry> entries;
+    entries.reserve(managedFields.size());
+    std::size_t updaters = 0, own = managedFields.size();
+    for (std::size_t i = 0; i < managedFields.size(); ++i) {
+        auto entry = decodeEntryIdentity(managedFields[i], i);
+        if (!entry)
+            return false;
+        for (const ManagedEntry &earlier : entries) {
+            if (sameId(earlier.id, entry->id))
+                return false;
+        }
+        const auto fields = managedFields[i].find("fieldsV1");
+        if (fields == managedFields[i].end() || !fields->is_object())
+            return false;
+        const bool mine = sameId(entry->id, id);
+        for (const Path &path : changed) {
+            if (holds(*fields, member, path) != mine)
+                return false;
+        }
+        if (mine)
+            own = i;
+        updaters += entry->id.operation == Operation::Update ? 1 : 0;
+        entries.push_back(std::move(*entry));
+    }
+    if (own == managedFields.size() || updaters > maxUpdateManagers)
+        return false;
+    entries[own].time = now();
+    managedFields[own]["time"] = models::formatRfc3339(entries[own].time).toStdString();
+    std::vector<std::size_t> order(entries.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&entries](std::size_t p, std::size_t q) {
+        return sortsBefore(entries[p], entries[q]);
+    });
+    json sorted = json::array();
+    for (std::size_t i : order)
+        sorted.push_back(std::move(managedFields[i]));
+    managedFields = std::move(sorted);
+    return true;
 }
 
 models::Result<json>

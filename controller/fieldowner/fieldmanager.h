@@ -86,6 +86,20 @@ public:
     nlohmann::json
     update(const nlohmann::json &live, nlohmann::json updated, const std::string &manager) const;
 
+    // update()'s managedFields, found cheaply, for a write that changes values alone under the
+    // top-level field `member` (no field added or removed there, nothing changed elsewhere), every
+    // changed field owned by `manager`'s Update entry for this apiVersion and subresource and by
+    // no other entry: update() then keeps every entry as it is but gives that one the time now
+    // (and sorts them again). `managedFields` are the stored ones (upstream's encoding, at most
+    // 10 Update entries), replaced by update()'s when this returns true; `before` and `after` are
+    // the member's values. False, `managedFields` untouched, when any of this does not hold:
+    // update() must answer. fuzz_statuspatch keeps the two equal.
+    bool retimeSoleOwner(nlohmann::json &managedFields,
+                         const std::string &member,
+                         const nlohmann::json &before,
+                         const nlohmann::json &after,
+                         const std::string &manager) const;
+
     // Server-side apply of `config` by `manager` over `live` (null: the object does not exist
     // yet): the merged object with its managedFields, fields the manager applied before and
     // no longer applies removed unless someone else owns them. Conflicts with other managers

@@ -30,7 +30,8 @@ std::string stringMember(const json &entry, const char *key, bool *wrongType)
     return it->get<std::string>();
 }
 
-models::Result<ManagedEntry> decodeEntry(const json &entry, std::size_t index)
+// `withFields` false: the entry's identity and time alone (fieldsV1 is not read).
+models::Result<ManagedEntry> decodeEntry(const json &entry, std::size_t index, bool withFields)
 {
     using R = models::Result<ManagedEntry>;
     if (!entry.is_object())
@@ -60,12 +61,14 @@ models::Result<ManagedEntry> decodeEntry(const json &entry, std::size_t index)
                               .arg(index));
     if (out.id.operation == Operation::Update)
         out.id.apiVersion = out.apiVersion;
-    const auto fields = entry.find("fieldsV1");
-    auto set = decodeFieldsV1(fields == entry.end() ? json::object() : *fields);
-    if (!set)
-        return R::failure(
-            QStringLiteral("managed fields entry %1: %2").arg(index).arg(set.error().message));
-    out.fields = std::move(*set);
+    if (withFields) {
+        const auto fields = entry.find("fieldsV1");
+        auto set = decodeFieldsV1(fields == entry.end() ? json::object() : *fields);
+        if (!set)
+            return R::failure(
+                QStringLiteral("managed fields entry %1: %2").arg(index).arg(set.error().message));
+        out.fields = std::move(*set);
+    }
     if (!time.empty()) {
         if (auto parsed = models::parseRfc3339(QString::fromStdString(time)))
             out.time = models::toWholeSecondsUtc(*parsed);
@@ -148,12 +151,33 @@ models::Result<Managed> decodeManagedFields(const json &managedFields)
     if (!managedFields.is_array())
         return models::Result<Managed>::failure(QStringLiteral("managedFields is not a list"));
     for (std::size_t i = 0; i < managedFields.size(); ++i) {
-        auto entry = decodeEntry(managedFields[i], i);
+        auto entry = decodeEntry(managedFields[i], i, true);
         if (!entry)
             return entry.error();
         managed.insert_or_assign(entry->id.identifier(), std::move(*entry));
     }
     return managed;
+}
+
+bool sortsBefore(const ManagedEntry &p, const ManagedEntry &q)
+{
+    if (p.id.operation != q.id.operation)
+        return p.id.operation == Operation::Apply;
+    const auto seconds = [](const ManagedEntry &e) {
+        return e.time.isValid() ? e.time.toSecsSinceEpoch() : 0;
+    };
+    if (seconds(p) != seconds(q))
+        return seconds(p) < seconds(q);
+    if (p.id.manager != q.id.manager)
+        return p.id.manager < q.id.manager;
+    if (p.apiVersion != q.apiVersion)
+        return p.apiVersion < q.apiVersion;
+    return p.id.subresource < q.id.subresource;
+}
+
+models::Result<ManagedEntry> decodeEntryIdentity(const json &entry, std::size_t index)
+{
+    return decodeEntry(entry, index, false);
 }
 
 json encodeManagedFields(const Managed &managed)
@@ -163,20 +187,9 @@ json encodeManagedFields(const Managed &managed)
     std::vector<const ManagedEntry *> entries;
     for (const auto &[identifier, entry] : managed)
         entries.push_back(&entry);
-    const auto seconds = [](const ManagedEntry *e) {
-        return e->time.isValid() ? e->time.toSecsSinceEpoch() : 0;
-    };
     std::stable_sort(
-        entries.begin(), entries.end(), [&](const ManagedEntry *p, const ManagedEntry *q) {
-            if (p->id.operation != q->id.operation)
-                return p->id.operation == Operation::Apply;
-            if (seconds(p) != seconds(q))
-                return seconds(p) < seconds(q);
-            if (p->id.manager != q->id.manager)
-                return p->id.manager < q->id.manager;
-            if (p->apiVersion != q->apiVersion)
-                return p->apiVersion < q->apiVersion;
-            return p->id.subresource < q->id.subresource;
+        entries.begin(), entries.end(), [](const ManagedEntry *p, const ManagedEntry *q) {
+            return sortsBefore(*p, *q);
         });
     json out = json::array();
     for (const ManagedEntry *e : entries) {

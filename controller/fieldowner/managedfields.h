@@ -49,6 +49,12 @@ using Managed = std::map<std::string, ManagedEntry>;
 // The entries of a managedFields list; an error for what upstream refuses (an operation other
 // than Apply/Update, no apiVersion, a fieldsType other than FieldsV1, broken fieldsV1).
 models::Result<Managed> decodeManagedFields(const nlohmann::json &managedFields);
+// One entry's identity, apiVersion and time, its fieldsV1 not read (`fields` left empty); the
+// errors of decodeManagedFields() but those of fieldsV1. `index` names the entry in them.
+models::Result<ManagedEntry> decodeEntryIdentity(const nlohmann::json &entry, std::size_t index);
+// Upstream's order of a managedFields list (sortEncodedManagedFields): Apply before Update,
+// then by time in whole seconds (none first), manager, apiVersion, subresource.
+bool sortsBefore(const ManagedEntry &p, const ManagedEntry &q);
 // The managedFields list, sorted as upstream sorts it (operation, time in seconds, manager,
 // apiVersion, subresource); null when there are no entries (the member is then removed).
 nlohmann::json encodeManagedFields(const Managed &managed);

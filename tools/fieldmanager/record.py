@@ -217,6 +217,24 @@ def sequences():
                 manager="kubelet-ish", status=True),
             apply("gitops", obj(n, {"replicas": 3}, status={"phase": "Ignored"})),
             apply("controller", obj(n, status={"observed": 3}), status=True)]
+    n = "status-updates-retimed"
+    s[n] = [create(obj(n, {"replicas": 1}), manager="gitops"),
+            merge({"status": {"observed": 1, "phase": "Pending", "conditions": [
+                {"type": "Ready", "status": "False", "reason": "Starting"}]}},
+                manager="controller", status=True),
+            merge({"status": {"conditions": [
+                {"type": "Ready", "status": "False", "reason": "Starting"},
+                {"type": "Live", "status": "True"}]}}, manager="probe", status=True),
+            merge({"status": {"phase": "Running"}}, manager="controller", status=True),
+            merge({"status": {"observed": 2, "conditions": [
+                {"type": "Ready", "status": "True", "reason": "Done"},
+                {"type": "Live", "status": "True"}]}}, manager="controller", status=True),
+            merge({"status": {"conditions": [
+                {"type": "Ready", "status": "True", "reason": "Done"},
+                {"type": "Live", "status": "False"}]}}, manager="controller", status=True),
+            merge({"status": {"phase": "Running"}}, manager="controller", status=True),
+            merge({"status": {"phase": "Degraded"}}, manager="probe", status=True),
+            merge({"status": {"observed": 3}}, manager="controller", status=True)]
     n = "update-manager-names"
     s[n] = [create(obj(n, {"replicas": 1}), user_agent="my-operator/v0.3.1 (linux/amd64) go"),
             merge({"spec": {"image": "a"}}, user_agent="kubectl/v1.36.3 (linux/amd64)"),

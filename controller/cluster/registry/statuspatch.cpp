@@ -102,25 +102,27 @@ bool locateSpans(const Bucket &bucket,
 
 // The status alone, in a stand-in object {"status":...}: patched, then pruned and defaulted as
 // updateObject does the whole object, and validated; nullopt when the general way must answer.
-// `seen`: the status as the field manager sees it in the general way (defaulted once).
+// `old`: the stored status, parsed; `seen`: the status as the field manager sees it in the
+// general way (defaulted once).
 std::optional<json> patchedStatus(const TypeEntry &type,
                                   QByteArrayView oldStatusText,
                                   PatchType patchType,
                                   const json &patch,
+                                  json &old,
                                   json &seen)
 {
-    json old = json::object();
-    old["status"] = objectjson::parseStored(oldStatusText);
-    if (old["status"].is_discarded() || !old["status"].is_object())
+    json stored = json::object();
+    stored["status"] = objectjson::parseStored(oldStatusText);
+    if (stored["status"].is_discarded() || !stored["status"].is_object())
         return std::nullopt;
     json patched;
     if (patchType == PatchType::Json) {
-        auto applied = objectjson::applyJsonPatch(old, patch);
+        auto applied = objectjson::applyJsonPatch(stored, patch);
         if (!applied)
             return std::nullopt; // the general way answers it
         patched = std::move(*applied);
     } else {
-        patched = old;
+        patched = stored;
         patched.merge_patch(patch);
     }
     if (!patched.is_object() || patched.size() != 1 || !patched["status"].is_object())
@@ -135,8 +137,9 @@ std::optional<json> patchedStatus(const TypeEntry &type,
     const auto status = patched.find("status");
     if (status == patched.end() || !status->is_object())
         return std::nullopt;
-    if (!type.schema.validateMemberUpdate("status", *status, &old["status"]).isEmpty())
+    if (!type.schema.validateMemberUpdate("status", *status, &stored["status"]).isEmpty())
         return std::nullopt;
+    old = std::move(stored["status"]);
     return patched;
 }
 
@@ -164,28 +167,37 @@ bool selectableFields(const Bucket &bucket,
 
 // The stored managedFields updated for the status write as the general way's field manager
 // would (registry/fieldmanagers.h): only the status differs between the stored object and the
-// patched one, so stand-ins holding the managedFields and the status give the same ownership.
-// nullopt when the general way must compute them (unreadable, or dropped by the field manager).
+// patched one, so stand-ins holding the managedFields and the status give the same ownership;
+// and when the writer alone owns every value it changes, only its entry's time changes, which
+// the field manager finds without comparing stand-ins. nullopt when the general way must compute
+// them (unreadable, or dropped by the field manager).
 std::optional<QByteArray> managedFieldsAfter(const TypeEntry &type,
                                              const Bucket &bucket,
                                              QByteArrayView managedFieldsText,
-                                             QByteArrayView oldStatusText,
+                                             json oldStatus,
                                              const json &seenStatus,
                                              const WriteOptions &options)
 {
     if (!type.fieldManagers || !type.fieldManagers->status)
         return std::nullopt;
+    const fieldowner::FieldManager &manager = *type.fieldManagers->status;
     json managedFields = objectjson::parseStored(managedFieldsText);
     if (managedFields.is_discarded() || !managedFields.is_array() || managedFields.empty())
         return std::nullopt;
-    json live = { { "apiVersion", bucket.storageApiVersion.toStdString() },
-                  { "kind", type.type.kind.toStdString() },
-                  { "metadata", { { "managedFields", std::move(managedFields) } } },
-                  { "status", objectjson::parseStored(oldStatusText) } };
-    json updated = live;
-    updated["status"] = seenStatus;
-    const json result
-        = type.fieldManagers->status->update(live, std::move(updated), updateManagerOf(options));
+    const std::string writer = updateManagerOf(options);
+    if (manager.retimeSoleOwner(managedFields, "status", oldStatus, seenStatus, writer))
+        return objectjson::dump(managedFields);
+    const json live = { { "apiVersion", bucket.storageApiVersion.toStdString() },
+                        { "kind", type.type.kind.toStdString() },
+                        { "metadata", { { "managedFields", std::move(managedFields) } } },
+                        { "status", std::move(oldStatus) } };
+    // What the status subresource's manager reads of the new object: its status alone (it takes
+    // managedFields from the live object).
+    json updated = { { "apiVersion", bucket.storageApiVersion.toStdString() },
+                     { "kind", type.type.kind.toStdString() },
+                     { "metadata", json::object() },
+                     { "status", seenStatus } };
+    const json result = manager.update(live, std::move(updated), writer);
     const json *fields = fieldowner::managedFieldsOf(result);
     if (!fields || !fields->is_array())
         return std::nullopt;
@@ -212,9 +224,9 @@ std::optional<WriteResult> StatusPatchInPlace::apply(Store &store,
         return std::nullopt;
     const QByteArrayView stored(existing->json);
     const QByteArrayView oldStatusText = slice(stored, spans.status);
-    json seenStatus;
+    json oldStatus, seenStatus;
     const std::optional<json> patched
-        = patchedStatus(type, oldStatusText, patchType, patch, seenStatus);
+        = patchedStatus(type, oldStatusText, patchType, patch, oldStatus, seenStatus);
     if (!patched)
         return std::nullopt;
 
@@ -231,8 +243,12 @@ std::optional<WriteResult> StatusPatchInPlace::apply(Store &store,
     const QByteArrayView metadataText = slice(stored, spans.metadata);
     QByteArray managedFieldsText;
     if (spans.managedFields) {
-        auto after = managedFieldsAfter(
-            type, b, slice(metadataText, spans.managedFields), oldStatusText, seenStatus, options);
+        auto after = managedFieldsAfter(type,
+                                        b,
+                                        slice(metadataText, spans.managedFields),
+                                        std::move(oldStatus),
+                                        seenStatus,
+                                        options);
         if (!after)
             return std::nullopt;
         managedFieldsText = std::move(*after);
