@@ -85,6 +85,28 @@ bool forEachMember(QByteArrayView text, Fn &&fn)
     }
 }
 
+// Calls member(key) for each member of the object at `scanner` (key as forEachMember gives it);
+// member reads the value from the scanner itself (value(), or forEachMemberAt to descend into
+// it, so that a member read is scanned once) and returns false when that fails. Returns whether
+// the object was valid; the scanner is then past its closing brace.
+template<typename Fn>
+bool forEachMemberAt(Scanner &scanner, Fn &&member)
+{
+    if (!scanner.consume('{'))
+        return false;
+    if (scanner.consume('}'))
+        return true;
+    for (;;) {
+        scanner.skipWhitespace();
+        QByteArrayView key;
+        if (!scanner.string(&key) || !scanner.consume(':')
+            || !member(key.sliced(1, key.size() - 2)))
+            return false;
+        if (!scanner.consume(','))
+            return scanner.consume('}');
+    }
+}
+
 // Calls fn(element) for each element of the array `text`.
 template<typename Fn>
 bool forEachElement(QByteArrayView text, Fn &&fn)

@@ -541,8 +541,8 @@ void Reflector::handleEvents(const QList<WatchEvent> &events)
         if (i < prepared.size() && prepared[i]) {
             delta.meta = std::move(metas[i]);
             delta.prepared = std::move(prepared[i]);
-        } else if (!ObjectMeta::peek(event.object, &delta.meta)) {
-            continue;
+        } else {
+            delta.meta = event.meta;
         }
         if (!delta.meta.resourceVersion.isEmpty())
             m_resourceVersion = delta.meta.resourceVersion;

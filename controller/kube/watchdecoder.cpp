@@ -63,14 +63,29 @@ bool WatchDecoder::decodeLine(QByteArrayView line, WatchEvent *event, QString *e
 {
     QByteArrayView typeToken;
     QByteArrayView object;
-    const bool valid
-        = models::jsonscan::forEachMember(line, [&](QByteArrayView key, QByteArrayView value) {
-              if (key == "type")
-                  typeToken = value;
-              else if (key == "object")
-                  object = value;
-              return true;
-          });
+    ObjectMeta meta;
+    models::jsonscan::Scanner scanner(line);
+    bool valid = models::jsonscan::forEachMemberAt(scanner, [&](QByteArrayView key) {
+        QByteArrayView value;
+        scanner.skipWhitespace();
+        if (key == "object" && scanner.peekIs('{')) {
+            // The object is validated once, its metadata read on the way.
+            const char *start = scanner.position();
+            if (!ObjectMeta::read(scanner, 1, &meta))
+                return false;
+            object = QByteArrayView(start, scanner.position());
+            return true;
+        }
+        if (!scanner.value(&value, 1))
+            return false;
+        if (key == "type")
+            typeToken = value;
+        else if (key == "object")
+            object = value;
+        return true;
+    });
+    scanner.skipWhitespace();
+    valid = valid && scanner.atEnd();
     if (!valid) {
         *error = u"malformed watch event: %1"_s.arg(excerpt(line));
         return false;
@@ -95,6 +110,7 @@ bool WatchDecoder::decodeLine(QByteArrayView line, WatchEvent *event, QString *e
         }
     }
     decoded.object = object.toByteArray();
+    decoded.meta = std::move(meta);
     *event = std::move(decoded);
     return true;
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "controller/apimachinery/status.h"
+#include "controller/kube/objectmeta.h"
 
 #include <QByteArray>
 #include <QByteArrayView>
@@ -18,6 +19,9 @@ struct WatchEvent
 
     Type type = Type::Added;
     QByteArray object;
+    // The object's metadata, read while the event was decoded: what ObjectMeta::peek(object)
+    // gives (readers may take it instead of scanning the object again).
+    ObjectMeta meta;
     apimachinery::ApiError
         status; // for Type::Error: the Status the server sent (410 Expired: status.isExpired())
 

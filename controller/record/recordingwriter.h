@@ -21,7 +21,10 @@ class RecordingWriter
 public:
     struct Options
     {
-        int level = 3; // zstd's default level: a sixth of the JSON or less for objects
+        // zstd level 1: on watch streams its window finds the previous version of each object, so
+        // the file stays a fiftieth of the JSON or less (docs/performance.md) for less CPU than
+        // level 3.
+        int level = 1;
         qsizetype blockBytes = 1 << 20; // records (uncompressed) per block at most, about
     };
 

@@ -5,7 +5,8 @@
 // boundary (inside a UTF-8 sequence, a string, a CRLF) must never change what is decoded. The same
 // bytes are also decoded as a list response, whole and (ListStreamDecoder) streamed in the same
 // chunks, each chunk its own copy as the network hands them over: the streamed decoding must be
-// the same whatever the cuts.
+// the same whatever the cuts. Each event's metadata, read while decoding, must be what
+// ObjectMeta::peek reads from its object.
 
 #include "controller/kube/fastlist/liststreamdecoder.h"
 #include "controller/kube/watchdecoder.h"
@@ -59,6 +60,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     for (const WatchEvent &event : wholeEvents) {
         if (event.type == WatchEvent::Type::Error)
             (void)event.status.message.size();
+        ObjectMeta meta;
+        if (!ObjectMeta::peek(event.object, &meta) || !(meta == event.meta))
+            std::abort(); // the decoder's metadata is not the object's
     }
 
     // The list decoder fed as views, whole and in chunks.
