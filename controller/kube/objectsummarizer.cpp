@@ -240,26 +240,13 @@ private:
     template<typename Fn>
     bool members(Fn &&fn, int *count = nullptr)
     {
-        if (!m_scanner.consume('{'))
-            return false;
-        if (m_scanner.consume('}'))
-            return true;
-        for (;;) {
-            m_scanner.skipWhitespace();
-            QByteArrayView key;
-            if (!m_scanner.string(&key) || !m_scanner.consume(':'))
-                return false;
-            key = key.sliced(1, key.size() - 2);
+        return models::jsonscan::forEachMemberAt(m_scanner, [&](QByteArrayView key) {
             if (key.contains('\\'))
                 return false; // an escaped name may spell a wanted one
             if (count)
                 ++*count;
-            if (!fn(key))
-                return false;
-            if (m_scanner.consume(','))
-                continue;
-            return m_scanner.consume('}');
-        }
+            return fn(key);
+        });
     }
 
     // A member's value at m_depth (values of the root's members are two containers deep).
