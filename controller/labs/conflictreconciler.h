@@ -62,14 +62,14 @@ private:
                        const nlohmann::json &object,
                        std::int64_t observed,
                        Completion complete);
-    // Designs d and e: a server-side apply of the observed count (/status, or spec in e) as
-    // field manager consumergroup-reconciler; in e, after a 409, again with force when the
-    // options say so.
     // Counts a write's answer (a write, a 409 or another error, noted once) and completes.
     void finishWrite(const QString &key,
                      std::int64_t observed,
                      const kube::RestClient::JsonResult &result,
                      Completion complete);
+    // Designs d and e: a server-side apply of the observed count (/status, or spec in e) as
+    // field manager consumergroup-reconciler; in e, after a 409, again with force when the
+    // options say so.
     void applyObserved(const QString &key,
                        const nlohmann::json &object,
                        std::int64_t observed,

@@ -393,14 +393,19 @@ void benchConsole(BenchServer &server,
     // reads it to find its Churn condition (later ones patch that entry blind), so without this
     // pass the measured rates would depend on how many objects each phase touches first.
     driveServerChurn(server, nam, 10000, std::ceil(objects / 10000.0) + 0.5, failures);
-    double absorbed = 0;
-    for (const int rate : { 1000, 5000, 10000, 15000 }) {
+    // One phase: the child's figures reset, the server churns at `rate`, the last events drain,
+    // the child reports. Returns the rate made and the child's figures.
+    const auto churnPhase = [&](int rate) {
         child.write("mark\n");
         readChildLine(child, 30000);
         const double achieved = driveServerChurn(server, nam, rate, phaseSeconds, failures);
-        runEventsFor(1500); // the last events drain
+        runEventsFor(1500);
         child.write("mark\n");
-        const json phase = readChildLine(child, 30000);
+        return std::pair{ achieved, readChildLine(child, 30000) };
+    };
+    double absorbed = 0;
+    for (const int rate : { 1000, 5000, 10000, 15000 }) {
+        const auto [achieved, phase] = churnPhase(rate);
         if (phase.is_discarded() || !phase.contains("max_stall_ms")) {
             std::fprintf(stderr, "console child: no figures for %d events/s\n", rate);
             ++*failures;
@@ -451,12 +456,7 @@ void benchConsole(BenchServer &server,
         ++*failures;
     } else {
         runEventsFor(2000); // its first list
-        child.write("mark\n");
-        readChildLine(child, 30000);
-        const double achieved = driveServerChurn(server, nam, 10000, phaseSeconds, failures);
-        runEventsFor(1500);
-        child.write("mark\n");
-        const json phase = readChildLine(child, 30000);
+        const auto [achieved, phase] = churnPhase(10000);
         child.write("stoprecord\n");
         const json stopped = readChildLine(child, 60000);
         QFile::remove(recordingPath);
